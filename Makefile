@@ -1,0 +1,36 @@
+# The two commands of the README: `make run` (demo service) and `make test` (the whole suite).
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint format system-deps hindsight-env clean
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q -e '.[test]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/recallops db upgrade
+	$(BIN)/recallops demo
+	$(BIN)/recallops serve
+
+system-deps:
+	scripts/install-system-deps.sh
+
+hindsight-env:
+	scripts/hindsight-env.sh
+
+test: $(STAMP) system-deps hindsight-env
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(STAMP)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .

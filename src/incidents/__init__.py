@@ -1,0 +1,1 @@
+"""Alerts, incidents and their lifecycle, the ingestion adapters and persistence."""

@@ -1,0 +1,23 @@
+"""Every table, imported in one place so Alembic and the engine see the whole schema."""
+
+from incidents.alerts.models import Alert
+from incidents.auth.models import ApiToken, User
+from incidents.briefings.models import Briefing, Job
+from incidents.database import Base
+from incidents.incident.models import Counter, Incident, IncidentEvent
+from incidents.resolution.models import Correction, OutboxEntry, Resolution
+
+__all__ = [
+    "Alert",
+    "ApiToken",
+    "Base",
+    "Briefing",
+    "Correction",
+    "Counter",
+    "Incident",
+    "IncidentEvent",
+    "Job",
+    "OutboxEntry",
+    "Resolution",
+    "User",
+]

@@ -1,0 +1,28 @@
+"""Database and intake settings, read from ``RECALLOPS_*`` variables and ``.env``."""
+
+from pathlib import Path
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_SERVICE_LABELS = ("service", "job", "app", "app_kubernetes_io_name", "component")
+
+
+class IncidentSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="RECALLOPS_", env_file=".env", extra="ignore")
+
+    data_dir: Path = Path("data")
+    database_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("RECALLOPS_DATABASE_URL", "DATABASE_URL")
+    )
+    service_labels: tuple[str, ...] = DEFAULT_SERVICE_LABELS
+    max_body_bytes: int = 1024 * 1024
+    max_labels: int = 64
+    max_label_chars: int = 4096
+
+    @property
+    def resolved_database_url(self) -> str:
+        """SQLite under the data directory unless a URL is given, so two data dirs never share a database."""
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.data_dir / 'recallops.db').resolve()}"

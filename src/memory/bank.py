@@ -1,0 +1,148 @@
+"""The memory bank interface every driver implements, and the values it speaks in.
+
+Recall answers with incidents, one per document, never with loose facts: ``limit=3`` means three
+incidents. Every driver raises ``MemoryUnavailable`` (and nothing else) when the store cannot be
+reached in time, so callers degrade in one place.
+"""
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from memory.schema import IncidentRecord
+
+TagsMatch = Literal["any", "any_strict", "all", "all_strict", "exact"]
+Budget = Literal["low", "mid", "high"]
+UpdateMode = Literal["replace", "append"]
+OperationStatus = Literal["pending", "running", "completed", "failed"]
+
+
+class MemoryUnavailable(Exception):
+    """The memory layer could not be reached or did not answer in time."""
+
+
+@dataclass(frozen=True)
+class RecalledIncident:
+    id: str
+    text: str
+    record: IncidentRecord | None
+    score: float
+    why: dict[str, int]  # channel name -> 1-based rank in that channel
+    tags: list[str]
+    metadata: dict[str, str]
+    timestamp: datetime | None
+
+
+@dataclass(frozen=True)
+class ReflectAnswer:
+    text: str
+    structured: dict[str, Any] | None = None
+    based_on: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class MentalModel:
+    id: str
+    name: str
+    source_query: str
+    tags: list[str]
+    content: str
+    structured: dict[str, Any] | None
+    last_refreshed_at: datetime | None
+
+
+@dataclass(frozen=True)
+class Operation:
+    id: str
+    status: OperationStatus
+    kind: str
+    target: str | None = None
+    error: str | None = None
+    created_at: datetime | None = None
+    finished_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class BankConfig:
+    mission: str
+    directives: list[str]
+    dispositions: dict[str, int]
+
+
+@dataclass(frozen=True)
+class Health:
+    ok: bool
+    driver: str
+    detail: str
+    documents: int | None = None
+    last_memory_seen_at: datetime | None = None
+
+
+class MemoryBank(ABC):
+    """One company bank; every record tagged (``service:``, ``kind:``, ``severity:``)."""
+
+    driver: str
+
+    @abstractmethod
+    async def retain(
+        self,
+        *,
+        document_id: str,
+        content: str,
+        tags: list[str],
+        metadata: dict[str, str],
+        timestamp: datetime,
+        context: str | None = None,
+        update_mode: UpdateMode = "replace",
+    ) -> None: ...
+
+    @abstractmethod
+    async def recall(
+        self,
+        *,
+        query: str,
+        tags: list[str] | None = None,
+        tags_match: TagsMatch = "any",
+        budget: Budget = "mid",
+        limit: int = 5,
+    ) -> list[RecalledIncident]: ...
+
+    @abstractmethod
+    async def reflect(
+        self,
+        *,
+        query: str,
+        tags: list[str] | None = None,
+        tags_match: TagsMatch = "any",
+        response_schema: dict[str, Any] | None = None,
+    ) -> ReflectAnswer: ...
+
+    @abstractmethod
+    async def create_mental_model(
+        self, *, model_id: str, name: str, source_query: str, tags: list[str] | None = None
+    ) -> Operation: ...
+
+    @abstractmethod
+    async def get_mental_model(self, model_id: str) -> MentalModel | None: ...
+
+    @abstractmethod
+    async def list_mental_models(self) -> list[MentalModel]: ...
+
+    @abstractmethod
+    async def refresh_mental_model(self, model_id: str) -> Operation: ...
+
+    @abstractmethod
+    async def get_operation(self, operation_id: str) -> Operation | None: ...
+
+    @abstractmethod
+    async def configure(self, config: BankConfig) -> None: ...
+
+    @abstractmethod
+    async def get_config(self) -> BankConfig: ...
+
+    @abstractmethod
+    async def health(self) -> Health: ...
+
+    @abstractmethod
+    async def close(self) -> None: ...

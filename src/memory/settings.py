@@ -1,0 +1,27 @@
+"""Memory settings: which driver, which bank, where the embedded file lives, how long to wait."""
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class MemorySettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="RECALLOPS_", env_file=".env", extra="ignore")
+
+    data_dir: Path = Path("data")
+    memory: Literal["embedded", "hindsight"] = "embedded"
+    bank_id: str = "meridian-commerce-incidents"
+    hindsight_base_url: str = Field(
+        default="http://127.0.0.1:8888",
+        validation_alias=AliasChoices("RECALLOPS_HINDSIGHT_BASE_URL", "HINDSIGHT_BASE_URL"),
+    )
+    hindsight_api_key: str | None = Field(
+        default=None, validation_alias=AliasChoices("RECALLOPS_HINDSIGHT_API_KEY", "HINDSIGHT_API_KEY")
+    )
+    memory_timeout_s: float = 10.0
+
+    @property
+    def embedded_path(self) -> Path:
+        return self.data_dir / "memory.db"

@@ -1,0 +1,1 @@
+"""Helpers for tests that start real services: free loopback ports, condition waits, processes."""

@@ -1,0 +1,38 @@
+"""The FastAPI application: migrations and memory at start, the worker beside it, routes on top."""
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from web import errors
+from web.container import Container
+from web.routes import health
+from web.settings import Settings
+from web.tasks import build_worker
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        container = Container.build(settings)
+        app.state.container = container
+        if settings.web.run_worker:
+            container.worker = build_worker(container)
+            container.worker.start()
+        try:
+            yield
+        finally:
+            await container.aclose()
+
+    app = FastAPI(
+        title="RecallOps",
+        version="0.1.0",
+        description="Incident response with memory: alerts in, briefings from past incidents out.",
+        lifespan=lifespan,
+    )
+    errors.install(app)
+    app.include_router(health.router)
+    return app

@@ -1,0 +1,3 @@
+from web.cli import app
+
+app(prog_name="recallops")

@@ -1,0 +1,26 @@
+"""Every client error is a JSON 4xx that names the problem; nothing escapes as a bare 500."""
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+log = logging.getLogger(__name__)
+
+
+def _loc(loc: tuple[object, ...] | list[object]) -> str:
+    return ".".join(str(part) for part in loc if part != "body") or "body"
+
+
+def install(app: FastAPI) -> None:
+    @app.exception_handler(RequestValidationError)
+    async def validation(_: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = [{"field": _loc(e.get("loc", ())), "message": e.get("msg", "")} for e in exc.errors()]
+        detail = "; ".join(f"{p['field']}: {p['message']}" for p in problems)
+        return JSONResponse(status_code=422, content={"detail": detail, "errors": problems})
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return JSONResponse(status_code=exc.status_code, content={"detail": exc.detail}, headers=exc.headers)

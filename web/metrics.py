@@ -1,0 +1,19 @@
+"""Prometheus metrics, defined once here and updated where the work happens."""
+
+from prometheus_client import Counter, Gauge, Histogram
+
+ALERTS_RECEIVED = Counter(
+    "recallops_alerts_total", "Alerts received, by source and outcome", ["source", "outcome"]
+)
+INTAKE_LATENCY = Histogram(
+    "recallops_intake_seconds",
+    "Time from request to acknowledgement of an alert payload",
+    ["source"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
+)
+OPEN_INCIDENTS = Gauge("recallops_open_incidents", "Incidents not yet resolved")
+OUTBOX_DEPTH = Gauge("recallops_memory_outbox_depth", "Memory writes not yet synced, by state", ["state"])
+OUTBOX_OLDEST_PENDING = Gauge(
+    "recallops_memory_outbox_oldest_pending_seconds", "Age of the oldest memory write not yet synced"
+)
+BRIEFINGS = Counter("recallops_briefings_total", "Briefings produced, by mode", ["mode"])

@@ -1,0 +1,36 @@
+"""Service settings, composed of each package's own so every command reads the same environment."""
+
+from functools import cached_property
+from pathlib import Path
+
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from agent.settings import LLMSettings
+from incidents.settings import IncidentSettings
+from memory.settings import MemorySettings
+
+
+class WebSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="RECALLOPS_", env_file=".env", extra="ignore")
+
+    data_dir: Path = Path("data")
+    host: str = "127.0.0.1"
+    port: int = 8000
+    secret_key: str | None = None  # signs session cookies; generated into the data dir when unset
+    sso_header: str | None = None  # trusted reverse-proxy header carrying the user name, when set
+    run_worker: bool = True
+    worker_poll_s: float = 0.5
+
+
+class Settings:
+    """Everything one process needs, read once from the environment."""
+
+    def __init__(self) -> None:
+        self.web = WebSettings()
+        self.incidents = IncidentSettings()
+        self.memory = MemorySettings()
+        self.llm = LLMSettings()
+
+    @cached_property
+    def database_url(self) -> str:
+        return self.incidents.resolved_database_url
