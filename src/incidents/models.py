@@ -5,6 +5,7 @@ from incidents.auth.models import ApiToken, User
 from incidents.briefings.models import Briefing, Job
 from incidents.database import Base
 from incidents.incident.models import Counter, Incident, IncidentEvent
+from incidents.profile.models import ProfileState
 from incidents.resolution.models import Correction, OutboxEntry, Resolution
 
 __all__ = [
@@ -18,6 +19,7 @@ __all__ = [
     "IncidentEvent",
     "Job",
     "OutboxEntry",
+    "ProfileState",
     "Resolution",
     "User",
 ]

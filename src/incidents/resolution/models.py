@@ -3,7 +3,8 @@
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, Index, String, Text
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from sqlalchemy import JSON, ForeignKey, Index, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from incidents.database import Base
@@ -42,13 +43,24 @@ class OutboxEntry(Base):
     """A memory write owed: pending until a worker retains it, failing (with why and when next) meanwhile."""
 
     __tablename__ = "memory_outbox"
-    __table_args__ = (Index("ix_memory_outbox_due", "state", "next_attempt_at"),)
+    __table_args__ = (
+        Index("ix_memory_outbox_due", "state", "next_attempt_at"),
+        # At most one undelivered write per document: a newer edit rewrites it, so deliveries never race.
+        Index(
+            "uq_memory_outbox_open_document",
+            "document_id",
+            unique=True,
+            sqlite_where=text("state != 'synced'"),
+            postgresql_where=text("state != 'synced'"),
+        ),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     incident_id: Mapped[int | None] = mapped_column(ForeignKey("incidents.id"), nullable=True, index=True)
     document_id: Mapped[str] = mapped_column(String(255))
     kind: Mapped[str] = mapped_column(String(16))  # incident | correction | runbook
     payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    generation: Mapped[int] = mapped_column(default=1)  # bumped when a newer write replaces the payload
     state: Mapped[str] = mapped_column(String(16), default="pending")  # pending | synced | failing
     attempts: Mapped[int] = mapped_column(default=0)
     last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
@@ -56,3 +68,86 @@ class OutboxEntry(Base):
     locked_until: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     synced_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+
+def _required_text(value: str) -> str:
+    stripped = value.strip()
+    if not stripped:
+        raise ValueError("must not be blank")
+    return stripped
+
+
+class ResolutionFields(BaseModel):
+    """The post-mortem template. ``resolved_by`` is never accepted here: it is whoever is signed in."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    symptom: str = Field(max_length=20_000, description="What was observed: alerts, errors, user impact.")
+    error_signature: str = Field(max_length=5_000, description="The error as logs or metrics show it.")
+    root_cause: str = Field(max_length=20_000, description="Why it happened, as verified.")
+    resolution_steps: str = Field(max_length=20_000, description="What was done, in order.")
+    runbook_used: str = Field(default="", max_length=2_000, description="Runbook name or link, if any.")
+    outcome: str = Field(max_length=5_000, description="How it ended: restored, degraded, follow-ups.")
+    failed_attempts: str = Field(
+        default="", max_length=20_000, description="What was tried and did not help or made it worse."
+    )
+
+    _not_blank = field_validator(
+        "symptom", "error_signature", "root_cause", "resolution_steps", "outcome"
+    )(_required_text)
+
+
+class ResolutionCreate(ResolutionFields):
+    pass
+
+
+class ResolutionUpdate(BaseModel):
+    """A partial edit: only the fields given change; the record is re-synced under the same id."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    symptom: str | None = Field(default=None, max_length=20_000)
+    error_signature: str | None = Field(default=None, max_length=5_000)
+    root_cause: str | None = Field(default=None, max_length=20_000)
+    resolution_steps: str | None = Field(default=None, max_length=20_000)
+    runbook_used: str | None = Field(default=None, max_length=2_000)
+    outcome: str | None = Field(default=None, max_length=5_000)
+    failed_attempts: str | None = Field(default=None, max_length=20_000)
+
+    @field_validator("symptom", "error_signature", "root_cause", "resolution_steps", "outcome")
+    @classmethod
+    def _not_blank(cls, value: str | None) -> str | None:
+        return None if value is None else _required_text(value)
+
+
+class ResolutionRead(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    symptom: str
+    error_signature: str
+    root_cause: str
+    resolution_steps: str
+    runbook_used: str
+    outcome: str
+    failed_attempts: str
+    resolved_by: str
+    version: int
+    created_at: datetime
+    updated_at: datetime
+
+
+class CorrectionCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    text: str = Field(max_length=20_000, description="What the record got wrong, and what is true instead.")
+
+    _not_blank = field_validator("text")(_required_text)
+
+
+class CorrectionRead(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
+    text: str
+    author: str
+    created_at: datetime
