@@ -1,0 +1,1 @@
+"""Benchmarks behind ``recallops bench``: each module measures one thing and returns plain data."""

@@ -1,0 +1,1 @@
+"""Evaluation of RecallOps itself: scenario runs, deterministic scoring, faithfulness checks."""
