@@ -7,7 +7,7 @@ from fastapi import FastAPI
 
 from web import errors
 from web.container import Container
-from web.routes import health
+from web.routes import health, pages
 from web.settings import Settings
 from web.tasks import build_worker
 
@@ -35,4 +35,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     errors.install(app)
     app.include_router(health.router)
+    pages.install(app, settings.web)
     return app

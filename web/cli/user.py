@@ -1,0 +1,105 @@
+"""``recallops user``: the people who sign in to the pages (engineers resolve, viewers read)."""
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import typer
+from sqlalchemy.orm import Session
+
+from incidents.auth import users
+from incidents.database import make_engine, make_session_factory, transaction, upgrade
+from web.settings import Settings
+
+app = typer.Typer(help="User accounts for the pages.", no_args_is_help=True)
+
+
+@contextmanager
+def _session() -> Iterator[Session]:
+    engine = make_engine(Settings().database_url)
+    try:
+        upgrade(engine)
+        with transaction(make_session_factory(engine)) as session:
+            yield session
+    finally:
+        engine.dispose()
+
+
+def _fail(exc: users.UserError) -> typer.Exit:
+    typer.echo(f"error: {exc}", err=True)
+    return typer.Exit(code=1)
+
+
+def _new_password(generate: bool) -> tuple[str, bool]:
+    """Prompt on a terminal; generate (and say so) when asked to or when nobody is there to type."""
+    if generate or not sys.stdin.isatty():
+        return users.generate_password(), True
+    return typer.prompt("Password", hide_input=True, confirmation_prompt=True), False
+
+
+@app.command()
+def add(
+    name: str = typer.Argument(..., help="Sign-in name; it is also the name on timelines and resolutions."),
+    role: str = typer.Option(..., help="engineer (acknowledge, resolve) or viewer (read only)."),
+    password: str | None = typer.Option(None, help="Password; prompted for on a terminal, else generated."),
+    generate: bool = typer.Option(False, "--generate", help="Generate a password and print it once."),
+    sso: bool = typer.Option(
+        False, "--sso", help="No password: signs in only through the trusted SSO header."
+    ),
+) -> None:
+    """Create a user."""
+    if sso and (password or generate):
+        raise typer.BadParameter("--sso accounts have no password")
+    generated = False
+    if not sso and password is None:
+        password, generated = _new_password(generate)
+    try:
+        with _session() as session:
+            users.add_user(db_session=session, name=name, role=role, password=None if sso else password)
+    except users.UserError as exc:
+        raise _fail(exc) from exc
+    typer.echo(f"user {name} added ({role}{', SSO only' if sso else ''})")
+    if generated:
+        typer.echo(f"password: {password}")
+
+
+@app.command("list")
+def list_() -> None:
+    """List users, their roles and whether they can sign in."""
+    with _session() as session:
+        rows = users.list_users(db_session=session)
+    if not rows:
+        typer.echo("no users; add one with: recallops user add NAME --role engineer")
+        return
+    for user in rows:
+        state = "disabled" if user.disabled_at else ("sso" if user.password_hash is None else "active")
+        typer.echo(f"{user.name}\t{user.role}\t{state}\t{user.created_at:%Y-%m-%d %H:%M}Z")
+
+
+@app.command()
+def passwd(
+    name: str = typer.Argument(...),
+    password: str | None = typer.Option(None, help="Prompted for on a terminal, else generated."),
+    generate: bool = typer.Option(False, "--generate", help="Generate a password and print it once."),
+) -> None:
+    """Set a user's password; their open sessions end."""
+    new, generated = (password, False) if password else _new_password(generate)
+    try:
+        with _session() as session:
+            users.set_password(db_session=session, name=name, password=new)
+    except users.UserError as exc:
+        raise _fail(exc) from exc
+    typer.echo(f"password set for {name}")
+    if generated:
+        typer.echo(f"password: {new}")
+
+
+@app.command()
+def disable(name: str = typer.Argument(...)) -> None:
+    """Stop a user signing in; their open sessions end and their name stays on past records."""
+    try:
+        with _session() as session:
+            users.disable_user(db_session=session, name=name)
+    except users.UserError as exc:
+        raise _fail(exc) from exc
+    typer.echo(f"user {name} disabled")

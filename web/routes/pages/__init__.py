@@ -1,0 +1,34 @@
+"""The server-rendered pages for on-call engineers, and what they need around them.
+
+``install`` adds the session cookie, the security headers, the static files and one router per page
+group, plus the handlers that turn "sign in first" and page errors into HTML rather than JSON.
+"""
+
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.staticfiles import StaticFiles
+
+from web import sessions
+from web.headers import SecurityHeaders
+from web.routes.pages import signin
+from web.routes.pages.common import PageError, SignInRequired, error_page, sign_in_redirect
+from web.settings import WebSettings
+from web.templating import STATIC_DIR
+
+ROUTERS = (signin.router,)
+
+
+def install(app: FastAPI, settings: WebSettings) -> None:
+    sessions.install(app, settings)
+    app.add_middleware(SecurityHeaders)
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    for router in ROUTERS:
+        app.include_router(router)
+
+    @app.exception_handler(SignInRequired)
+    async def _sign_in(request: Request, exc: SignInRequired) -> RedirectResponse:
+        return sign_in_redirect(request, exc)
+
+    @app.exception_handler(PageError)
+    async def _page_error(request: Request, exc: PageError) -> HTMLResponse:
+        return error_page(request, exc)

@@ -1,0 +1,57 @@
+"""The Jinja2 environment for the pages: autoescaping on for every template, and the few display filters.
+
+Everything an alert sender wrote (summaries, labels, annotations) reaches a template as plain data and
+is escaped on output; no template marks such text safe.
+"""
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import jinja2
+from fastapi.templating import Jinja2Templates
+
+TEMPLATES_DIR = Path(__file__).parent / "templates"
+STATIC_DIR = Path(__file__).parent / "static"
+
+
+def ago(value: datetime | None, now: datetime | None = None) -> str:
+    """ "3 min ago": the unit an on-call engineer reads at a glance."""
+    if value is None:
+        return "never"
+    seconds = int(((now or datetime.now(UTC)) - value).total_seconds())
+    if seconds < 0:
+        return "just now" if seconds > -60 else "in the future"
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds // size} {unit} ago"
+    return f"{seconds} s ago"
+
+
+def stamp(value: datetime | None) -> str:
+    return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC") if value else ""
+
+
+def iso(value: datetime | None) -> str:
+    return value.astimezone(UTC).isoformat(timespec="seconds") if value else ""
+
+
+def safe_url(value: str | None) -> str | None:
+    """Only http(s) links from alerts become links; ``javascript:`` and friends stay text."""
+    if value and value.strip().lower().startswith(("http://", "https://")):
+        return value.strip()
+    return None
+
+
+def make_templates() -> Jinja2Templates:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES_DIR),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(ago=ago, stamp=stamp, iso=iso, safe_url=safe_url)
+    return Jinja2Templates(env=env)
+
+
+templates = make_templates()
