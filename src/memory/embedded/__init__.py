@@ -1,0 +1,1 @@
+"""The default memory driver: one SQLite file, hybrid BM25 and vector recall, no server."""

@@ -1,0 +1,374 @@
+"""The embedded driver: one SQLite file, BM25 and cosine similarity fused by reciprocal rank.
+
+Safe for the web app, the worker and the CLI at once: SQLite (WAL, busy timeout) serialises writes
+across processes, a lock guards the in-memory matrix within one, and before every search the index
+catches up with any document another connection wrote (each write bumps a ``seq`` counter, so
+catching up loads only what changed). Blocking work runs in threads so the event loop never waits.
+"""
+
+import asyncio
+import json
+import sqlite3
+import time
+from collections.abc import Callable
+from datetime import datetime
+from functools import partial
+from typing import Any, TypeVar
+
+import numpy as np
+
+from memory.bank import (
+    BankConfig,
+    Budget,
+    Health,
+    MemoryBank,
+    MemoryUnavailable,
+    MentalModel,
+    Operation,
+    RecalledIncident,
+    ReflectAnswer,
+    TagsMatch,
+    UpdateMode,
+)
+from memory.embedded import models
+from memory.embedded.index import VectorIndex
+from memory.embedded.search import candidate_depth, fuse, keyword_search, match_expression
+from memory.embedded.store import (
+    DOCUMENT_COLUMNS,
+    Draft,
+    IndexRow,
+    Store,
+    StoredDocument,
+    dumps,
+    from_epoch,
+    row_to_document,
+    to_epoch,
+)
+from memory.embedder import Embedder
+from memory.schema import RecordFormatError, parse_record, tag_value
+from memory.settings import MemorySettings
+from memory.synthesis import Synthesizer
+
+T = TypeVar("T")
+REFLECT_DEPTH = 20
+MODEL_SCOPE_LIMIT = 200
+ORPHANED_OPERATION_S = 3600.0
+
+
+class EmbeddedBank(MemoryBank):
+    driver = "embedded"
+
+    def __init__(self, settings: MemorySettings, *, embedder: Embedder, synthesizer: Synthesizer) -> None:
+        self.settings = settings
+        self.bank_id = settings.bank_id
+        self.embedder = embedder
+        self.synthesizer = synthesizer
+        self.store = Store(settings.embedded_path, timeout_s=settings.memory_timeout_s)
+        self.index = VectorIndex(embedder.dimension)
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._swept = False
+
+    async def _call(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        return await asyncio.to_thread(self.store.run, work)
+
+    # ----- writes -----
+
+    async def retain(
+        self,
+        *,
+        document_id: str,
+        content: str,
+        tags: list[str],
+        metadata: dict[str, str],
+        timestamp: datetime,
+        context: str | None = None,
+        update_mode: UpdateMode = "replace",
+    ) -> None:
+        if not document_id:
+            raise ValueError("document_id is required: without it a re-import would duplicate records")
+        if timestamp.tzinfo is None:
+            raise ValueError("timestamp must be timezone-aware")
+        bad = [k for k, v in metadata.items() if not isinstance(v, str)]
+        if bad:
+            raise ValueError(f"metadata values must be strings: {', '.join(bad)}")
+        draft = Draft(document_id, content, list(dict.fromkeys(tags)), dict(metadata), timestamp, context)
+        await asyncio.to_thread(self._retain_sync, draft, update_mode)
+
+    def _retain_sync(self, draft: Draft, update_mode: UpdateMode) -> None:
+        appending = update_mode == "append"
+        while True:
+            base = (
+                self.store.run(partial(_fetch_by_document_id, document_id=draft.document_id))
+                if appending
+                else None
+            )
+            final = draft.appended_to(base) if base is not None else draft
+            vector = self.embedder.embed([final.content])[0]
+            written = self.store.run(
+                partial(
+                    _write,
+                    draft=final,
+                    vector=vector,
+                    model_id=self.embedder.model_id,
+                    expect_seq=base.seq if base is not None else None,
+                    check=appending,
+                )
+            )
+            if written:
+                break
+        self._sync()
+
+    # ----- reads -----
+
+    def _sync(self) -> None:
+        """Bring the in-memory index up to date with the file (first use: a bulk load)."""
+
+        def catch_up(conn: sqlite3.Connection) -> None:
+            row = conn.execute("SELECT value FROM counters WHERE name = 'seq'").fetchone()
+            latest = int(row[0]) if row else 0
+            with self.index.lock:
+                if not self.index.loaded:
+                    self._bulk_load(conn)
+                elif latest > self.index.seq:
+                    rows = conn.execute(
+                        "SELECT id, tags, ts, vector, seq FROM documents WHERE seq > ?", (self.index.seq,)
+                    )
+                    self.index.apply(
+                        IndexRow(
+                            id=r[0],
+                            tags=tuple(json.loads(r[1])),
+                            ts=r[2],
+                            vector=np.frombuffer(r[3], np.float32),
+                            seq=r[4],
+                        )
+                        for r in rows
+                    )
+
+        self.store.run(catch_up)
+
+    def _bulk_load(self, conn: sqlite3.Connection) -> None:
+        rows = conn.execute("SELECT id, tags, ts, vector, seq FROM documents ORDER BY id").fetchall()
+        dim = self.embedder.dimension
+        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        ts = np.fromiter((r[2] for r in rows), dtype=np.float64, count=len(rows))
+        blob = b"".join(r[3] for r in rows)
+        vectors = (
+            np.frombuffer(blob, dtype=np.float32).reshape(len(rows), dim)
+            if rows
+            else np.empty((0, dim), np.float32)
+        )
+        tags = [tuple(json.loads(r[1])) for r in rows]
+        seq = max((r[4] for r in rows), default=0)
+        self.index.load(ids, vectors, ts, tags, seq)
+
+    async def recall(
+        self,
+        *,
+        query: str,
+        tags: list[str] | None = None,
+        tags_match: TagsMatch = "any",
+        budget: Budget = "mid",
+        limit: int = 5,
+    ) -> list[RecalledIncident]:
+        return await asyncio.to_thread(self._recall_sync, query, tags, tags_match, budget, limit)
+
+    def _recall_sync(
+        self, query: str, tags: list[str] | None, tags_match: TagsMatch, budget: Budget, limit: int
+    ) -> list[RecalledIncident]:
+        if limit <= 0:
+            return []
+        self._sync()
+        depth = candidate_depth(budget, limit)
+        vector = self.embedder.embed([query])[0]
+        channels = {"semantic": self.index.search(vector, tags=tags, match=tags_match, k=depth)}
+        if match_expression(query) is not None:
+            channels["keyword"] = self.store.run(
+                lambda c: keyword_search(c, query, tags=tags, match=tags_match, k=depth)
+            )
+        candidates = {d for ids in channels.values() for d in ids}
+        fused = fuse(channels, self.index.timestamps(candidates), limit)
+        documents = self.store.run(lambda c: _fetch_by_ids(c, [f.id for f in fused]))
+        return [_recalled(documents[f.id], f.score, f.ranks) for f in fused if f.id in documents]
+
+    async def reflect(
+        self,
+        *,
+        query: str,
+        tags: list[str] | None = None,
+        tags_match: TagsMatch = "any",
+        response_schema: dict[str, Any] | None = None,
+    ) -> ReflectAnswer:
+        incidents = await self.recall(
+            query=query, tags=tags, tags_match=tags_match, budget="high", limit=REFLECT_DEPTH
+        )
+        return await self.synthesizer.synthesize(
+            query=query, incidents=incidents, response_schema=response_schema
+        )
+
+    # ----- mental models -----
+
+    async def create_mental_model(
+        self, *, model_id: str, name: str, source_query: str, tags: list[str] | None = None
+    ) -> Operation:
+        await self._call(
+            lambda c: models.upsert_model(
+                c, model_id=model_id, name=name, source_query=source_query, tags=tags or []
+            )
+        )
+        return await self.refresh_mental_model(model_id)
+
+    async def get_mental_model(self, model_id: str) -> MentalModel | None:
+        return await self._call(lambda c: models.get_model(c, model_id))
+
+    async def list_mental_models(self) -> list[MentalModel]:
+        return await self._call(models.list_models)
+
+    async def refresh_mental_model(self, model_id: str) -> Operation:
+        """Start a refresh and return at once; poll ``get_operation`` for its end."""
+        model = await self.get_mental_model(model_id)
+        if model is None:
+            raise KeyError(f"no mental model {model_id!r}")
+        await self._sweep_orphans()
+        operation = await self._call(
+            lambda c: models.new_operation(c, kind="refresh_mental_model", target=model_id)
+        )
+        task = asyncio.get_running_loop().create_task(self._refresh(operation.id, model))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return operation
+
+    async def _refresh(self, op_id: str, model: MentalModel) -> None:
+        try:
+            await self._call(lambda c: models.set_operation(c, op_id, "running"))
+            incidents = await self.recall(
+                query=model.source_query,
+                tags=model.tags or None,
+                tags_match="all_strict",
+                budget="high",
+                limit=MODEL_SCOPE_LIMIT,
+            )
+            answer = await self.synthesizer.synthesize(query=model.source_query, incidents=incidents)
+            await self._call(
+                lambda c: models.store_model_content(
+                    c, model.id, content=answer.text, structured=answer.structured
+                )
+            )
+            await self._call(lambda c: models.set_operation(c, op_id, "completed"))
+        except Exception as exc:  # a failed refresh is reported on its operation, not lost in a task
+            message = f"{type(exc).__name__}: {exc}"
+            try:
+                await self._call(lambda c: models.set_operation(c, op_id, "failed", message))
+            except MemoryUnavailable:
+                return
+
+    async def _sweep_orphans(self) -> None:
+        if not self._swept:
+            await self._call(lambda c: models.fail_orphaned_operations(c, older_than_s=ORPHANED_OPERATION_S))
+            self._swept = True
+
+    async def get_operation(self, operation_id: str) -> Operation | None:
+        return await self._call(lambda c: models.get_operation(c, operation_id))
+
+    # ----- configuration and health -----
+
+    async def configure(self, config: BankConfig) -> None:
+        await self._call(lambda c: models.save_config(c, self.bank_id, config))
+
+    async def get_config(self) -> BankConfig:
+        return await self._call(lambda c: models.load_config(c, self.bank_id))
+
+    async def health(self) -> Health:
+        try:
+            count, last = await self._call(
+                lambda c: c.execute("SELECT count(*), max(updated_at) FROM documents").fetchone()
+            )
+        except MemoryUnavailable as exc:
+            return Health(ok=False, driver=self.driver, detail=str(exc))
+        return Health(
+            ok=True,
+            driver=self.driver,
+            detail=f"{self.store.path.name}, model {self.embedder.model_id}",
+            documents=count,
+            last_memory_seen_at=from_epoch(last) if last is not None else None,
+        )
+
+    async def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        self.store.close()
+
+
+def _write(
+    conn: sqlite3.Connection,
+    *,
+    draft: Draft,
+    vector: np.ndarray,
+    model_id: str,
+    expect_seq: int | None,
+    check: bool,
+) -> bool:
+    """Upsert by document_id; with ``check``, only if nobody wrote the document since it was read."""
+    with Store.write(conn):
+        if check:
+            current = _fetch_by_document_id(conn, document_id=draft.document_id)
+            if (current.seq if current else None) != expect_seq:
+                return False
+        seq = Store.next_seq(conn)
+        doc = conn.execute(
+            "INSERT INTO documents(document_id, content, tags, metadata, ts, context, kind, vector, "
+            "model_id, seq, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT(document_id) DO UPDATE SET content = excluded.content, tags = excluded.tags, "
+            "metadata = excluded.metadata, ts = excluded.ts, context = excluded.context, "
+            "kind = excluded.kind, vector = excluded.vector, model_id = excluded.model_id, "
+            "seq = excluded.seq, updated_at = excluded.updated_at RETURNING id",
+            (
+                draft.document_id,
+                draft.content,
+                dumps(draft.tags),
+                dumps(draft.metadata),
+                to_epoch(draft.timestamp),
+                draft.context,
+                tag_value(draft.tags, "kind"),
+                np.ascontiguousarray(vector, dtype=np.float32).tobytes(),
+                model_id,
+                seq,
+                time.time(),
+            ),
+        ).fetchone()[0]
+        conn.execute("DELETE FROM document_tags WHERE doc = ?", (doc,))
+        conn.executemany("INSERT INTO document_tags(tag, doc) VALUES (?, ?)", [(t, doc) for t in draft.tags])
+    return True
+
+
+def _fetch_by_document_id(conn: sqlite3.Connection, *, document_id: str) -> StoredDocument | None:
+    row = conn.execute(
+        f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE document_id = ?", (document_id,)
+    ).fetchone()
+    return row_to_document(row) if row else None
+
+
+def _fetch_by_ids(conn: sqlite3.Connection, ids: list[int]) -> dict[int, StoredDocument]:
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    rows = conn.execute(f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE id IN ({marks})", ids)
+    return {doc.id: doc for doc in map(row_to_document, rows)}
+
+
+def _recalled(doc: StoredDocument, score: float, ranks: dict[str, int]) -> RecalledIncident:
+    try:
+        record = parse_record(doc.content)
+    except RecordFormatError:
+        record = None  # runbooks and appended notes are recalled as text
+    return RecalledIncident(
+        id=doc.document_id,
+        text=doc.content,
+        record=record,
+        score=score,
+        why=ranks,
+        tags=doc.tags,
+        metadata=doc.metadata,
+        timestamp=doc.timestamp,
+    )

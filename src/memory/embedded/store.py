@@ -1,0 +1,249 @@
+"""The embedded driver's SQLite file: documents, tags, the FTS5 index, mental models, operations, config.
+
+One file (``memory.db``) shared by the web app, the worker and the CLI. WAL lets readers run beside a
+writer; the busy timeout is the memory timeout, after which a locked file becomes ``MemoryUnavailable``.
+Every write stamps the document with a fresh ``seq`` so another process can load exactly what changed.
+"""
+
+import json
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TypeVar
+
+import numpy as np
+
+from memory.bank import MemoryUnavailable
+
+SCHEMA_VERSION = 1
+APPEND_SEPARATOR = "\n\n"
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS documents (
+    id INTEGER PRIMARY KEY,
+    document_id TEXT NOT NULL UNIQUE,
+    content TEXT NOT NULL,
+    tags TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    ts REAL NOT NULL,
+    context TEXT,
+    kind TEXT,
+    vector BLOB NOT NULL,
+    model_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    updated_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS documents_seq ON documents(seq);
+CREATE TABLE IF NOT EXISTS document_tags (
+    tag TEXT NOT NULL,
+    doc INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    PRIMARY KEY (tag, doc)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS document_tags_doc ON document_tags(doc, tag);
+CREATE VIRTUAL TABLE IF NOT EXISTS documents_fts USING fts5(
+    content, content='documents', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER IF NOT EXISTS documents_ai AFTER INSERT ON documents BEGIN
+    INSERT INTO documents_fts(rowid, content) VALUES (new.id, new.content);
+END;
+CREATE TRIGGER IF NOT EXISTS documents_ad AFTER DELETE ON documents BEGIN
+    INSERT INTO documents_fts(documents_fts, rowid, content) VALUES ('delete', old.id, old.content);
+END;
+CREATE TRIGGER IF NOT EXISTS documents_au AFTER UPDATE OF content ON documents BEGIN
+    INSERT INTO documents_fts(documents_fts, rowid, content) VALUES ('delete', old.id, old.content);
+    INSERT INTO documents_fts(rowid, content) VALUES (new.id, new.content);
+END;
+CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS mental_models (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    source_query TEXT NOT NULL,
+    tags TEXT NOT NULL,
+    content TEXT NOT NULL DEFAULT '',
+    structured TEXT,
+    last_refreshed_at REAL
+);
+CREATE TABLE IF NOT EXISTS operations (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    target TEXT,
+    status TEXT NOT NULL,
+    error TEXT,
+    created_at REAL NOT NULL,
+    finished_at REAL
+);
+CREATE TABLE IF NOT EXISTS bank_config (
+    bank_id TEXT PRIMARY KEY,
+    mission TEXT NOT NULL,
+    directives TEXT NOT NULL,
+    dispositions TEXT NOT NULL
+);
+"""
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class StoredDocument:
+    id: int
+    document_id: str
+    content: str
+    tags: list[str]
+    metadata: dict[str, str]
+    timestamp: datetime
+    context: str | None
+    seq: int
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A document about to be written."""
+
+    document_id: str
+    content: str
+    tags: list[str]
+    metadata: dict[str, str]
+    timestamp: datetime
+    context: str | None
+
+    def appended_to(self, base: StoredDocument) -> "Draft":
+        """Append mode: the text grows, tags are united, newer metadata wins."""
+        return Draft(
+            document_id=self.document_id,
+            content=base.content + APPEND_SEPARATOR + self.content,
+            tags=list(dict.fromkeys([*base.tags, *self.tags])),
+            metadata={**base.metadata, **self.metadata},
+            timestamp=self.timestamp,
+            context=self.context,
+        )
+
+
+@dataclass(frozen=True)
+class IndexRow:
+    """What the in-memory index needs of a document: no text, just position data."""
+
+    id: int
+    tags: tuple[str, ...]
+    ts: float
+    vector: np.ndarray
+    seq: int
+
+
+def to_epoch(value: datetime) -> float:
+    return value.timestamp()
+
+
+def from_epoch(value: float) -> datetime:
+    return datetime.fromtimestamp(value, UTC)
+
+
+class Store:
+    """Thread-local connections to one SQLite file; every failure to reach it is ``MemoryUnavailable``."""
+
+    def __init__(self, path: Path, *, timeout_s: float) -> None:
+        self.path = path
+        self.timeout_s = timeout_s
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._connections_lock = threading.Lock()
+        self._initialized = False
+        self._init_lock = threading.Lock()
+
+    def _connect(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(
+            self.path, timeout=self.timeout_s, isolation_level=None, check_same_thread=False
+        )
+        conn.execute(f"PRAGMA busy_timeout = {int(self.timeout_s * 1000)}")
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        return conn
+
+    def connection(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._connect()
+            self._local.conn = conn
+            with self._connections_lock:
+                self._connections.append(conn)
+        if not self._initialized:
+            with self._init_lock:
+                if not self._initialized:
+                    self._create_schema(conn)
+                    self._initialized = True
+        return conn
+
+    def _create_schema(self, conn: sqlite3.Connection) -> None:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise MemoryUnavailable(f"{self.path} has schema {version}, newer than this release")
+        if version < SCHEMA_VERSION:
+            try:
+                conn.executescript(
+                    f"BEGIN IMMEDIATE;\n{SCHEMA}\nPRAGMA user_version = {SCHEMA_VERSION};\nCOMMIT;"
+                )
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+
+    def run(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``work`` on this thread's connection, mapping any SQLite failure to ``MemoryUnavailable``."""
+        try:
+            return work(self.connection())
+        except sqlite3.Error as exc:
+            raise MemoryUnavailable(f"embedded memory at {self.path}: {exc}") from exc
+        except OSError as exc:
+            raise MemoryUnavailable(f"embedded memory at {self.path}: {exc}") from exc
+
+    @staticmethod
+    @contextmanager
+    def write(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+        """An IMMEDIATE transaction: takes the write lock up front so a busy file fails fast and whole."""
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    @staticmethod
+    def next_seq(conn: sqlite3.Connection) -> int:
+        row = conn.execute(
+            "INSERT INTO counters(name, value) VALUES ('seq', 1) "
+            "ON CONFLICT(name) DO UPDATE SET value = value + 1 RETURNING value"
+        ).fetchone()
+        return int(row[0])
+
+    def close(self) -> None:
+        with self._connections_lock:
+            for conn in self._connections:
+                conn.close()
+            self._connections.clear()
+        self._local = threading.local()
+
+
+def dumps(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def row_to_document(row: sqlite3.Row | tuple) -> StoredDocument:
+    id_, document_id, content, tags, metadata, ts, context, seq = row
+    return StoredDocument(
+        id=id_,
+        document_id=document_id,
+        content=content,
+        tags=json.loads(tags),
+        metadata=json.loads(metadata),
+        timestamp=from_epoch(ts),
+        context=context,
+        seq=seq,
+    )
+
+
+DOCUMENT_COLUMNS = "id, document_id, content, tags, metadata, ts, context, seq"

@@ -1,0 +1,17 @@
+"""Open the configured memory bank: the embedded driver by default, a Hindsight server when asked."""
+
+from memory.bank import MemoryBank
+from memory.settings import MemorySettings
+
+
+def open_bank(settings: MemorySettings) -> MemoryBank:
+    """Build the bank without touching the store: the first call connects (and may then fail)."""
+    if settings.memory == "hindsight":
+        from memory.hindsight import HindsightBank
+
+        return HindsightBank(settings)
+    from memory.embedded.bank import EmbeddedBank
+    from memory.embedder import MiniLMEmbedder
+    from memory.synthesis import EvidenceDigest
+
+    return EmbeddedBank(settings, embedder=MiniLMEmbedder(), synthesizer=EvidenceDigest())

@@ -1,0 +1,46 @@
+"""Test doubles for the memory bank's injected parts: a hashing embedder and a recording synthesizer."""
+
+import hashlib
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from memory.bank import RecalledIncident, ReflectAnswer
+from memory.embedder import normalize
+
+
+class HashingEmbedder:
+    """Bag of hashed words: fast and deterministic, shares words => similar. No semantics at all."""
+
+    model_id = "hashing-test"
+
+    def __init__(self, dimension: int = 64) -> None:
+        self.dimension = dimension
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in re.findall(r"\w+", text.lower()):
+                digest = hashlib.blake2b(word.encode(), digest_size=4).digest()
+                out[row, int.from_bytes(digest, "little") % self.dimension] += 1.0
+            out[row, 0] += 1e-3  # never the zero vector
+        return normalize(out)
+
+
+class RecordingSynthesizer:
+    """Answers with the ids it was given, and remembers every call."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, list[str]]] = []
+
+    async def synthesize(
+        self, *, query: str, incidents: list[RecalledIncident], response_schema: dict[str, Any] | None = None
+    ) -> ReflectAnswer:
+        ids = [i.id for i in incidents]
+        self.calls.append((query, ids))
+        structured = {"incident_ids": ids} if response_schema is not None else None
+        return ReflectAnswer(
+            text=f"{len(ids)} incidents: {', '.join(ids)}", structured=structured, based_on=ids
+        )
