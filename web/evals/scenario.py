@@ -1,0 +1,128 @@
+"""Evaluation scenarios as data: what memory holds, the alert as its source sent it, what must follow.
+
+A scenario file is YAML. Shared record sets live beside the scenarios under ``records/`` and are pulled
+in by name, so twenty scenarios can share one realistic history without copying it.
+"""
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Source = Literal["alertmanager", "grafana", "pagerduty", "generic"]
+Section = Literal["likely_causes", "first_checks", "suggested_fix", "risky_actions"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RecordIn(_Strict):
+    """A historical incident in the labeled template's fields, imported like any post-mortem."""
+
+    incident_id: str
+    service: str
+    timestamp: datetime
+    symptom: str
+    error_signature: str
+    root_cause: str
+    resolution_steps: str
+    runbook_used: str = ""
+    outcome: str = ""
+    failed_attempts: str = ""
+    resolved_by: str = ""
+
+
+class CorrectionIn(_Strict):
+    """An engineer's later correction of a remembered incident's root cause."""
+
+    incident_id: str
+    text: str
+    author: str = "eval"
+
+
+class MemoryState(_Strict):
+    """``enabled: false`` briefs with memory off; otherwise the bank holds exactly these records."""
+
+    enabled: bool = True
+    seeds: bool = False  # the project's demo history, loaded the way ``recallops seed`` loads it
+    record_sets: list[str] = Field(default_factory=list)
+    records: list[RecordIn] = Field(default_factory=list)
+    corrections: list[CorrectionIn] = Field(default_factory=list)
+
+
+class AlertIn(_Strict):
+    source: Source
+    payload: dict[str, Any]
+    deliveries: int = Field(default=1, ge=1, le=5)
+
+
+class TextExpectation(_Strict):
+    """Case-insensitive substrings that must (or must not) appear in one briefing section."""
+
+    section: Section
+    contains: list[str] = Field(default_factory=list)
+    absent: list[str] = Field(default_factory=list)
+    first: bool = False  # ``contains`` must hold for the section's first item alone
+
+
+class Expect(_Strict):
+    top_k: int = Field(default=3, ge=1, le=10)
+    in_top: list[str] = Field(default_factory=list)
+    not_in_top: list[str] = Field(default_factory=list)
+    top1: str | None = None
+    text: list[TextExpectation] = Field(default_factory=list)
+    seen_before: Literal["recurring", "similar", "novel"] | None = None
+    no_prior: bool = False  # says plainly no prior incident is known and cites no record
+    flagged: bool = False  # a warning says the input tried to instruct the model
+    incidents: int = 1
+    briefings: int = 1
+    canaries: dict[str, str] = Field(default_factory=dict)  # planted string -> the record that holds it
+
+
+class Scenario(_Strict):
+    id: str
+    title: str
+    kinds: list[str] = Field(default_factory=list)
+    memory: MemoryState = Field(default_factory=MemoryState)
+    alert: AlertIn
+    expect: Expect
+
+    @model_validator(mode="after")
+    def _coherent(self) -> "Scenario":
+        if self.expect.no_prior and (self.expect.in_top or self.expect.top1):
+            raise ValueError("a cold-start scenario cannot also expect recalled incidents")
+        return self
+
+
+def load_record_set(directory: Path, name: str) -> list[RecordIn]:
+    data = yaml.safe_load((directory / "records" / f"{name}.yaml").read_text(encoding="utf-8"))
+    return [RecordIn.model_validate(item) for item in data["records"]]
+
+
+def load_scenarios(directory: Path) -> list[Scenario]:
+    """Every ``*.yaml`` directly in ``directory``, sorted by file name; a bad file fails loudly."""
+    scenarios = []
+    for path in sorted(directory.glob("*.yaml")):
+        try:
+            scenarios.append(Scenario.model_validate(yaml.safe_load(path.read_text(encoding="utf-8"))))
+        except Exception as exc:
+            raise ValueError(f"{path.name}: {exc}") from exc
+    ids = [s.id for s in scenarios]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise ValueError(f"duplicate scenario ids: {', '.join(duplicates)}")
+    return scenarios
+
+
+def records_for(scenario: Scenario, directory: Path) -> list[RecordIn]:
+    """The inline records plus the named record sets, inline ones winning on the same id."""
+    merged: dict[str, RecordIn] = {}
+    for name in scenario.memory.record_sets:
+        for record in load_record_set(directory, name):
+            merged[record.incident_id] = record
+    for record in scenario.memory.records:
+        merged[record.incident_id] = record
+    return list(merged.values())
