@@ -7,6 +7,7 @@ catching up loads only what changed). Blocking work runs in threads so the event
 """
 
 import asyncio
+import copy
 import json
 import sqlite3
 import time
@@ -53,6 +54,7 @@ T = TypeVar("T")
 REFLECT_DEPTH = 20
 MODEL_SCOPE_LIMIT = 200
 ORPHANED_OPERATION_S = 3600.0
+CHANNELS = ("semantic", "keyword")
 
 
 class EmbeddedBank(MemoryBank):
@@ -67,6 +69,19 @@ class EmbeddedBank(MemoryBank):
         self.index = VectorIndex(embedder.dimension)
         self._tasks: set[asyncio.Task[None]] = set()
         self._swept = False
+        self.channels: tuple[str, ...] = CHANNELS
+
+    def with_channels(self, *channels: str) -> "EmbeddedBank":
+        """The same bank ranking with only some channels: the single-channel baselines of the benchmark.
+
+        The view shares the store and the index, so recall takes exactly the product's path; close the
+        bank it came from, not the view.
+        """
+        if not channels or set(channels) - set(CHANNELS):
+            raise ValueError(f"channels must be among {', '.join(CHANNELS)}")
+        view = copy.copy(self)
+        view.channels = tuple(dict.fromkeys(channels))
+        return view
 
     async def _call(self, work: Callable[[sqlite3.Connection], T]) -> T:
         return await asyncio.to_thread(self.store.run, work)
@@ -179,9 +194,11 @@ class EmbeddedBank(MemoryBank):
             return []
         self._sync()
         depth = candidate_depth(budget, limit)
-        vector = self.embedder.embed([query])[0]
-        channels = {"semantic": self.index.search(vector, tags=tags, match=tags_match, k=depth)}
-        if match_expression(query) is not None:
+        channels: dict[str, list[int]] = {}
+        if "semantic" in self.channels:
+            vector = self.embedder.embed([query])[0]
+            channels["semantic"] = self.index.search(vector, tags=tags, match=tags_match, k=depth)
+        if "keyword" in self.channels and match_expression(query) is not None:
             channels["keyword"] = self.store.run(
                 lambda c: keyword_search(c, query, tags=tags, match=tags_match, k=depth)
             )
