@@ -12,7 +12,10 @@ from incidents.timeutil import UTCDateTime, utcnow
 
 class Alert(Base):
     __tablename__ = "alerts"
-    __table_args__ = (Index("ix_alerts_incident_received", "incident_id", "received_at"),)
+    __table_args__ = (
+        Index("ix_alerts_incident_received", "incident_id", "received_at"),
+        Index("ix_alerts_source_fingerprint", "source", "fingerprint"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     # source + fingerprint + status + starts_at: a redelivered payload maps to the same key.

@@ -117,6 +117,7 @@ def upgrade() -> None:
     with op.batch_alter_table("alerts", schema=None) as batch_op:
         batch_op.create_index("ix_alerts_incident_received", ["incident_id", "received_at"], unique=False)
         batch_op.create_index(batch_op.f("ix_alerts_service"), ["service"], unique=False)
+        batch_op.create_index("ix_alerts_source_fingerprint", ["source", "fingerprint"], unique=False)
 
     op.create_table(
         "briefings",
@@ -289,6 +290,7 @@ def downgrade() -> None:
 
     op.drop_table("briefings")
     with op.batch_alter_table("alerts", schema=None) as batch_op:
+        batch_op.drop_index("ix_alerts_source_fingerprint")
         batch_op.drop_index(batch_op.f("ix_alerts_service"))
         batch_op.drop_index("ix_alerts_incident_received")
 

@@ -1,0 +1,167 @@
+"""Pydantic models of what each source sends: the edge where bad input becomes a named 4xx.
+
+Label maps are bounded (how many entries, how long each key and value) through the validation
+context, so the limits follow ``RECALLOPS_MAX_LABELS`` / ``RECALLOPS_MAX_LABEL_CHARS`` without
+rebuilding models. Timestamps come out timezone-aware UTC; a naive one is read as UTC.
+"""
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, model_validator
+
+MAX_ALERTS_PER_PAYLOAD = 1000
+MAX_TEXT_CHARS = 65536
+
+
+@dataclass(frozen=True)
+class LabelLimits:
+    max_labels: int = 64
+    max_label_chars: int = 4096
+
+
+def _limits(info: ValidationInfo) -> LabelLimits:
+    context = info.context or {}
+    limits = context.get("limits")
+    return limits if isinstance(limits, LabelLimits) else LabelLimits()
+
+
+def _check_labels(value: dict[str, str], info: ValidationInfo) -> dict[str, str]:
+    limits = _limits(info)
+    if len(value) > limits.max_labels:
+        raise ValueError(f"{len(value)} entries; at most {limits.max_labels} are accepted")
+    for key, item in value.items():
+        if len(key) > limits.max_label_chars or len(item) > limits.max_label_chars:
+            raise ValueError(f"entry {key[:40]!r} is longer than {limits.max_label_chars} characters")
+    return value
+
+
+def _to_utc(value: datetime) -> datetime:
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError as exc:
+        raise ValueError("timestamp is out of range") from exc
+
+
+LabelMap = Annotated[dict[str, str], AfterValidator(_check_labels)]
+Timestamp = Annotated[datetime, AfterValidator(_to_utc)]
+Text = Annotated[str, Field(max_length=MAX_TEXT_CHARS)]
+Name = Annotated[str, Field(max_length=255)]
+
+
+class _Open(BaseModel):
+    """Senders add fields over time; unknown ones are kept in the raw payload, not rejected."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class AlertmanagerAlert(_Open):
+    status: Literal["firing", "resolved"]
+    labels: LabelMap
+    annotations: LabelMap = Field(default_factory=dict)
+    startsAt: Timestamp
+    endsAt: Timestamp | None = None
+    generatorURL: Text = ""
+    fingerprint: Name = ""
+
+
+class AlertmanagerWebhook(_Open):
+    """Prometheus Alertmanager webhook, version 4."""
+
+    version: Literal["4"] = "4"
+    groupKey: Text = ""
+    truncatedAlerts: int = 0
+    receiver: Text = ""
+    status: Literal["firing", "resolved"]
+    groupLabels: LabelMap = Field(default_factory=dict)
+    commonLabels: LabelMap = Field(default_factory=dict)
+    commonAnnotations: LabelMap = Field(default_factory=dict)
+    externalURL: Text = ""
+    alerts: list[AlertmanagerAlert] = Field(min_length=1, max_length=MAX_ALERTS_PER_PAYLOAD)
+
+
+class GrafanaAlert(AlertmanagerAlert):
+    silenceURL: Text = ""
+    dashboardURL: Text = ""
+    panelURL: Text = ""
+    imageURL: Text = ""
+    values: dict[str, float | None] | None = None
+    valueString: Text = ""
+
+
+class GrafanaWebhook(_Open):
+    """Grafana unified alerting webhook contact point, version 1."""
+
+    version: Literal["1"] = "1"
+    orgId: int = 0
+    groupKey: Text = ""
+    truncatedAlerts: int = 0
+    receiver: Text = ""
+    status: Literal["firing", "resolved"]
+    state: Text = ""
+    title: Text = ""
+    message: Text = ""
+    groupLabels: LabelMap = Field(default_factory=dict)
+    commonLabels: LabelMap = Field(default_factory=dict)
+    commonAnnotations: LabelMap = Field(default_factory=dict)
+    externalURL: Text = ""
+    alerts: list[GrafanaAlert] = Field(min_length=1, max_length=MAX_ALERTS_PER_PAYLOAD)
+
+
+class PagerDutyPayload(_Open):
+    summary: str = Field(min_length=1, max_length=1024)
+    source: str = Field(min_length=1, max_length=255)
+    severity: Literal["critical", "error", "warning", "info"]
+    timestamp: Timestamp | None = None
+    component: Name | None = None
+    group: Name | None = None
+    class_: Name | None = Field(default=None, alias="class")
+    custom_details: dict[str, Any] | None = None
+
+
+class PagerDutyEvent(_Open):
+    """PagerDuty Events API v2: ``trigger`` needs a payload, ``acknowledge``/``resolve`` a dedup key."""
+
+    routing_key: str = Field(min_length=1, max_length=255)
+    event_action: Literal["trigger", "acknowledge", "resolve"]
+    dedup_key: str | None = Field(default=None, min_length=1, max_length=255)
+    payload: PagerDutyPayload | None = None
+    images: list[dict[str, Any]] | None = None
+    links: list[dict[str, Any]] | None = None
+    client: Text | None = None
+    client_url: Text | None = None
+
+    @model_validator(mode="after")
+    def _action_needs(self) -> "PagerDutyEvent":
+        if self.event_action == "trigger" and self.payload is None:
+            raise ValueError("a trigger event needs 'payload' (summary, source, severity)")
+        if self.event_action != "trigger" and not self.dedup_key:
+            raise ValueError(f"an {self.event_action} event needs 'dedup_key'")
+        return self
+
+
+class GenericAlert(BaseModel):
+    """RecallOps' own alert format, for senders with no native integration.
+
+    Only ``title`` is required. ``service`` wins over labels; without both the alert is kept under
+    ``unknown``. Without ``fingerprint`` one is derived from service, alert name and labels.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    title: str = Field(min_length=1, max_length=1024)
+    service: Name | None = None
+    alertname: Name | None = None
+    description: Text = ""
+    severity: str | None = Field(default=None, max_length=32)
+    status: Literal["firing", "resolved"] = "firing"
+    labels: LabelMap = Field(default_factory=dict)
+    annotations: LabelMap = Field(default_factory=dict)
+    fingerprint: Name | None = None
+    starts_at: Timestamp | None = None
+    ends_at: Timestamp | None = None
+    runbook_url: Text | None = None
+    generator_url: Text | None = None

@@ -1,0 +1,328 @@
+"""Incidents: opening, grouping lookups, acknowledgement, the timeline, listing.
+
+Keyword-only functions with an explicit session; they ``flush()`` and leave the commit to the caller,
+so an incident, its first event and its briefing job land together or not at all.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, insert, select, update
+from sqlalchemy.orm import Session
+
+from incidents.alerts.models import Alert
+from incidents.briefings.models import Job
+from incidents.incident.models import Counter, Incident, IncidentEvent
+from incidents.timeutil import utcnow
+
+OPEN_STATUSES = ("triggered", "acknowledged")
+STATUSES = (*OPEN_STATUSES, "resolved")
+INCIDENT_COUNTER = "incident"
+# Known severities, most urgent first; anything else ranks below them all and never displaces them.
+SEVERITY_RANK = {
+    "critical": 6,
+    "page": 6,
+    "high": 5,
+    "error": 5,
+    "major": 5,
+    "warning": 4,
+    "minor": 3,
+    "low": 2,
+    "info": 1,
+}
+
+
+class IncidentError(ValueError):
+    """A change an incident's state does not allow; the message says why."""
+
+
+@dataclass(frozen=True)
+class GroupKey:
+    """What makes alerts one incident: PagerDuty's dedup key, or else service and alert name."""
+
+    service: str
+    alertname: str
+    dedup_key: str | None
+
+    @property
+    def lock_name(self) -> str:
+        return f"dedup:{self.dedup_key}" if self.dedup_key else f"group:{self.service}\x1f{self.alertname}"
+
+
+@dataclass(frozen=True)
+class IncidentPage:
+    items: list[Incident]
+    total: int
+    limit: int
+    offset: int
+
+
+def get_by_public_id(*, db_session: Session, public_id: str) -> Incident | None:
+    return db_session.scalar(select(Incident).where(Incident.public_id == public_id))
+
+
+def _group_filter(group: GroupKey) -> list[Any]:
+    if group.dedup_key:
+        return [Incident.dedup_key == group.dedup_key]
+    return [
+        Incident.service == group.service,
+        Incident.alertname == group.alertname,
+        Incident.dedup_key.is_(None),
+    ]
+
+
+def find_open(*, db_session: Session, group: GroupKey) -> Incident | None:
+    return db_session.scalar(
+        select(Incident)
+        .where(Incident.status.in_(OPEN_STATUSES), *_group_filter(group))
+        .order_by(Incident.id.desc())
+        .limit(1)
+    )
+
+
+def find_latest(*, db_session: Session, group: GroupKey, status: str | None = None) -> Incident | None:
+    query = select(Incident).where(*_group_filter(group))
+    if status is not None:
+        query = query.where(Incident.status == status)
+    return db_session.scalar(query.order_by(Incident.id.desc()).limit(1))
+
+
+def next_public_id(*, db_session: Session) -> str:
+    """``INC-0001``, ``INC-0002``, ... from the counter row.
+
+    ``UPDATE ... RETURNING`` increments and reads in one statement and holds the row lock until commit,
+    so concurrent openers on PostgreSQL never share a number. Imported incidents may already use a
+    number; those are skipped.
+    """
+    while True:
+        value = db_session.scalar(
+            update(Counter)
+            .where(Counter.name == INCIDENT_COUNTER)
+            .values(value=Counter.value + 1)
+            .returning(Counter.value)
+        )
+        if value is None:
+            _create_counter(db_session)
+            continue
+        public_id = f"INC-{value:04d}"
+        if db_session.scalar(select(Incident.id).where(Incident.public_id == public_id)) is None:
+            return public_id
+
+
+def _create_counter(db_session: Session) -> None:
+    """First incident ever: create the row, tolerating a concurrent creator."""
+    dialect = db_session.get_bind().dialect.name
+    if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as dialect_insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert as dialect_insert
+    db_session.execute(
+        dialect_insert(Counter)
+        .values(name=INCIDENT_COUNTER, value=0)
+        .on_conflict_do_nothing(index_elements=["name"])
+    )
+
+
+def add_event(
+    *,
+    db_session: Session,
+    incident: Incident,
+    kind: str,
+    actor: str,
+    message: str,
+    data: dict[str, Any] | None = None,
+    at: datetime | None = None,
+) -> None:
+    """One timeline line: what happened (``kind``, ``message``), when, and who or which source."""
+    db_session.execute(
+        insert(IncidentEvent).values(
+            incident_id=incident.id,
+            at=at or utcnow(),
+            kind=kind,
+            actor=actor,
+            message=message,
+            data=data or {},
+        )
+    )
+
+
+def open_incident(*, db_session: Session, alert: Alert, group: GroupKey, actor: str) -> Incident:
+    """A new incident for this alert, linked to the last resolved one of its group as a recurrence,
+    with its briefing job queued in the same transaction."""
+    now = utcnow()
+    previous = find_latest(db_session=db_session, group=group, status="resolved")
+    incident = Incident(
+        public_id=next_public_id(db_session=db_session),
+        title=alert.summary or alert.alertname,
+        service=group.service,
+        alertname=group.alertname,
+        severity=alert.severity,
+        status="triggered",
+        dedup_key=group.dedup_key,
+        origin="alert",
+        alert_count=1,
+        first_seen=alert.starts_at,
+        last_seen=now,
+        created_at=now,
+        updated_at=now,
+        recurrence_of_id=previous.id if previous else None,
+    )
+    db_session.add(incident)
+    db_session.flush()
+    db_session.add(Job(kind="briefing", incident_id=incident.id))
+    message = f"opened by {alert.source} alert {alert.alertname} on {alert.service}"
+    data: dict[str, Any] = {"alert_id": alert.id, "fingerprint": alert.fingerprint, "source": alert.source}
+    if previous is not None:
+        message += f"; recurrence of {previous.public_id}"
+        data["recurrence_of"] = previous.public_id
+    add_event(
+        db_session=db_session,
+        incident=incident,
+        kind="opened",
+        actor=actor,
+        message=message,
+        data=data,
+        at=now,
+    )
+    return incident
+
+
+def join(*, db_session: Session, incident: Incident, alert: Alert, actor: str) -> None:
+    """A firing alert of the same group: counted on the open incident, severity raised if it is worse."""
+    now = utcnow()
+    incident.alert_count += 1
+    incident.last_seen = now
+    incident.updated_at = now
+    data = {"alert_id": alert.id, "fingerprint": alert.fingerprint, "source": alert.source}
+    add_event(
+        db_session=db_session,
+        incident=incident,
+        kind="alert_firing",
+        actor=actor,
+        message=f"{alert.source} alert {alert.alertname} firing ({alert.fingerprint})",
+        data=data,
+        at=now,
+    )
+    if SEVERITY_RANK.get(alert.severity, 0) > SEVERITY_RANK.get(incident.severity, 0):
+        add_event(
+            db_session=db_session,
+            incident=incident,
+            kind="severity_raised",
+            actor=actor,
+            message=f"severity {incident.severity} -> {alert.severity}",
+            data={"from": incident.severity, "to": alert.severity, "alert_id": alert.id},
+            at=now,
+        )
+        incident.severity = alert.severity
+    db_session.flush()
+
+
+def active_alert_count(*, db_session: Session, incident: Incident) -> int:
+    """Firing alerts of the incident that no resolved notice has cleared yet."""
+    rows = db_session.execute(
+        select(Alert.status, Alert.source, Alert.fingerprint, Alert.starts_at).where(
+            Alert.incident_id == incident.id, Alert.status.in_(("firing", "resolved"))
+        )
+    ).all()
+    firing = {(r.source, r.fingerprint, r.starts_at) for r in rows if r.status == "firing"}
+    cleared = {(r.source, r.fingerprint, r.starts_at) for r in rows if r.status == "resolved"}
+    return len(firing - cleared)
+
+
+def clear(*, db_session: Session, incident: Incident, alert: Alert, actor: str) -> None:
+    """A resolved notice is a timeline event, not a resolution: an engineer resolves incidents."""
+    now = utcnow()
+    incident.updated_at = now
+    db_session.flush()
+    remaining = active_alert_count(db_session=db_session, incident=incident)
+    message = f"{alert.source} alert {alert.alertname} cleared ({alert.fingerprint})"
+    if remaining == 0:
+        message += "; no alert of this incident is firing"
+    add_event(
+        db_session=db_session,
+        incident=incident,
+        kind="alert_cleared",
+        actor=actor,
+        message=message,
+        data={"alert_id": alert.id, "fingerprint": alert.fingerprint, "still_firing": remaining},
+        at=now,
+    )
+
+
+def acknowledge(*, db_session: Session, incident: Incident, actor: str) -> bool:
+    """Mark the incident as being worked on; returns whether anything changed (twice is a no-op)."""
+    if incident.status == "resolved":
+        raise IncidentError(f"{incident.public_id} is resolved; it cannot be acknowledged")
+    if incident.status == "acknowledged":
+        return False
+    now = utcnow()
+    incident.status = "acknowledged"
+    incident.acknowledged_at = now
+    incident.acknowledged_by = actor
+    incident.updated_at = now
+    db_session.flush()
+    add_event(
+        db_session=db_session,
+        incident=incident,
+        kind="acknowledged",
+        actor=actor,
+        message=f"acknowledged by {actor}",
+        at=now,
+    )
+    return True
+
+
+def list_incidents(
+    *,
+    db_session: Session,
+    status: Sequence[str] = (),
+    service: str | None = None,
+    severity: str | None = None,
+    since: datetime | None = None,
+    limit: int = 50,
+    offset: int = 0,
+) -> IncidentPage:
+    """Newest first. ``since`` keeps incidents opened at or after that moment."""
+    filters: list[Any] = []
+    if status:
+        filters.append(Incident.status.in_(list(status)))
+    if service:
+        filters.append(Incident.service == service)
+    if severity:
+        filters.append(Incident.severity == severity)
+    if since is not None:
+        filters.append(Incident.created_at >= since)
+    total = db_session.scalar(select(func.count(Incident.id)).where(*filters)) or 0
+    items = db_session.scalars(
+        select(Incident)
+        .where(*filters)
+        .order_by(Incident.created_at.desc(), Incident.id.desc())
+        .limit(limit)
+        .offset(offset)
+    )
+    return IncidentPage(items=list(items), total=total, limit=limit, offset=offset)
+
+
+def incident_alerts(*, db_session: Session, incident: Incident) -> list[Alert]:
+    return list(db_session.scalars(select(Alert).where(Alert.incident_id == incident.id).order_by(Alert.id)))
+
+
+def timeline(*, db_session: Session, incident: Incident) -> list[IncidentEvent]:
+    return list(
+        db_session.scalars(
+            select(IncidentEvent).where(IncidentEvent.incident_id == incident.id).order_by(IncidentEvent.id)
+        )
+    )
+
+
+def public_ids(*, db_session: Session, ids: Sequence[int]) -> dict[int, str]:
+    if not ids:
+        return {}
+    rows = db_session.execute(select(Incident.id, Incident.public_id).where(Incident.id.in_(list(ids))))
+    return {row.id: row.public_id for row in rows}
+
+
+def count_open(*, db_session: Session) -> int:
+    return db_session.scalar(select(func.count(Incident.id)).where(Incident.status.in_(OPEN_STATUSES))) or 0
