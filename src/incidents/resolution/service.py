@@ -1,0 +1,267 @@
+"""Resolving, editing and correcting incidents: the gated write to memory.
+
+Each function changes the incident, its timeline and the memory outbox in the caller's transaction, so
+either all of it is committed or none of it is. The memory write itself happens later, in the worker
+(see ``incidents.resolution.outbox``); here it is only owed.
+
+Documents in memory: an incident's record uses the incident's public id as its document id, so an edit
+or a correction re-syncs the same document instead of adding one. A correction is also retained as a
+document of its own, ``<incident id>-correction-<n>``, tagged ``kind:correction`` and linked to the
+incident through its payload (``corrects``).
+"""
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from incidents.incident.models import Incident
+from incidents.incident.service import add_event
+from incidents.resolution import outbox
+from incidents.resolution.models import (
+    Correction,
+    OutboxEntry,
+    Resolution,
+    ResolutionFields,
+    ResolutionUpdate,
+)
+from incidents.timeutil import utcnow
+
+MemoryState = Literal["pending", "synced", "failing"]
+TEMPLATE_FIELDS = tuple(ResolutionFields.model_fields)
+
+
+class ResolutionConflict(Exception):
+    """The incident is not in a state that allows this change; the message says why."""
+
+
+@dataclass(frozen=True)
+class ResolveResult:
+    resolution: Resolution
+    created: bool  # False when the same post-mortem had already been submitted
+
+
+@dataclass(frozen=True)
+class MemoryStatus:
+    """What the incident page shows about memory: the worst state over the incident's documents."""
+
+    state: MemoryState
+    documents: int
+    attempts: int
+    last_error: str | None
+    next_attempt_at: datetime | None
+    synced_at: datetime | None
+
+
+def correction_document_id(incident: Incident, correction: Correction) -> str:
+    return f"{incident.public_id}-correction-{correction.id}"
+
+
+def get_resolution(*, db_session: Session, incident_id: int) -> Resolution | None:
+    return db_session.scalars(select(Resolution).where(Resolution.incident_id == incident_id)).one_or_none()
+
+
+def list_corrections(*, db_session: Session, incident_id: int) -> list[Correction]:
+    return list(
+        db_session.scalars(
+            select(Correction).where(Correction.incident_id == incident_id).order_by(Correction.id)
+        )
+    )
+
+
+def resolve(
+    *, db_session: Session, incident: Incident, fields: ResolutionFields, actor: str
+) -> ResolveResult:
+    """Resolve with the post-mortem. a repeat is a no-op, a different one conflicts."""
+    _lock(db_session, incident)
+    existing = get_resolution(db_session=db_session, incident_id=incident.id)
+    if existing is not None:
+        if _template(existing) == fields.model_dump():
+            return ResolveResult(resolution=existing, created=False)
+        raise ResolutionConflict(
+            f"{incident.public_id} is already resolved (version {existing.version}); edit the resolution"
+        )
+    now = utcnow()
+    resolution = Resolution(
+        incident_id=incident.id,
+        resolved_by=actor,
+        version=1,
+        created_at=now,
+        updated_at=now,
+        **fields.model_dump(),
+    )
+    db_session.add(resolution)
+    incident.status = "resolved"
+    incident.resolved_at = now
+    incident.resolved_by = actor
+    db_session.flush()
+    add_event(
+        db_session=db_session,
+        incident=incident,
+        kind="resolved",
+        actor=actor,
+        message=f"Resolved by {actor}: {fields.root_cause[:200]}",
+        data={"version": 1},
+    )
+    _enqueue_record(db_session, incident, resolution)
+    return ResolveResult(resolution=resolution, created=True)
+
+
+def update_resolution(
+    *, db_session: Session, incident: Incident, changes: ResolutionUpdate, actor: str
+) -> Resolution:
+    """Edit the post-mortem: a new version, the same memory document re-synced, a line on the timeline."""
+    _lock(db_session, incident)
+    resolution = get_resolution(db_session=db_session, incident_id=incident.id)
+    if resolution is None:
+        raise ResolutionConflict(f"{incident.public_id} has no resolution to edit; resolve it first")
+    changed = {
+        name: value
+        for name, value in changes.model_dump(exclude_none=True).items()
+        if getattr(resolution, name) != value
+    }
+    if not changed:
+        return resolution
+    for name, value in changed.items():
+        setattr(resolution, name, value)
+    resolution.version += 1
+    resolution.updated_at = utcnow()
+    db_session.flush()
+    add_event(
+        db_session=db_session,
+        incident=incident,
+        kind="resolution_edited",
+        actor=actor,
+        message=f"Resolution edited by {actor} (version {resolution.version}): {', '.join(sorted(changed))}",
+        data={"version": resolution.version, "fields": sorted(changed)},
+    )
+    _enqueue_record(db_session, incident, resolution)
+    return resolution
+
+
+def add_correction(*, db_session: Session, incident: Incident, text: str, actor: str) -> Correction:
+    """Attach a correction: retained as its own ``kind:correction`` document, and the record re-synced."""
+    _lock(db_session, incident)
+    if incident.status != "resolved":
+        raise ResolutionConflict(f"{incident.public_id} is not resolved; corrections are for past incidents")
+    correction = Correction(incident_id=incident.id, text=text, author=actor, created_at=utcnow())
+    db_session.add(correction)
+    db_session.flush()
+    document_id = correction_document_id(incident, correction)
+    outbox.enqueue(
+        db_session=db_session,
+        incident_id=incident.id,
+        document_id=document_id,
+        kind="correction",
+        payload=correction_payload(incident, correction, document_id),
+    )
+    resolution = get_resolution(db_session=db_session, incident_id=incident.id)
+    if resolution is not None:
+        _enqueue_record(db_session, incident, resolution)
+    add_event(
+        db_session=db_session,
+        incident=incident,
+        kind="correction_added",
+        actor=actor,
+        message=f"Correction by {actor}: {text[:200]}",
+        data={"correction_id": correction.id, "document_id": document_id},
+    )
+    return correction
+
+
+def memory_status(*, db_session: Session, incident_id: int) -> MemoryState | None:
+    """pending | synced | failing for the incident's memory writes, None if it never owed any."""
+    detail = memory_detail(db_session=db_session, incident_id=incident_id)
+    return None if detail is None else detail.state
+
+
+def memory_detail(*, db_session: Session, incident_id: int) -> MemoryStatus | None:
+    entries = list(db_session.scalars(select(OutboxEntry).where(OutboxEntry.incident_id == incident_id)))
+    if not entries:
+        return None
+    open_entries = [e for e in entries if e.state != "synced"]
+    failing = [e for e in open_entries if e.state == "failing"]
+    state: MemoryState = "failing" if failing else "pending" if open_entries else "synced"
+    worst = failing or open_entries
+    synced = [e.synced_at for e in entries if e.synced_at is not None]
+    return MemoryStatus(
+        state=state,
+        documents=len({e.document_id for e in entries}),
+        attempts=max((e.attempts for e in worst), default=0),
+        last_error=next((e.last_error for e in worst if e.last_error), None),
+        next_attempt_at=min((e.next_attempt_at for e in worst), default=None),
+        synced_at=max(synced, default=None),
+    )
+
+
+def record_payload(
+    incident: Incident, resolution: Resolution, corrections: list[Correction]
+) -> dict[str, Any]:
+    """Everything the worker needs to build the labeled record, frozen at the time of the change."""
+    return {
+        "record": {
+            "incident_id": incident.public_id,
+            "service": incident.service,
+            "timestamp": incident.first_seen.isoformat(),
+            **_template(resolution),
+            "resolved_by": resolution.resolved_by,
+        },
+        "severity": incident.severity,
+        "title": incident.title,
+        "version": resolution.version,
+        "corrections": [
+            {
+                "document_id": correction_document_id(incident, c),
+                "text": c.text,
+                "author": c.author,
+                "created_at": c.created_at.isoformat(),
+            }
+            for c in corrections
+        ],
+    }
+
+
+def correction_payload(incident: Incident, correction: Correction, document_id: str) -> dict[str, Any]:
+    return {
+        "correction": {
+            "document_id": document_id,
+            "corrects": incident.public_id,
+            "service": incident.service,
+            "severity": incident.severity,
+            "text": correction.text,
+            "author": correction.author,
+            "created_at": correction.created_at.isoformat(),
+        }
+    }
+
+
+def _enqueue_record(db_session: Session, incident: Incident, resolution: Resolution) -> OutboxEntry:
+    corrections = list_corrections(db_session=db_session, incident_id=incident.id)
+    return outbox.enqueue(
+        db_session=db_session,
+        incident_id=incident.id,
+        document_id=incident.public_id,
+        kind="incident",
+        payload=record_payload(incident, resolution, corrections),
+    )
+
+
+def _template(resolution: Resolution) -> dict[str, str]:
+    return {name: getattr(resolution, name) for name in TEMPLATE_FIELDS}
+
+
+def _lock(db_session: Session, incident: Incident) -> None:
+    """Serialize changes to one incident: a row lock on PostgreSQL, the write lock on SQLite.
+
+    Taking it with a write (rather than a read) first means SQLite never has to upgrade a stale read
+    snapshot, and concurrent submissions of the same resolve see each other's result.
+    """
+    db_session.execute(
+        update(Incident)
+        .where(Incident.id == incident.id)
+        .values(updated_at=utcnow())
+        .execution_options(synchronize_session=False)
+    )
+    db_session.refresh(incident)

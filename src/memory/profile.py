@@ -1,0 +1,323 @@
+"""The team reliability profile: a mental model of recurring failure patterns, and how to read it.
+
+The profile lives in the bank as a mental model named ``PROFILE_NAME`` with ``SOURCE_QUERY``; one more
+per service (``service_model_id``), tagged ``service:<name>``. Whoever refreshes it (Hindsight's own
+reflection, the embedded driver's LLM synthesizer or the offline one in ``memory.patterns``) is asked
+for the same structure, which ``Pattern`` holds:
+
+    pattern: what failed and why, seen in N incidents (uncertain when N == 1)
+      services, dependencies, early warning signals, verified root causes, safe mitigations,
+      risky actions to avoid, first checks, runbooks -- every item cites the incidents it came from
+
+Reading it back (``load_patterns``): the structured form when the bank kept one (``{"patterns": [...]}``),
+else a JSON object found in the text, else no patterns and the text is shown as it is.
+
+For briefings (the agent): ``matching_patterns(patterns, alert_text=..., service=...)`` returns the
+patterns that resemble an alert, best first, as ``PatternMatch(pattern, score, matched_terms)``;
+``pattern_evidence_text(pattern)`` is the compact text to put in the evidence list (risky actions and
+first checks first), citing the pattern's incidents by id.
+"""
+
+import json
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any
+
+from memory.bank import MentalModel
+from memory.schema import service_tag
+
+PROFILE_ID = "team-reliability-profile"
+PROFILE_NAME = "Team-wide Production Reliability Profile"
+SOURCE_QUERY = (
+    "Build the team's production reliability profile from the resolved incidents and their corrections. "
+    "For each recurring failure pattern (grouped by what failed and why: the error signature and the "
+    "root cause, not by service name) give: the services and dependencies involved, early warning "
+    "signals, verified root causes, safe mitigations, risky actions to avoid, first checks, and the "
+    "runbook. Put repeated, high-severity and cross-service patterns first. Cite the incident ids "
+    "behind every item. Prefer the most recent correction over the original record. Label uncertain "
+    "evidence as uncertain, including any pattern seen in only one incident; never invent an incident."
+)
+PATTERN_FIELDS = (
+    "services",
+    "dependencies",
+    "early_warning_signals",
+    "verified_root_causes",
+    "safe_mitigations",
+    "risky_actions",
+    "first_checks",
+    "runbooks",
+)
+FIELD_LABELS = {
+    "services": "Services",
+    "dependencies": "Dependencies",
+    "early_warning_signals": "Early warning signals",
+    "verified_root_causes": "Verified root causes",
+    "safe_mitigations": "Safe mitigations",
+    "risky_actions": "Risky actions to avoid",
+    "first_checks": "First checks",
+    "runbooks": "Runbook",
+}
+SEVERITY_RANK = {"critical": 5, "page": 4, "high": 4, "error": 3, "major": 3, "warning": 2, "medium": 2}
+_TOKEN = re.compile(r"[a-z0-9][a-z0-9_.]*[a-z0-9]|[a-z0-9]")
+_NOISE = re.compile(r"^(\d+|[0-9a-f]{8,}|\d+(\.\d+)+)$")
+_STOPWORD_TEXT = """
+a an and are as at be been but by for from had has have in into is it its of on or that the this to was were
+when which while with after before during over under not no than then there their they we our us all any
+each more most other some such only same so too very can could did do does done out up down off again
+further once also because until against between through
+"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+PROFILE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["patterns"],
+    "properties": {
+        "patterns": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["title", "incidents", "uncertain", *PATTERN_FIELDS],
+                "properties": {
+                    "title": {"type": "string"},
+                    "incidents": {"type": "array", "items": {"type": "string"}},
+                    "uncertain": {"type": "boolean"},
+                    "severity": {"type": "string"},
+                    **{
+                        name: {
+                            "type": "array",
+                            "items": {
+                                "type": "object",
+                                "required": ["text", "citations"],
+                                "properties": {
+                                    "text": {"type": "string"},
+                                    "citations": {"type": "array", "items": {"type": "string"}},
+                                },
+                            },
+                        }
+                        for name in PATTERN_FIELDS
+                    },
+                },
+            },
+        }
+    },
+}
+
+
+@dataclass(frozen=True)
+class PatternItem:
+    """One statement about a pattern, with the incident (or correction) ids it rests on."""
+
+    text: str
+    citations: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Pattern:
+    id: str
+    title: str
+    incidents: list[str]
+    uncertain: bool
+    severity: str = ""
+    last_seen: datetime | None = None
+    services: list[PatternItem] = field(default_factory=list)
+    dependencies: list[PatternItem] = field(default_factory=list)
+    early_warning_signals: list[PatternItem] = field(default_factory=list)
+    verified_root_causes: list[PatternItem] = field(default_factory=list)
+    safe_mitigations: list[PatternItem] = field(default_factory=list)
+    risky_actions: list[PatternItem] = field(default_factory=list)
+    first_checks: list[PatternItem] = field(default_factory=list)
+    runbooks: list[PatternItem] = field(default_factory=list)
+
+    @property
+    def occurrences(self) -> int:
+        return len(self.incidents)
+
+    @property
+    def service_names(self) -> list[str]:
+        return [item.text for item in self.services]
+
+    @property
+    def cross_service(self) -> bool:
+        return len(self.services) > 1
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["last_seen"] = self.last_seen.isoformat() if self.last_seen else None
+        data["occurrences"] = self.occurrences
+        data["cross_service"] = self.cross_service
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], *, index: int = 0) -> "Pattern":
+        """Lenient on purpose: an LLM-written profile may omit fields or give plain strings."""
+        incidents = [str(i) for i in data.get("incidents") or []]
+        items = {name: _items(data.get(name)) for name in PATTERN_FIELDS}
+        if not incidents:
+            incidents = sorted({c for values in items.values() for item in values for c in item.citations})
+        last_seen = data.get("last_seen")
+        return cls(
+            id=str(data.get("id") or f"pattern-{index + 1}"),
+            title=str(data.get("title") or data.get("name") or f"Pattern {index + 1}"),
+            incidents=incidents,
+            uncertain=bool(data.get("uncertain", len(incidents) <= 1)),
+            severity=str(data.get("severity") or ""),
+            last_seen=datetime.fromisoformat(last_seen) if isinstance(last_seen, str) else None,
+            **items,
+        )
+
+
+@dataclass(frozen=True)
+class PatternMatch:
+    pattern: Pattern
+    score: float
+    matched_terms: list[str]
+
+
+def service_model_id(service: str) -> str:
+    return f"{PROFILE_ID}--{re.sub(r'[^A-Za-z0-9._-]+', '-', service)}"
+
+
+def service_model_name(service: str) -> str:
+    return f"{PROFILE_NAME} — {service}"
+
+
+def service_model_tags(service: str) -> list[str]:
+    return [service_tag(service)]
+
+
+def profile_structured(patterns: list[Pattern]) -> dict[str, Any]:
+    return {"patterns": [p.to_dict() for p in patterns]}
+
+
+def load_patterns(model: MentalModel | None) -> list[Pattern]:
+    """The model's patterns: structured when kept, else a JSON object in its text, else none."""
+    if model is None:
+        return []
+    data = model.structured if isinstance(model.structured, dict) else _json_in(model.content)
+    raw = data.get("patterns") if isinstance(data, dict) else None
+    if not isinstance(raw, list):
+        return []
+    return [Pattern.from_dict(p, index=i) for i, p in enumerate(raw) if isinstance(p, dict)]
+
+
+def render_profile(patterns: list[Pattern], *, heading: str = PROFILE_NAME) -> str:
+    """Plain text for people and for LLM context; every item keeps its citations."""
+    if not patterns:
+        return f"{heading}\n\nNo resolved incidents in memory yet: no failure pattern is known."
+    blocks = [heading]
+    for number, pattern in enumerate(patterns, 1):
+        blocks.append(f"{number}. {pattern.title}\n{_describe(pattern)}")
+        for name in PATTERN_FIELDS:
+            values = getattr(pattern, name)
+            if values:
+                lines = "\n".join(f"   - {item.text}{_cite(item.citations)}" for item in values)
+                blocks[-1] += f"\n   {FIELD_LABELS[name]}:\n{lines}"
+    return "\n\n".join(blocks)
+
+
+def pattern_evidence_text(pattern: Pattern, *, max_items: int = 3) -> str:
+    """What a briefing shows for a matched pattern: what to avoid and check first, then the rest."""
+    order = ("risky_actions", "first_checks", "verified_root_causes", "safe_mitigations", "runbooks")
+    lines = [f"PATTERN {pattern.id} — {pattern.title} ({_describe(pattern)})"]
+    for name in order:
+        for item in getattr(pattern, name)[:max_items]:
+            lines.append(f"{FIELD_LABELS[name]}: {item.text}{_cite(item.citations)}")
+    return "\n".join(lines)
+
+
+def tokens(text: str) -> set[str]:
+    """Content words of a text, without numbers, hex ids and stopwords, so overlap means shared meaning."""
+    return {t for t in _TOKEN.findall(text.lower()) if t not in STOPWORDS and not _NOISE.match(t)}
+
+
+def matching_patterns(
+    patterns: list[Pattern],
+    *,
+    alert_text: str,
+    service: str | None = None,
+    limit: int = 3,
+    min_score: float = 0.2,
+) -> list[PatternMatch]:
+    """Patterns resembling an alert, best first.
+
+    Score: the idf-weighted share of the alert's content words found in what the pattern says failed
+    (titles, signals, root causes), so a rare shared word ("idle-in-transaction") counts more than a
+    common one ("error"); a pattern already seen on the alert's own service gets a small bonus.
+    """
+    alert = tokens(alert_text)
+    if not alert or not patterns:
+        return []
+    vocab = [tokens(_pattern_text(p)) for p in patterns]
+    df: dict[str, int] = {}
+    for words in vocab:
+        for word in words:
+            df[word] = df.get(word, 0) + 1
+    idf = {word: math.log(1 + len(patterns) / df.get(word, 0.5)) for word in alert}
+    total = sum(idf.values())
+    matches = []
+    for pattern, words in zip(patterns, vocab, strict=True):
+        shared = alert & words
+        score = sum(idf[w] for w in shared) / total
+        if service and service in pattern.service_names:
+            score += 0.1
+        if shared and score >= min_score:
+            matches.append(PatternMatch(pattern=pattern, score=round(score, 4), matched_terms=sorted(shared)))
+    matches.sort(key=lambda m: (-m.score, -m.pattern.occurrences, m.pattern.id))
+    return matches[:limit]
+
+
+def severity_rank(severity: str) -> int:
+    return SEVERITY_RANK.get(severity.lower(), 1 if severity else 0)
+
+
+def _pattern_text(pattern: Pattern) -> str:
+    parts: Iterable[PatternItem] = [
+        *pattern.early_warning_signals,
+        *pattern.verified_root_causes,
+        *pattern.first_checks,
+    ]
+    return "\n".join([pattern.title, *(item.text for item in parts)])
+
+
+def _describe(pattern: Pattern) -> str:
+    label = "uncertain: seen once" if pattern.uncertain else f"recurring: {pattern.occurrences} incidents"
+    extras = [label]
+    if pattern.cross_service:
+        extras.append(f"{len(pattern.services)} services")
+    if pattern.severity:
+        extras.append(f"highest severity {pattern.severity}")
+    return "; ".join(extras) + _cite(pattern.incidents)
+
+
+def _cite(citations: list[str]) -> str:
+    return f" [{', '.join(citations)}]" if citations else ""
+
+
+def _items(value: Any) -> list[PatternItem]:
+    if value is None:
+        return []
+    values = value if isinstance(value, list) else [value]
+    items = []
+    for entry in values:
+        if isinstance(entry, dict) and entry.get("text"):
+            items.append(
+                PatternItem(text=str(entry["text"]), citations=[str(c) for c in entry.get("citations") or []])
+            )
+        elif isinstance(entry, str) and entry.strip():
+            items.append(PatternItem(text=entry.strip()))
+    return items
+
+
+def _json_in(text: str) -> dict[str, Any] | None:
+    """A JSON object in free text (an LLM may wrap it in prose or a code fence)."""
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end <= start:
+        return None
+    try:
+        data = json.loads(text[start : end + 1])
+    except json.JSONDecodeError:
+        return None
+    return data if isinstance(data, dict) else None
