@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import case, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from incidents.alerts.models import Alert
@@ -283,8 +283,9 @@ def list_incidents(
     since: datetime | None = None,
     limit: int = 50,
     offset: int = 0,
+    open_first: bool = False,
 ) -> IncidentPage:
-    """Newest first. ``since`` keeps incidents opened at or after that moment."""
+    """Newest first (open ones ahead of resolved with ``open_first``). ``since``: opened at or after it."""
     filters: list[Any] = []
     if status:
         filters.append(Incident.status.in_(list(status)))
@@ -295,18 +296,29 @@ def list_incidents(
     if since is not None:
         filters.append(Incident.created_at >= since)
     total = db_session.scalar(select(func.count(Incident.id)).where(*filters)) or 0
-    items = db_session.scalars(
-        select(Incident)
-        .where(*filters)
-        .order_by(Incident.created_at.desc(), Incident.id.desc())
-        .limit(limit)
-        .offset(offset)
-    )
+    order: list[Any] = [Incident.created_at.desc(), Incident.id.desc()]
+    if open_first:
+        order.insert(0, case((Incident.status.in_(OPEN_STATUSES), 0), else_=1))
+    items = db_session.scalars(select(Incident).where(*filters).order_by(*order).limit(limit).offset(offset))
     return IncidentPage(items=list(items), total=total, limit=limit, offset=offset)
 
 
 def incident_alerts(*, db_session: Session, incident: Incident) -> list[Alert]:
     return list(db_session.scalars(select(Alert).where(Alert.incident_id == incident.id).order_by(Alert.id)))
+
+
+def latest_alert(*, db_session: Session, incident: Incident) -> Alert | None:
+    """The most recent alert of the incident: the signal its page leads with."""
+    return db_session.scalar(
+        select(Alert)
+        .where(Alert.incident_id == incident.id)
+        .order_by(Alert.received_at.desc(), Alert.id.desc())
+        .limit(1)
+    )
+
+
+def distinct_services(*, db_session: Session) -> list[str]:
+    return list(db_session.scalars(select(Incident.service).distinct().order_by(Incident.service)))
 
 
 def timeline(*, db_session: Session, incident: Incident) -> list[IncidentEvent]:
