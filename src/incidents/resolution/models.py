@@ -92,9 +92,9 @@ class ResolutionFields(BaseModel):
         default="", max_length=20_000, description="What was tried and did not help or made it worse."
     )
 
-    _not_blank = field_validator(
-        "symptom", "error_signature", "root_cause", "resolution_steps", "outcome"
-    )(_required_text)
+    _not_blank = field_validator("symptom", "error_signature", "root_cause", "resolution_steps", "outcome")(
+        _required_text
+    )
 
 
 class ResolutionCreate(ResolutionFields):
