@@ -2,6 +2,7 @@
 
 from memory.bank import MemoryBank
 from memory.settings import MemorySettings
+from memory.synthesis import EvidenceDigest, Synthesizer
 
 
 def open_bank(settings: MemorySettings) -> MemoryBank:
@@ -12,6 +13,10 @@ def open_bank(settings: MemorySettings) -> MemoryBank:
         return HindsightBank(settings)
     from memory.embedded.bank import EmbeddedBank
     from memory.embedder import MiniLMEmbedder
-    from memory.synthesis import EvidenceDigest
 
-    return EmbeddedBank(settings, embedder=MiniLMEmbedder(), synthesizer=EvidenceDigest())
+    return EmbeddedBank(settings, embedder=MiniLMEmbedder(), synthesizer=default_synthesizer())
+
+
+def default_synthesizer() -> Synthesizer:
+    """What answers reflect and refreshes mental models in the embedded driver without an LLM."""
+    return EvidenceDigest()

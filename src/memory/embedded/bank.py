@@ -33,7 +33,7 @@ from memory.bank import (
 )
 from memory.embedded import models
 from memory.embedded.index import VectorIndex
-from memory.embedded.search import candidate_depth, fuse, keyword_search, match_expression
+from memory.embedded.search import candidate_depth, fuse, keyword_search, match_expression, tag_condition
 from memory.embedded.store import (
     DOCUMENT_COLUMNS,
     Draft,
@@ -52,7 +52,7 @@ from memory.synthesis import Synthesizer
 
 T = TypeVar("T")
 REFLECT_DEPTH = 20
-MODEL_SCOPE_LIMIT = 200
+MODEL_SCOPE_LIMIT = 500
 ORPHANED_OPERATION_S = 3600.0
 CHANNELS = ("semantic", "keyword")
 
@@ -207,6 +207,20 @@ class EmbeddedBank(MemoryBank):
         documents = self.store.run(lambda c: _fetch_by_ids(c, [f.id for f in fused]))
         return [_recalled(documents[f.id], f.score, f.ranks) for f in fused if f.id in documents]
 
+    def _scope_sync(self, tags: list[str]) -> list[RecalledIncident]:
+        """A mental model's evidence: every record its tags admit, newest first (not a similarity pick)."""
+        cond, params = tag_condition(tags, "all_strict")
+        documents = self.store.run(
+            lambda c: [
+                row_to_document(r)
+                for r in c.execute(
+                    f"SELECT {DOCUMENT_COLUMNS} FROM documents AS d WHERE {cond} ORDER BY d.ts DESC LIMIT ?",
+                    [*params, MODEL_SCOPE_LIMIT],
+                )
+            ]
+        )
+        return [_recalled(doc, 1.0, {"recency": n}) for n, doc in enumerate(documents, start=1)]
+
     async def reflect(
         self,
         *,
@@ -257,13 +271,7 @@ class EmbeddedBank(MemoryBank):
     async def _refresh(self, op_id: str, model: MentalModel) -> None:
         try:
             await self._call(lambda c: models.set_operation(c, op_id, "running"))
-            incidents = await self.recall(
-                query=model.source_query,
-                tags=model.tags or None,
-                tags_match="all_strict",
-                budget="high",
-                limit=MODEL_SCOPE_LIMIT,
-            )
+            incidents = await asyncio.to_thread(self._scope_sync, model.tags)
             answer = await self.synthesizer.synthesize(query=model.source_query, incidents=incidents)
             await self._call(
                 lambda c: models.store_model_content(

@@ -40,7 +40,7 @@ class VectorIndex:
         """Replace everything at once (bulk reload from the file)."""
         with self.lock:
             n = len(ids)
-            self._matrix = np.ascontiguousarray(vectors, dtype=np.float32).reshape(n, self.dimension)
+            self._matrix = np.array(vectors, dtype=np.float32, copy=True).reshape(n, self.dimension)
             self._ids = ids.astype(np.int64)
             self._ts = ts.astype(np.float64)
             self._tag_count = np.fromiter((len(set(t)) for t in tags), dtype=np.int32, count=n)
