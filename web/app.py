@@ -5,9 +5,9 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from web import errors
+from web import errors, metrics
 from web.container import Container
-from web.routes import health, pages
+from web.routes import alerts, health, incidents, pages
 from web.settings import Settings
 from web.tasks import build_worker
 
@@ -19,6 +19,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         container = Container.build(settings)
         app.state.container = container
+        metrics.track_open_incidents(container.sessions)
         if settings.web.run_worker:
             container.worker = build_worker(container)
             container.worker.start()
@@ -35,5 +36,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     errors.install(app)
     app.include_router(health.router)
+    app.include_router(alerts.router)
+    app.include_router(incidents.router)
     pages.install(app, settings.web)
     return app

@@ -1,6 +1,12 @@
 """Prometheus metrics, defined once here and updated where the work happens."""
 
+import logging
+
 from prometheus_client import Counter, Gauge, Histogram
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session, sessionmaker
+
+from incidents.incident.service import count_open
 
 ALERTS_RECEIVED = Counter(
     "recallops_alerts_total", "Alerts received, by source and outcome", ["source", "outcome"]
@@ -17,3 +23,17 @@ OUTBOX_OLDEST_PENDING = Gauge(
     "recallops_memory_outbox_oldest_pending_seconds", "Age of the oldest memory write not yet synced"
 )
 BRIEFINGS = Counter("recallops_briefings_total", "Briefings produced, by mode", ["mode"])
+
+
+def track_open_incidents(sessions: sessionmaker[Session]) -> None:
+    """Count open incidents at scrape time: exact across processes, nothing to keep in step."""
+
+    def count() -> float:
+        try:
+            with sessions() as db_session:
+                return float(count_open(db_session=db_session))
+        except SQLAlchemyError:
+            logging.getLogger(__name__).warning("open incident count failed", exc_info=True)
+            return float("nan")
+
+    OPEN_INCIDENTS.set_function(count)

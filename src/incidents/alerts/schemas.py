@@ -139,7 +139,7 @@ class PagerDutyEvent(_Open):
         if self.event_action == "trigger" and self.payload is None:
             raise ValueError("a trigger event needs 'payload' (summary, source, severity)")
         if self.event_action != "trigger" and not self.dedup_key:
-            raise ValueError(f"an {self.event_action} event needs 'dedup_key'")
+            raise ValueError(f"an event with event_action {self.event_action!r} needs 'dedup_key'")
         return self
 
 

@@ -1,0 +1,76 @@
+"""Who is calling, and may they: ``current_principal`` and the ``require(scope)`` dependency.
+
+Machines send ``Authorization: Bearer <token>``; the token's scopes decide. A request that carries a
+bearer token is judged by it alone (a wrong token is a 401, never a fallback to something else).
+People are added here too: ``current_principal`` is the one place a new kind of caller is recognised.
+"""
+
+from collections.abc import Callable
+
+from fastapi import Depends, HTTPException, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from sqlalchemy.orm import Session
+
+from incidents.auth import tokens
+from incidents.auth.models import ApiToken
+from incidents.locking import serialized_writes
+from web.deps import get_db
+from web.security import Principal
+
+bearer_scheme = HTTPBearer(auto_error=False, description="An API token from `recallops token create`.")
+CHALLENGE = {"WWW-Authenticate": 'Bearer realm="recallops"'}
+
+
+def bearer_secret(request: Request) -> str | None:
+    """The token after ``Bearer``, or ``None`` when the header is absent or another scheme."""
+    header = request.headers.get("authorization", "")
+    scheme, _, secret = header.partition(" ")
+    if scheme.lower() != "bearer" or not secret.strip():
+        return None
+    return secret.strip()
+
+
+def token_principal(db_session: Session, secret: str) -> Principal | None:
+    token = tokens.verify_token(db_session=db_session, secret=secret)
+    if token is None:
+        return None
+    _mark_used(db_session, token)
+    return Principal(name=token.name, kind="token", scopes=frozenset(token.scopes))
+
+
+def _mark_used(db_session: Session, token: ApiToken) -> None:
+    if not tokens.needs_touch(token):
+        return
+    with serialized_writes(db_session):
+        tokens.touch(db_session=db_session, token=token)
+        db_session.commit()
+
+
+def current_principal(request: Request, db_session: Session) -> Principal | None:
+    """The caller, or ``None`` when anonymous or unrecognised."""
+    secret = bearer_secret(request)
+    if secret is not None:
+        return token_principal(db_session, secret)
+    return None
+
+
+def authorize(principal: Principal | None, scope: str) -> Principal:
+    """401 without a valid credential, 403 when it lacks ``scope``."""
+    if principal is None:
+        raise HTTPException(401, "missing or invalid bearer token", headers=CHALLENGE)
+    if not principal.can(scope):
+        raise HTTPException(403, f"{principal.name!r} lacks the {scope!r} scope")
+    return principal
+
+
+def require(scope: str) -> Callable[..., Principal]:
+    """A dependency returning the caller when it holds ``scope``; nothing runs or is stored otherwise."""
+
+    def dependency(
+        request: Request,
+        _credentials: HTTPAuthorizationCredentials | None = Depends(bearer_scheme),
+        db: Session = Depends(get_db),
+    ) -> Principal:
+        return authorize(current_principal(request, db), scope)
+
+    return dependency

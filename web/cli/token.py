@@ -1,0 +1,92 @@
+"""``recallops token``: API tokens for alert senders, automation and dashboards."""
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import typer
+from sqlalchemy.orm import Session
+
+from incidents.auth import tokens
+from incidents.database import make_engine, make_session_factory, transaction, upgrade
+from web.settings import Settings
+
+app = typer.Typer(help="API tokens (bearer tokens with scopes).", no_args_is_help=True)
+
+
+@contextmanager
+def _session() -> Iterator[Session]:
+    engine = make_engine(Settings().database_url)
+    try:
+        upgrade(engine)
+        with transaction(make_session_factory(engine)) as session:
+            yield session
+    finally:
+        engine.dispose()
+
+
+def _fail(exc: tokens.TokenError) -> typer.Exit:
+    typer.echo(f"error: {exc}", err=True)
+    return typer.Exit(code=1)
+
+
+@app.command()
+def create(
+    name: str = typer.Option(..., help="Who uses it, e.g. alertmanager-prod; recorded as the actor."),
+    scope: list[str] = typer.Option(
+        ..., help="alerts:write (senders), incidents:write (acknowledge/resolve), read. Repeatable."
+    ),
+) -> None:
+    """Create a token and print its secret once (stdout); only a hash is kept."""
+    try:
+        with _session() as session:
+            issued = tokens.create_token(db_session=session, name=name, scopes=scope)
+    except tokens.TokenError as exc:
+        raise _fail(exc) from exc
+    typer.echo(f"token {name!r} created with scopes {', '.join(issued.token.scopes)}", err=True)
+    typer.echo("store it now: it cannot be shown again", err=True)
+    typer.echo(issued.secret)
+
+
+@app.command("list")
+def list_(
+    all_: bool = typer.Option(False, "--all", help="Include revoked tokens."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON array."),
+) -> None:
+    """List tokens (never their secrets)."""
+    with _session() as session:
+        rows = [
+            {
+                "name": t.name,
+                "prefix": t.prefix,
+                "scopes": t.scopes,
+                "created_at": t.created_at.isoformat(),
+                "last_used_at": t.last_used_at.isoformat() if t.last_used_at else None,
+                "revoked_at": t.revoked_at.isoformat() if t.revoked_at else None,
+            }
+            for t in tokens.list_tokens(db_session=session, include_revoked=all_)
+        ]
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    if not rows:
+        typer.echo("no tokens")
+        return
+    for row in rows:
+        state = (
+            f"revoked {row['revoked_at']}"
+            if row["revoked_at"]
+            else f"last used {row['last_used_at'] or 'never'}"
+        )
+        typer.echo(f"{row['name']:<32} {row['prefix']}…  {','.join(row['scopes']):<36} {state}")
+
+
+@app.command()
+def revoke(name: str = typer.Argument(..., help="The token's name.")) -> None:
+    """Revoke a token: it stops working at once; its name stays taken."""
+    try:
+        with _session() as session:
+            tokens.revoke_token(db_session=session, name=name)
+    except tokens.TokenError as exc:
+        raise _fail(exc) from exc
+    typer.echo(f"token {name!r} revoked")
