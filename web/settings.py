@@ -20,6 +20,8 @@ class WebSettings(BaseSettings):
     sso_header: str | None = None  # trusted reverse-proxy header carrying the user name, when set
     run_worker: bool = True
     worker_poll_s: float = 0.5
+    profile_refresh_debounce_s: float = 30.0  # at most one automatic profile refresh per this many seconds
+    profile_check_s: float = 2.0  # how often the worker looks for new memory writes and finished refreshes
 
 
 class Settings:
