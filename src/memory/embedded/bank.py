@@ -54,6 +54,7 @@ T = TypeVar("T")
 REFLECT_DEPTH = 20
 MODEL_SCOPE_LIMIT = 500
 ORPHANED_OPERATION_S = 3600.0
+REEMBED_BATCH = 256
 CHANNELS = ("semantic", "keyword")
 
 
@@ -143,6 +144,7 @@ class EmbeddedBank(MemoryBank):
             latest = int(row[0]) if row else 0
             with self.index.lock:
                 if not self.index.loaded:
+                    self._reembed_stale(conn)
                     self._bulk_load(conn)
                 elif latest > self.index.seq:
                     rows = conn.execute(
@@ -160,6 +162,22 @@ class EmbeddedBank(MemoryBank):
                     )
 
         self.store.run(catch_up)
+
+    def _reembed_stale(self, conn: sqlite3.Connection) -> None:
+        """Vectors made by another model (an upgrade, a different embedder) are recomputed once."""
+        model_id = self.embedder.model_id
+        while True:
+            stale = conn.execute(
+                "SELECT id, content FROM documents WHERE model_id != ? LIMIT ?", (model_id, REEMBED_BATCH)
+            ).fetchall()
+            if not stale:
+                return
+            vectors = self.embedder.embed([content for _, content in stale])
+            with Store.write(conn):
+                conn.executemany(
+                    "UPDATE documents SET vector = ?, model_id = ? WHERE id = ?",
+                    [(v.tobytes(), model_id, doc) for (doc, _), v in zip(stale, vectors, strict=True)],
+                )
 
     def _bulk_load(self, conn: sqlite3.Connection) -> None:
         rows = conn.execute("SELECT id, tags, ts, vector, seq FROM documents ORDER BY id").fetchall()

@@ -1,0 +1,274 @@
+"""The embedded driver's own behaviour: sync across connections and processes, append, reload, filters."""
+
+import asyncio
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memory.bank import MemoryBank, TagsMatch
+from memory.embedded.bank import EmbeddedBank
+from memory.embedded.index import VectorIndex
+from memory.embedded.search import candidate_depth, match_expression, tag_condition
+from memory.embedded.store import IndexRow
+from memory.settings import MemorySettings
+from tests.memory.conftest import wait_operation
+from tests.memory.fakes import HashingEmbedder, RecordingSynthesizer
+
+ROOT = Path(__file__).resolve().parents[2]
+T0 = datetime(2026, 1, 5, 8, 0, tzinfo=UTC)
+
+
+def make_bank(data_dir: Path, **kwargs: object) -> EmbeddedBank:
+    embedder = kwargs.pop("embedder", HashingEmbedder())
+    synthesizer = kwargs.pop("synthesizer", RecordingSynthesizer())
+    return EmbeddedBank(
+        MemorySettings(data_dir=data_dir, **kwargs), embedder=embedder, synthesizer=synthesizer
+    )  # type: ignore[arg-type]
+
+
+@pytest.fixture
+async def bank(tmp_path: Path) -> AsyncIterator[EmbeddedBank]:
+    opened = make_bank(tmp_path)
+    yield opened
+    await opened.close()
+
+
+async def put(bank: MemoryBank, doc: str, text: str, tags: list[str], hours: int = 0) -> None:
+    await bank.retain(
+        document_id=doc, content=text, tags=tags, metadata={"doc": doc}, timestamp=T0 + timedelta(hours=hours)
+    )
+
+
+async def test_append_mode_grows_the_document(bank: EmbeddedBank) -> None:
+    await put(bank, "INC-1", "first note about redis eviction", ["service:cache"])
+    await bank.retain(
+        document_id="INC-1",
+        content="second note: maxmemory policy changed",
+        tags=["kind:correction"],
+        metadata={"extra": "yes"},
+        timestamp=T0 + timedelta(days=1),
+        update_mode="append",
+    )
+    (found,) = await bank.recall(query="redis eviction maxmemory", limit=5)
+    assert found.text == "first note about redis eviction\n\nsecond note: maxmemory policy changed"
+    assert found.tags == ["service:cache", "kind:correction"]
+    assert found.metadata == {"doc": "INC-1", "extra": "yes"}
+    assert found.record is None  # free text is recalled as text
+
+
+async def test_append_to_a_missing_document_creates_it(bank: EmbeddedBank) -> None:
+    await bank.retain(
+        document_id="new", content="only text", tags=[], metadata={}, timestamp=T0, update_mode="append"
+    )
+    assert [r.text for r in await bank.recall(query="only text")] == ["only text"]
+
+
+async def test_writes_from_another_connection_are_seen(tmp_path: Path) -> None:
+    reader, writer = make_bank(tmp_path), make_bank(tmp_path)
+    try:
+        await put(reader, "a", "disk full on the build agents", ["service:ci"])
+        assert [r.id for r in await reader.recall(query="disk full")] == ["a"]
+        await put(writer, "b", "disk full on the log volume", ["service:logs"])
+        await put(writer, "a", "inode exhaustion on the build agents", ["service:ci"])
+        found = {r.id: r for r in await reader.recall(query="disk full inode exhaustion", limit=5)}
+        assert set(found) == {"a", "b"}
+        assert found["a"].text == "inode exhaustion on the build agents"
+    finally:
+        await reader.close()
+        await writer.close()
+
+
+async def test_writes_from_another_process_are_seen(tmp_path: Path, bank: EmbeddedBank) -> None:
+    """The fixture's bank and a separate process share ``tmp_path/memory.db``."""
+    await put(bank, "local", "kafka consumer lag on orders topic", ["service:orders"])
+    script = textwrap.dedent(
+        f"""
+        import asyncio
+        from datetime import UTC, datetime
+        from pathlib import Path
+        from memory.settings import MemorySettings
+        from memory.embedded.bank import EmbeddedBank
+        from tests.memory.fakes import HashingEmbedder, RecordingSynthesizer
+
+        async def main():
+            bank = EmbeddedBank(MemorySettings(data_dir=Path({str(tmp_path)!r})),
+                                embedder=HashingEmbedder(), synthesizer=RecordingSynthesizer())
+            for n in range(3):
+                await bank.retain(document_id=f"remote-{{n}}", content=f"kafka consumer lag remote {{n}}",
+                                  tags=["service:orders"], metadata={{}}, timestamp=datetime.now(UTC))
+            await bank.close()
+
+        asyncio.run(main())
+        """
+    )
+    await asyncio.to_thread(subprocess.run, [sys.executable, "-c", script], cwd=ROOT, check=True, timeout=120)
+    found = await bank.recall(
+        query="kafka consumer lag", tags=["service:orders"], tags_match="any_strict", limit=10
+    )
+    assert {r.id for r in found} == {"local", "remote-0", "remote-1", "remote-2"}
+
+
+async def test_reopening_loads_every_vector(tmp_path: Path) -> None:
+    first = make_bank(tmp_path)
+    for n in range(50):
+        await put(
+            first, f"d{n}", f"incident number {n} about service {n % 5}", [f"service:s{n % 5}"], hours=n
+        )
+    await first.close()
+    second = make_bank(tmp_path)
+    try:
+        found = await second.recall(
+            query="incident about service 3", tags=["service:s3"], tags_match="any_strict", limit=50
+        )
+        assert len(found) == 10 and all(r.tags == ["service:s3"] for r in found)
+        assert len(second.index) == 50
+    finally:
+        await second.close()
+
+
+async def test_vectors_of_another_model_are_recomputed(tmp_path: Path) -> None:
+    old = make_bank(tmp_path, embedder=HashingEmbedder(dimension=64))
+    await put(old, "a", "certificate expired on the ingress", ["service:edge"])
+    await old.close()
+    upgraded_embedder = HashingEmbedder(dimension=32)
+    upgraded_embedder.model_id = "hashing-32"
+    upgraded = make_bank(tmp_path, embedder=upgraded_embedder)
+    try:
+        assert [r.id for r in await upgraded.recall(query="certificate expired")] == ["a"]
+        with sqlite3.connect(tmp_path / "memory.db") as conn:
+            assert conn.execute("SELECT model_id, length(vector) FROM documents").fetchall() == [
+                ("hashing-32", 32 * 4)
+            ]
+    finally:
+        await upgraded.close()
+
+
+async def test_concurrent_retains_all_land(bank: EmbeddedBank) -> None:
+    await asyncio.gather(*(put(bank, f"c{n}", f"concurrent write {n}", ["service:x"]) for n in range(25)))
+    found = await bank.recall(query="concurrent write", budget="high", limit=100)
+    assert len(found) == 25
+
+
+async def test_recency_breaks_ties(bank: EmbeddedBank) -> None:
+    await put(bank, "older", "identical text about a stuck deploy", ["service:deploy"], hours=0)
+    await put(bank, "newer", "identical text about a stuck deploy", ["service:deploy"], hours=5)
+    found = await bank.recall(query="identical text about a stuck deploy", limit=2)
+    assert [r.id for r in found] == ["newer", "older"]  # equal similarity and BM25: the newer ranks first
+
+
+async def test_rejects_what_other_drivers_would_reject(bank: EmbeddedBank) -> None:
+    with pytest.raises(ValueError, match="strings"):
+        await bank.retain(document_id="x", content="c", tags=[], metadata={"n": 1}, timestamp=T0)  # type: ignore[dict-item]
+    with pytest.raises(ValueError, match="timezone"):
+        await bank.retain(document_id="x", content="c", tags=[], metadata={}, timestamp=datetime(2026, 1, 1))
+    with pytest.raises(ValueError, match="document_id"):
+        await bank.retain(document_id="", content="c", tags=[], metadata={}, timestamp=T0)
+
+
+async def test_failed_refresh_is_reported_on_its_operation(tmp_path: Path) -> None:
+    class Broken(RecordingSynthesizer):
+        async def synthesize(self, **kwargs: object):  # type: ignore[no-untyped-def, override]
+            raise RuntimeError("model unavailable")
+
+    bank = make_bank(tmp_path, synthesizer=Broken())
+    try:
+        op = await bank.create_mental_model(model_id="m", name="M", source_query="q")
+        done = await wait_operation(bank, op)
+        assert done.status == "failed" and "model unavailable" in (done.error or "")
+        model = await bank.get_mental_model("m")
+        assert model is not None and model.last_refreshed_at is None
+        with pytest.raises(KeyError):
+            await bank.refresh_mental_model("missing")
+    finally:
+        await bank.close()
+
+
+async def test_mental_model_scope_is_every_record_its_tags_admit(tmp_path: Path) -> None:
+    synthesizer = RecordingSynthesizer()
+    bank = make_bank(tmp_path, synthesizer=synthesizer)
+    try:
+        for n in range(4):
+            await put(bank, f"a{n}", f"alpha {n}", ["service:alpha"], hours=n)
+        await put(bank, "b", "beta", ["service:beta"])
+        op = await bank.create_mental_model(
+            model_id="alpha", name="Alpha", source_query="q", tags=["service:alpha"]
+        )
+        assert (await wait_operation(bank, op)).status == "completed"
+        assert synthesizer.calls == [("q", ["a3", "a2", "a1", "a0"])]
+    finally:
+        await bank.close()
+
+
+def test_candidate_depth_grows_with_budget_and_limit() -> None:
+    assert candidate_depth("low", 3) < candidate_depth("mid", 3) < candidate_depth("high", 3)
+    assert candidate_depth("low", 100) == 300
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ('host-1234 "quoted" OR NEAR(x)', '"host" OR "1234" OR "quoted" OR "near" OR "x"'),
+        ("the of and", None),
+        ("", None),
+        ("Ünïcode café", '"ünïcode" OR "café"'),
+    ],
+)
+def test_match_expression_quotes_every_word(query: str, expected: str | None) -> None:
+    assert match_expression(query) == expected
+
+
+def reference_admits(doc_tags: set[str], wanted: list[str], match: TagsMatch) -> bool:
+    """Hindsight's documented meaning of each mode, written the obvious way."""
+    want = set(wanted)
+    if not want:
+        return True
+    untagged = not doc_tags
+    if match == "any":
+        return untagged or bool(doc_tags & want)
+    if match == "any_strict":
+        return bool(doc_tags & want)
+    if match == "all":
+        return untagged or want <= doc_tags
+    if match == "all_strict":
+        return not untagged and want <= doc_tags
+    return doc_tags == want
+
+
+TAGS = st.sets(st.sampled_from(["service:a", "service:b", "kind:incident", "severity:high"]), max_size=4)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    docs=st.lists(TAGS, min_size=1, max_size=12),
+    wanted=st.lists(
+        st.sampled_from(["service:a", "service:b", "kind:incident", "severity:high"]), max_size=3
+    ),
+    match=st.sampled_from(["any", "any_strict", "all", "all_strict", "exact"]),
+)
+def test_both_channels_filter_tags_like_hindsight(
+    docs: list[set[str]], wanted: list[str], match: TagsMatch
+) -> None:
+    expected = {n + 1 for n, tags in enumerate(docs) if reference_admits(tags, wanted, match)}
+    index = VectorIndex(2)
+    index.apply(
+        IndexRow(id=n + 1, tags=tuple(sorted(t)), ts=0.0, vector=np.ones(2, np.float32), seq=n + 1)
+        for n, t in enumerate(docs)
+    )
+    assert set(index.search(np.ones(2, np.float32), tags=wanted, match=match, k=100)) == expected
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TABLE documents (id INTEGER PRIMARY KEY, tags TEXT)")
+    conn.execute("CREATE TABLE document_tags (tag TEXT, doc INTEGER)")
+    for n, tags in enumerate(docs):
+        conn.execute("INSERT INTO documents VALUES (?, ?)", (n + 1, "[]" if not tags else str(sorted(tags))))
+        conn.executemany("INSERT INTO document_tags VALUES (?, ?)", [(t, n + 1) for t in tags])
+    cond, params = tag_condition(wanted, match)
+    assert {r[0] for r in conn.execute(f"SELECT d.id FROM documents d WHERE {cond}", params)} == expected
