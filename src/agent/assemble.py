@@ -1,0 +1,184 @@
+"""The evidence-only briefing: built from the recalled records themselves, every line cited.
+
+Nothing here guesses. Causes are the strongest matches' recorded root causes (corrections first);
+checks and fixes are their recorded resolution steps and runbooks; risky actions are what their
+post-mortems say was tried and failed, and what the team profile warns against. Weak matches are
+labeled uncertain, and with no match the briefing says plainly that no prior incident is known.
+"""
+
+import re
+
+from agent.briefing import CitedItem, ModelAnswer, SeenBefore
+from agent.conversation import Conversation
+from agent.evidence import STRONG, WEAK, Match
+from agent.guards import clip
+
+MAX_CAUSES = 3
+MAX_STEPS = 5
+_STEP_SPLIT = re.compile(r"\n+|(?:^|\s)\(?\d{1,2}[.)]\s+|;\s+|(?<=[.!?])\s+(?=[A-Z])")
+
+
+def steps(text: str) -> list[str]:
+    """A recorded field as separate steps: numbered lines, semicolons or sentences."""
+    parts = [p.strip(" -•*\t") for p in _STEP_SPLIT.split(text or "")]
+    return [p.rstrip(".") for p in parts if p and len(p) > 2]
+
+
+def _label(match: Match, text: str) -> str:
+    if match.strength >= STRONG:
+        return text
+    band = "moderate" if match.strength >= WEAK else "weak"
+    return f"Uncertain ({band} match): {text}"
+
+
+def seen_before(ranked: list[Match]) -> SeenBefore:
+    if not ranked or ranked[0].strength < WEAK:
+        return "novel"
+    best = ranked[0]
+    if best.strength >= STRONG and best.same_service:
+        return "recurring"
+    return "similar"
+
+
+def _no_prior(conversation: Conversation) -> str:
+    if not conversation.memory_on:
+        why = "memory is off for this briefing, so no past incident was consulted"
+    elif conversation.memory_errors:
+        why = f"memory could not be reached ({conversation.memory_errors[0]})"
+    else:
+        why = "memory holds no resolved incident resembling this alert"
+    return f"No prior incident is known: {why}. Treat the alert as new and work from the alert itself [1]."
+
+
+def _causes(useful: list[Match]) -> list[CitedItem]:
+    items: list[CitedItem] = []
+    for match in useful[:MAX_CAUSES]:
+        record, n, ident = match.incident.record, match.item.n, match.incident.id
+        for correction in match.corrections:
+            items.append(
+                CitedItem(
+                    text=_label(match, f"Corrected root cause of {ident}: {clip(correction, 400)}"),
+                    citations=[n],
+                )
+            )
+        if record is not None and record.root_cause:
+            prefix = f"Root cause recorded for {ident}"
+            if match.corrections:
+                prefix += " (superseded by the correction above)"
+            items.append(
+                CitedItem(text=_label(match, f"{prefix}: {clip(record.root_cause, 400)}"), citations=[n])
+            )
+    return items
+
+
+def _checks(useful: list[Match], conversation: Conversation) -> list[CitedItem]:
+    items: list[CitedItem] = []
+    for match in useful[:2]:
+        record, n, ident = match.incident.record, match.item.n, match.incident.id
+        if record is None:
+            continue
+        if record.error_signature:
+            items.append(
+                CitedItem(
+                    text=_label(
+                        match, f"Look for the error seen in {ident}: {clip(record.error_signature, 240)}"
+                    ),
+                    citations=[n],
+                )
+            )
+        first = steps(record.resolution_steps)[:1]
+        if first:
+            items.append(
+                CitedItem(text=_label(match, f"What {ident} checked or did first: {first[0]}"), citations=[n])
+            )
+        if record.runbook_used:
+            items.append(
+                CitedItem(
+                    text=f"Open the runbook used for {ident}: {clip(record.runbook_used, 240)}", citations=[n]
+                )
+            )
+    evidence = conversation.evidence
+    for item in evidence.items:
+        if item.kind == "runbook":
+            first_line = next((line for line in item.text.splitlines() if line.strip()), item.title)
+            items.append(CitedItem(text=f"Follow {item.title}: {clip(first_line, 200)}", citations=[item.n]))
+        elif item.kind == "profile" and item.id in evidence.profile_checks:
+            items.extend(
+                CitedItem(text=f"Team profile first check: {check}", citations=[item.n])
+                for check in evidence.profile_checks[item.id]
+            )
+    return items
+
+
+def _fix(useful: list[Match]) -> list[CitedItem]:
+    if not useful or useful[0].incident.record is None:
+        return []
+    best = useful[0]
+    record, n = best.incident.record, best.item.n
+    assert record is not None
+    items = [
+        CitedItem(text=_label(best, step), citations=[n])
+        for step in steps(record.resolution_steps)[:MAX_STEPS]
+    ]
+    if record.outcome:
+        items.append(
+            CitedItem(text=f"Outcome then ({best.incident.id}): {clip(record.outcome, 300)}", citations=[n])
+        )
+    return items
+
+
+def _risky(useful: list[Match], conversation: Conversation) -> list[CitedItem]:
+    items: list[CitedItem] = []
+    for match in useful:
+        record = match.incident.record
+        if record is None or not record.failed_attempts:
+            continue
+        for attempt in steps(record.failed_attempts)[:3]:
+            items.append(
+                CitedItem(
+                    text=f"Tried in {match.incident.id} without success: {attempt}", citations=[match.item.n]
+                )
+            )
+    for item in conversation.evidence.items:
+        if item.kind == "profile" and item.id in conversation.evidence.profile_risks:
+            for risk in conversation.evidence.profile_risks[item.id]:
+                items.append(CitedItem(text=f"Team profile warns: {risk}", citations=[item.n]))
+    return items
+
+
+def assemble(conversation: Conversation) -> ModelAnswer:
+    """The answer the evidence-only planner gives, from whatever the loop's recalls found."""
+    evidence = conversation.evidence
+    ranked = evidence.ranked()
+    useful = [m for m in ranked if m.strength >= WEAK] or ranked[:1]
+    verdict = seen_before(ranked)
+    if verdict == "novel":
+        summary = _no_prior(conversation)
+        if ranked:
+            best = ranked[0]
+            summary += (
+                f" The closest record, {best.incident.id} on {best.item.service}, is a weak match and "
+                f"may be unrelated [{best.item.n}]."
+            )
+    else:
+        best = ranked[0]
+        record = best.incident.record
+        kind = "has happened before" if verdict == "recurring" else "resembles a past incident"
+        where = f"{best.incident.id} on {best.item.service}"
+        summary = f"This alert {kind}: {where} ({evidence.why(best)}) [{best.item.n}]."
+        if record is not None:
+            summary += f" Then: {clip(record.symptom, 200)} [{best.item.n}]."
+        others = useful[1:3]
+        if others:
+            summary += " Also similar: " + ", ".join(f"{m.incident.id} [{m.item.n}]" for m in others) + "."
+    if verdict == "novel":
+        useful = []
+    return ModelAnswer(
+        summary=summary,
+        likely_causes=_causes(useful),
+        first_checks=_checks(useful, conversation),
+        suggested_fix=_fix(useful),
+        risky_actions=_risky(useful, conversation),
+        related_incidents=[m.incident.id for m in ranked if m.strength >= WEAK][:5],
+        seen_before=verdict,
+    )

@@ -1,0 +1,108 @@
+"""The briefing: what the on-call engineer reads, stored as JSON on the incident.
+
+Every claim is a ``CitedItem`` whose ``citations`` point into ``evidence`` (1-based, as ``[n]`` in the
+text), so a reader can check each sentence against the record it came from. ``hops`` keeps the trace
+of every model call and tool call that produced it.
+"""
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+SeenBefore = Literal["recurring", "similar", "novel"]
+Mode = Literal["llm", "evidence-only"]
+MemorySwitch = Literal["on", "off"]
+EvidenceKind = Literal["alert", "incident", "runbook", "profile", "synthesis"]
+
+
+class CitedItem(BaseModel):
+    text: str
+    citations: list[int] = Field(default_factory=list)
+
+
+class RelatedIncident(BaseModel):
+    id: str
+    service: str
+    score: float
+    why: str
+
+
+class EvidenceItem(BaseModel):
+    """One numbered source. ``uncertain`` marks weak matches and synthesized text; ``flagged`` data
+    that looked like an instruction to the model."""
+
+    n: int
+    kind: EvidenceKind
+    id: str | None = None
+    service: str | None = None
+    title: str
+    text: str
+    uncertain: bool = False
+    flagged: bool = False
+
+
+class TokenUsage(BaseModel):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+
+
+class ToolCallTrace(BaseModel):
+    tool: str
+    args: dict[str, Any] | str
+    duration_ms: float
+    result_chars: int
+    status: Literal["ok", "error"]
+    error: str | None = None
+
+
+class Hop(BaseModel):
+    """One model call: which tools it was offered, what it called, how long it took, what it cost."""
+
+    n: int
+    model: str
+    duration_ms: float
+    tools_offered: list[str]
+    calls: list[ToolCallTrace] = Field(default_factory=list)
+    answered: bool = False
+    usage: TokenUsage | None = None
+    error: str | None = None
+
+
+class CitationCheck(BaseModel):
+    cited: int = 0
+    invalid_removed: int = 0
+
+
+class Briefing(BaseModel):
+    summary: str
+    likely_causes: list[CitedItem] = Field(default_factory=list)
+    first_checks: list[CitedItem] = Field(default_factory=list)
+    suggested_fix: list[CitedItem] = Field(default_factory=list)
+    risky_actions: list[CitedItem] = Field(default_factory=list)
+    related_incidents: list[RelatedIncident] = Field(default_factory=list)
+    seen_before: SeenBefore
+    evidence: list[EvidenceItem] = Field(default_factory=list)
+    mode: Mode
+    memory: MemorySwitch
+    hops: list[Hop] = Field(default_factory=list)
+    citation_check: CitationCheck = Field(default_factory=CitationCheck)
+    warnings: list[str] = Field(default_factory=list)
+    generated_at: datetime
+
+
+class ModelAnswer(BaseModel):
+    """The JSON object the model (or the evidence-only planner) must answer with.
+
+    ``related_incidents`` names incident ids only: service, score and the reason come from recall,
+    never from the model, so it cannot invent a match.
+    """
+
+    summary: str = Field(min_length=1)
+    likely_causes: list[CitedItem] = Field(default_factory=list)
+    first_checks: list[CitedItem] = Field(default_factory=list)
+    suggested_fix: list[CitedItem] = Field(default_factory=list)
+    risky_actions: list[CitedItem] = Field(default_factory=list)
+    related_incidents: list[str] = Field(default_factory=list)
+    seen_before: SeenBefore

@@ -1,0 +1,65 @@
+"""The state one briefing conversation carries between hops, and the model interface over it.
+
+A chat model sees ``messages`` (the OpenAI-style transcript). The evidence-only planner reads the
+structured side of the same conversation (``outcomes`` and ``evidence``) instead of prose, which is
+how one loop serves both.
+"""
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from agent.briefing import Mode, TokenUsage
+from agent.evidence import Evidence, Match
+
+
+class LLMUnavailable(Exception):
+    """The model could not be reached, or kept failing after retries; the loop falls back."""
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True)
+class ModelTurn:
+    content: str | None
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    usage: TokenUsage | None = None
+
+
+@dataclass
+class ToolOutcome:
+    """A tool call's result as a value: ``text`` goes back to the model, the rest stays structured."""
+
+    call: ToolCall
+    tool: str
+    args: dict[str, Any] | str
+    ok: bool
+    text: str
+    duration_ms: float
+    matches: list[Match] = field(default_factory=list)
+    scoped: bool = False
+    error: str | None = None
+
+
+@dataclass
+class Conversation:
+    messages: list[dict[str, Any]]
+    evidence: Evidence
+    outcomes: list[ToolOutcome] = field(default_factory=list)
+    memory_on: bool = True
+    memory_errors: list[str] = field(default_factory=list)
+
+
+class ChatModel(Protocol):
+    """One call of the loop: given the conversation and the tools on offer, a turn."""
+
+    name: str
+    mode: Mode
+
+    async def complete(self, conversation: Conversation, tools: list[dict[str, Any]] | None) -> ModelTurn: ...
+
+    async def aclose(self) -> None: ...

@@ -1,0 +1,258 @@
+"""Numbered evidence: the alert, the recalled incidents and the team-profile patterns a briefing cites.
+
+The alert is always ``[1]``. Each recalled incident gets the next number the first time any tool
+returns it (later recalls reuse the number), so the model's ``[n]`` and the stored evidence list
+agree. Corrections to an incident go ahead of its original text: the newest word on a root cause
+wins. Match strength is computed here, once, so the planner, the labels and ``seen_before`` agree.
+"""
+
+from dataclasses import dataclass, field
+
+from agent.briefing import EvidenceItem
+from agent.guards import injection_signals
+from memory import RecalledIncident
+from memory.corrections import parse_correction
+from memory.profile import tokens
+
+# Match strength bands: strong needs most of the error signature repeated; weak is one channel's guess.
+STRONG = 0.6
+WEAK = 0.35
+
+
+@dataclass(frozen=True)
+class AlertInput:
+    """What the agent is asked about. ``incident_id`` (when briefing a stored incident) keeps the
+    incident's own memory record out of its evidence."""
+
+    text: str
+    service: str | None = None
+    title: str = ""
+    severity: str | None = None
+    incident_id: str | None = None
+
+    @property
+    def description(self) -> str:
+        return "\n".join(part for part in (self.title, self.text) if part).strip()
+
+
+@dataclass
+class Match:
+    incident: RecalledIncident
+    item: EvidenceItem
+    strength: float
+    same_service: bool
+    corrections: list[str] = field(default_factory=list)
+
+
+def _channel_agreement(incident: RecalledIncident) -> float:
+    """How high the retrieval channels ranked it: 1.0 when two channels put it first."""
+    if not incident.why:
+        return min(max(incident.score, 0.0), 1.0)
+    per_rank = [1.0 if r <= 1 else 0.75 if r <= 3 else 0.5 if r <= 5 else 0.0 for r in incident.why.values()]
+    return sum(per_rank) / max(2, len(per_rank))
+
+
+def _signature_overlap(incident: RecalledIncident, alert_tokens: set[str]) -> float:
+    """Share of the record's error-signature words the alert repeats: the same error, said again."""
+    record = incident.record
+    signature = tokens(record.error_signature if record else incident.text[:400])
+    if not signature:
+        return 0.0
+    return len(signature & alert_tokens) / len(signature)
+
+
+def match_strength(incident: RecalledIncident, alert: AlertInput) -> float:
+    """0..1: mostly whether the alert repeats the recorded error, partly how well retrieval ranked it,
+    so a record that retrieval merely ranked first, with a different error, stays a moderate match."""
+    alert_tokens = tokens(alert.description)
+    return round(0.6 * _signature_overlap(incident, alert_tokens) + 0.4 * _channel_agreement(incident), 3)
+
+
+def incident_service(incident: RecalledIncident) -> str:
+    if incident.record is not None:
+        return incident.record.service
+    for tag in incident.tags:
+        if tag.startswith("service:"):
+            return tag.removeprefix("service:")
+    return incident.metadata.get("service", "unknown")
+
+
+def is_correction(incident: RecalledIncident) -> bool:
+    return "kind:correction" in incident.tags
+
+
+def corrected_id(incident: RecalledIncident) -> str | None:
+    """The incident a correction record amends (its metadata names it)."""
+    return incident.metadata.get("corrects") or None
+
+
+def correction_text(correction: RecalledIncident) -> str:
+    """The correction itself, with who made it and when, without the record's labels."""
+    try:
+        record = parse_correction(correction.text)
+    except ValueError:
+        return correction.text
+    return f"{record.text} (corrected by {record.author or 'unknown'}, {record.timestamp.date().isoformat()})"
+
+
+def _why(incident: RecalledIncident, same_service: bool, strength: float) -> str:
+    channels = ", ".join(
+        f"{name} #{rank}" for name, rank in sorted(incident.why.items(), key=lambda kv: kv[1])
+    )
+    band = "strong" if strength >= STRONG else "moderate" if strength >= WEAK else "weak"
+    scope = "same service" if same_service else "another service"
+    return f"{band} match ({strength:.2f}) on {scope}" + (f"; ranked {channels}" if channels else "")
+
+
+class Evidence:
+    """The evidence list of one briefing, in citation order."""
+
+    def __init__(self, alert: AlertInput) -> None:
+        self.alert = alert
+        signals = injection_signals(alert.description)
+        self.items: list[EvidenceItem] = [
+            EvidenceItem(
+                n=1,
+                kind="alert",
+                service=alert.service,
+                title=f"The alert{f' on {alert.service}' if alert.service else ''}",
+                text=alert.description,
+                flagged=bool(signals),
+            )
+        ]
+        self.matches: dict[str, Match] = {}
+        self.injections: list[tuple[int, str, list[str]]] = [(1, "the alert", signals)] if signals else []
+        self._pending_corrections: dict[str, list[str]] = {}
+        self.profile_risks: dict[str, list[str]] = {}
+        self._corrections_seen: set[str] = set()
+        self.profile_checks: dict[str, list[str]] = {}
+        self.extra_known_ids: set[str] = set()
+
+    def _next(self) -> int:
+        return len(self.items) + 1
+
+    def add_incidents(self, incidents: list[RecalledIncident]) -> list[Match]:
+        """Register recalled incidents (corrections fold into the incident they amend)."""
+        added: list[Match] = []
+        for incident in incidents:
+            if is_correction(incident):
+                self._add_correction(incident)
+                continue
+            if "kind:runbook" in incident.tags:
+                self.add_item(
+                    kind="runbook",
+                    id=incident.id,
+                    title=f"Runbook {incident.id}",
+                    text=incident.text,
+                    service=incident_service(incident),
+                )
+                continue
+            if incident.id == self.alert.incident_id:
+                continue
+            match = self.matches.get(incident.id) or self._register(incident)
+            if match not in added:
+                added.append(match)
+        return added
+
+    def _register(self, incident: RecalledIncident) -> Match:
+        service = incident_service(incident)
+        same = bool(self.alert.service) and service == self.alert.service
+        strength = match_strength(incident, self.alert)
+        signals = injection_signals(incident.text)
+        n = self._next()
+        item = EvidenceItem(
+            n=n,
+            kind="incident",
+            id=incident.id,
+            service=service,
+            title=f"{incident.id} on {service}",
+            text=incident.text,
+            uncertain=strength < STRONG,
+            flagged=bool(signals),
+        )
+        if signals:
+            self.injections.append((n, f"memory record {incident.id}", signals))
+        self.items.append(item)
+        match = Match(incident=incident, item=item, strength=strength, same_service=same)
+        self.matches[incident.id] = match
+        for text in self._pending_corrections.pop(incident.id, []):
+            self._apply_correction(match, text)
+        return match
+
+    def has_correction(self, document_id: str) -> bool:
+        return document_id in self._corrections_seen
+
+    def _add_correction(self, correction: RecalledIncident) -> None:
+        target = corrected_id(correction)
+        if target is None or correction.id in self._corrections_seen:
+            return
+        self._corrections_seen.add(correction.id)
+        if injection_signals(correction.text):
+            self.injections.append((0, f"correction to {target}", injection_signals(correction.text)))
+        text = correction_text(correction)
+        if target in self.matches:
+            self._apply_correction(self.matches[target], text)
+        else:
+            self._pending_corrections.setdefault(target, []).append(text)
+
+    def _apply_correction(self, match: Match, text: str) -> None:
+        if text in match.corrections:
+            return
+        match.corrections.insert(0, text)
+        original = match.incident.text
+        match.item.text = "\n".join(
+            f"CORRECTION (supersedes the record below): {c}" for c in match.corrections
+        )
+        match.item.text += f"\n--- original record ---\n{original}"
+
+    def add_item(
+        self,
+        *,
+        kind: str,
+        title: str,
+        text: str,
+        id: str | None = None,
+        service: str | None = None,
+        uncertain: bool = False,
+    ) -> EvidenceItem:
+        """A profile pattern or a synthesized answer: cited like an incident, flagged if it needs to be."""
+        for existing in self.items:
+            if existing.kind == kind and existing.title == title and existing.text == text:
+                return existing
+        signals = injection_signals(text)
+        item = EvidenceItem(
+            n=self._next(),
+            kind=kind,
+            id=id,
+            service=service,
+            title=title,
+            text=text,  # type: ignore[arg-type]
+            uncertain=uncertain,
+            flagged=bool(signals),
+        )
+        if signals:
+            self.injections.append((item.n, title, signals))
+        self.items.append(item)
+        return item
+
+    def ranked(self) -> list[Match]:
+        """Matches strongest first; same-service wins a tie."""
+        return sorted(self.matches.values(), key=lambda m: (m.strength, m.same_service), reverse=True)
+
+    def why(self, match: Match) -> str:
+        return _why(match.incident, match.same_service, match.strength)
+
+    @property
+    def known_ids(self) -> set[str]:
+        known = {item.id for item in self.items if item.id} | self.extra_known_ids
+        return known | ({self.alert.incident_id} if self.alert.incident_id else set())
+
+    def injection_warnings(self) -> list[str]:
+        warnings = []
+        for n, where, signals in self.injections:
+            cite = f" [{n}]" if n else ""
+            warnings.append(
+                f"Possible prompt injection in {where}{cite} ({'; '.join(signals)}): treated as data, "
+                "not followed, and memory writes were disabled for this briefing."
+            )
+        return warnings

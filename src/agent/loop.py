@@ -1,0 +1,280 @@
+"""The three-hop tool loop, written once for the LLM and the evidence-only planner alike.
+
+At most ``MAX_HOPS`` model calls. Tools are withheld on the last hop so the model must answer. An
+invalid answer gets one repair inside the budget; if none comes, or the LLM is down, the briefing
+is rebuilt in evidence-only mode and a warning says why. Every hop is traced into the briefing.
+"""
+
+import json
+import logging
+import re
+import time
+from typing import Any
+
+from pydantic import ValidationError
+from sqlalchemy.orm import Session
+
+from agent.briefing import Briefing, Hop, ModelAnswer, RelatedIncident, ToolCallTrace
+from agent.citations import Tally, check_items, check_text
+from agent.conversation import ChatModel, Conversation, LLMUnavailable, ModelTurn, ToolOutcome
+from agent.evidence import WEAK, AlertInput, Evidence
+from agent.guards import INCIDENT_ID, unknown_incident_ids
+from agent.planner import EvidenceOnlyPlanner
+from agent.profile import ProfileSource
+from agent.prompts import FINAL_HOP, SYSTEM_PROMPT, alert_message, repair_message
+from agent.tools import ResolutionContext, ToolBox
+from incidents.timeutil import utcnow
+from memory import MemoryBank
+
+log = logging.getLogger(__name__)
+
+MAX_HOPS = 3
+MAX_CALLS_PER_HOP = 4
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
+_LIST_FIELDS = ("likely_causes", "first_checks", "suggested_fix", "risky_actions")
+
+
+def parse_answer(content: str | None) -> ModelAnswer:
+    """The model's JSON answer, tolerating code fences and bare strings in place of cited items."""
+    if not content or not content.strip():
+        raise ValueError("the answer was empty")
+    text = _FENCE.sub("", content.strip())
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end <= start:
+        raise ValueError("no JSON object found in the answer")
+    try:
+        raw = json.loads(text[start : end + 1])
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"invalid JSON: {exc.msg} at {exc.pos}") from exc
+    if not isinstance(raw, dict):
+        raise ValueError("the answer is not a JSON object")
+    for key in _LIST_FIELDS:
+        if isinstance(raw.get(key), list):
+            raw[key] = [{"text": item} if isinstance(item, str) else item for item in raw[key]]
+    try:
+        return ModelAnswer.model_validate(raw)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:5])
+        raise ValueError(problems) from exc
+
+
+def _trace(outcome: ToolOutcome) -> ToolCallTrace:
+    return ToolCallTrace(
+        tool=outcome.tool,
+        args=outcome.args,
+        duration_ms=round(outcome.duration_ms, 3),
+        result_chars=len(outcome.text),
+        status="ok" if outcome.ok else "error",
+        error=outcome.error,
+    )
+
+
+def _assistant_message(turn: ModelTurn) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": turn.content or ""}
+    if turn.tool_calls:
+        message["tool_calls"] = [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+            for c in turn.tool_calls
+        ]
+    return message
+
+
+class Agent:
+    """Briefs alerts with one model (LLM or planner) over one memory bank."""
+
+    def __init__(
+        self,
+        *,
+        model: ChatModel,
+        bank: MemoryBank | None,
+        memory_timeout_s: float = 10.0,
+        profile: ProfileSource | None = None,
+    ) -> None:
+        self.model = model
+        self.bank = bank
+        self.memory_timeout_s = memory_timeout_s
+        self.profile = profile
+
+    async def brief(
+        self,
+        alert: AlertInput,
+        *,
+        memory_on: bool = True,
+        resolution: ResolutionContext | None = None,
+        db_session: Session | None = None,
+    ) -> Briefing:
+        briefing = await self._run(self.model, alert, memory_on, resolution, db_session, first_hop=1)
+        if briefing is not None:
+            return briefing
+        raise AssertionError("the evidence-only planner always answers")
+
+    async def _run(
+        self,
+        model: ChatModel,
+        alert: AlertInput,
+        memory_on: bool,
+        resolution: ResolutionContext | None,
+        db_session: Session | None,
+        *,
+        first_hop: int,
+        carried_hops: list[Hop] | None = None,
+        carried_warnings: list[str] | None = None,
+    ) -> Briefing | None:
+        evidence = Evidence(alert)
+        tools = ToolBox(
+            bank=self.bank,
+            memory_timeout_s=self.memory_timeout_s,
+            resolution=resolution,
+            db_session=db_session,
+        )
+        conversation = Conversation(
+            messages=[], evidence=evidence, memory_on=memory_on and self.bank is not None
+        )
+        if conversation.memory_on and self.profile is not None:
+            await self.profile.add_matching(alert, evidence, conversation.memory_errors)
+        conversation.messages = [
+            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": alert_message(tools.fence, evidence.items[0])},
+        ]
+        hops = list(carried_hops or [])
+        warnings = list(carried_warnings or [])
+        repairing = False
+        failure: str | None = None
+        answer: ModelAnswer | None = None
+        seen_calls: dict[tuple[str, str], ToolOutcome] = {}
+        for n in range(1, MAX_HOPS + 1):
+            last = n == MAX_HOPS
+            offered = [] if last or repairing else tools.offered(conversation)
+            if last and not repairing and len(conversation.messages) > 2:
+                conversation.messages.append({"role": "user", "content": FINAL_HOP})
+            hop = Hop(n=first_hop + n - 1, model=model.name, duration_ms=0.0, tools_offered=offered)
+            hops.append(hop)
+            started = time.perf_counter()
+            try:
+                turn = await model.complete(conversation, tools.schemas(offered) or None)
+            except LLMUnavailable as exc:
+                hop.duration_ms = round((time.perf_counter() - started) * 1000, 3)
+                hop.error = str(exc)
+                failure = f"The LLM was unavailable ({exc})"
+                log.warning("llm unavailable", extra={"hop": n, "error": str(exc)})
+                break
+            hop.usage = turn.usage
+            conversation.messages.append(_assistant_message(turn))
+            if turn.tool_calls and offered:
+                for index, call in enumerate(turn.tool_calls):
+                    key = (call.name, call.arguments)
+                    if index >= MAX_CALLS_PER_HOP:
+                        text = (
+                            f"Error: at most {MAX_CALLS_PER_HOP} tool calls per turn; this one was not run."
+                        )
+                    elif key in seen_calls:
+                        text = "This exact call was already made; its results are above."
+                    else:
+                        outcome = await tools.run(call, conversation, offered)
+                        seen_calls[key] = outcome
+                        conversation.outcomes.append(outcome)
+                        hop.calls.append(_trace(outcome))
+                        text = outcome.text
+                    conversation.messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
+                hop.duration_ms = round((time.perf_counter() - started) * 1000, 3)
+                continue
+            hop.duration_ms = round((time.perf_counter() - started) * 1000, 3)
+            hop.answered = True
+            if turn.tool_calls:
+                failure = "The model asked for tools on its last hop instead of answering"
+                break
+            try:
+                answer = parse_answer(turn.content)
+                break
+            except ValueError as exc:
+                if last or repairing:
+                    failure = f"The model's answer was not a valid briefing after one repair ({exc})"
+                    break
+                repairing = True
+                conversation.messages.append({"role": "user", "content": repair_message(str(exc))})
+        if answer is None:
+            failure = failure or f"The model gave no answer within {MAX_HOPS} hops"
+            if isinstance(model, EvidenceOnlyPlanner):
+                return None
+            fallback = EvidenceOnlyPlanner()
+            return await self._run(
+                fallback,
+                alert,
+                memory_on,
+                None,
+                None,
+                first_hop=len(hops) + 1,
+                carried_hops=hops,
+                carried_warnings=[
+                    *warnings,
+                    f"{failure}: this briefing was assembled from the evidence only.",
+                ],
+            )
+        return _finish(answer, conversation, model, hops, warnings)
+
+
+def _finish(
+    answer: ModelAnswer, conversation: Conversation, model: ChatModel, hops: list[Hop], warnings: list[str]
+) -> Briefing:
+    """Citation check, id check, related incidents from recall (never from the model), warnings."""
+    evidence = conversation.evidence
+    count = len(evidence.items)
+    tally = Tally()
+    summary, _ = check_text(answer.summary, count, tally)
+    sections = {key: check_items(getattr(answer, key), count, tally) for key in _LIST_FIELDS}
+    known = evidence.known_ids
+    invented: list[str] = []
+    summary = _strip_unknown_ids(summary, known, invented)
+    for items in sections.values():
+        for item in items:
+            item.text = _strip_unknown_ids(item.text, known, invented)
+    related: list[RelatedIncident] = []
+    for ident in answer.related_incidents:
+        match = evidence.matches.get(ident)
+        if match is None:
+            invented.append(ident)
+        elif all(r.id != ident for r in related):
+            related.append(
+                RelatedIncident(
+                    id=ident,
+                    service=match.item.service or "unknown",
+                    score=match.strength,
+                    why=evidence.why(match),
+                )
+            )
+    if invented:
+        warnings.append(
+            "The answer named incident id(s) not in the evidence, removed: "
+            + ", ".join(dict.fromkeys(invented))
+        )
+    uncited = sum(1 for items in sections.values() for item in items if not item.citations)
+    if uncited and model.mode == "llm":
+        warnings.append(f"{uncited} statement(s) carry no citation: treat them as unverified.")
+    seen = answer.seen_before
+    if not any(m.strength >= WEAK for m in evidence.matches.values()):
+        seen = "novel"
+    if conversation.memory_errors:
+        reason = conversation.memory_errors[0]
+        warnings.append(f"Memory was unavailable ({reason}): no recalled history backs this briefing.")
+    warnings.extend(evidence.injection_warnings())
+    return Briefing(
+        summary=summary or answer.summary,
+        **sections,
+        related_incidents=related,
+        seen_before=seen,
+        evidence=evidence.items,
+        mode=model.mode,
+        memory="on" if conversation.memory_on else "off",
+        hops=hops,
+        citation_check=tally.as_check(),
+        warnings=list(dict.fromkeys(warnings)),
+        generated_at=utcnow(),
+    )
+
+
+def _strip_unknown_ids(text: str, known: set[str], invented: list[str]) -> str:
+    unknown = unknown_incident_ids(text, known)
+    if not unknown:
+        return text
+    invented.extend(unknown)
+    return INCIDENT_ID.sub(lambda m: m.group(0) if m.group(0) in known else "(unverified incident)", text)

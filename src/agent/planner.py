@@ -1,0 +1,59 @@
+"""The evidence-only planner: a deterministic model that drives the same loop as the LLM.
+
+It is a product mode (the default without a key), not a test double. Hop 1 recalls within the
+alert's service; hop 2 recalls across every service when the scoped results are few or weak (the
+same error on another service is often the answer); then it answers with the briefing assembled
+from the records. It reads the structured tool outcomes of the conversation, never prose.
+"""
+
+import json
+from typing import Any
+
+from agent.assemble import assemble
+from agent.briefing import Mode
+from agent.conversation import Conversation, ModelTurn, ToolCall
+from agent.evidence import STRONG
+from agent.tools import RECALL
+
+SCOPED_LIMIT = 5
+CROSS_LIMIT = 5
+# Fewer scoped matches than this, or none strong, and the planner also looks across services.
+ENOUGH_SCOPED = 2
+
+
+def _offered(tools: list[dict[str, Any]] | None) -> set[str]:
+    return {tool["function"]["name"] for tool in tools or []}
+
+
+class EvidenceOnlyPlanner:
+    name = "evidence-only"
+    mode: Mode = "evidence-only"
+
+    async def complete(self, conversation: Conversation, tools: list[dict[str, Any]] | None) -> ModelTurn:
+        call = self._next_recall(conversation) if RECALL in _offered(tools) else None
+        if call is not None:
+            return ModelTurn(content=None, tool_calls=[call])
+        return ModelTurn(content=assemble(conversation).model_dump_json())
+
+    def _next_recall(self, conversation: Conversation) -> ToolCall | None:
+        recalls = [o for o in conversation.outcomes if o.tool == RECALL]
+        if any(not o.ok for o in recalls):
+            return None
+        alert = conversation.evidence.alert
+        if not recalls:
+            return self._call(len(conversation.outcomes), alert.description, alert.service, SCOPED_LIMIT)
+        if len(recalls) == 1 and recalls[0].scoped:
+            scoped = recalls[0].matches
+            if len(scoped) < ENOUGH_SCOPED or max(m.strength for m in scoped) < STRONG:
+                return self._call(len(conversation.outcomes), alert.description, None, CROSS_LIMIT)
+        return None
+
+    @staticmethod
+    def _call(seq: int, description: str, service: str | None, limit: int) -> ToolCall:
+        args: dict[str, Any] = {"alert_description": description[:4000], "limit": limit}
+        if service:
+            args["service"] = service
+        return ToolCall(id=f"plan-{seq + 1}", name=RECALL, arguments=json.dumps(args))
+
+    async def aclose(self) -> None:
+        return None

@@ -1,0 +1,59 @@
+"""Team-profile patterns that resemble the alert join the evidence, cited like incidents.
+
+The profile is a mental model in the bank (``memory.profile``); the service's own profile is read
+first, then the team-wide one. A pattern's risky actions and first checks are what a briefing most
+needs from it, so they are kept for the evidence-only assembly as well.
+"""
+
+import asyncio
+
+from agent.evidence import AlertInput, Evidence
+from memory import MemoryBank, MemoryUnavailable
+from memory.profile import (
+    PROFILE_ID,
+    Pattern,
+    load_patterns,
+    matching_patterns,
+    pattern_evidence_text,
+    service_model_id,
+)
+
+MAX_PATTERNS = 2
+
+
+class ProfileSource:
+    def __init__(self, bank: MemoryBank, *, timeout_s: float = 10.0) -> None:
+        self._bank = bank
+        self._timeout = timeout_s
+
+    async def patterns(self, service: str | None) -> list[Pattern]:
+        ids = ([service_model_id(service)] if service else []) + [PROFILE_ID]
+        found: list[Pattern] = []
+        for model_id in ids:
+            model = await asyncio.wait_for(self._bank.get_mental_model(model_id), self._timeout)
+            titles = {p.title for p in found}
+            found += [p for p in load_patterns(model) if p.title not in titles]
+        return found
+
+    async def add_matching(self, alert: AlertInput, evidence: Evidence, errors: list[str]) -> None:
+        """Add the best matching patterns to ``evidence``; an unreachable bank is noted, not raised."""
+        try:
+            patterns = await self.patterns(alert.service)
+        except (MemoryUnavailable, TimeoutError) as exc:
+            errors.append(f"team profile: {exc or type(exc).__name__}")
+            return
+        for match in matching_patterns(
+            patterns, alert_text=alert.description, service=alert.service, limit=MAX_PATTERNS
+        ):
+            pattern = match.pattern
+            shares = f" (shares: {', '.join(match.matched_terms[:6])})" if match.matched_terms else ""
+            evidence.add_item(
+                kind="profile",
+                id=pattern.id,
+                title=f"Team profile pattern: {pattern.title}{shares}",
+                text=pattern_evidence_text(pattern),
+                uncertain=pattern.uncertain,
+            )
+            evidence.profile_risks[pattern.id] = [risk.text for risk in pattern.risky_actions[:3]]
+            evidence.profile_checks[pattern.id] = [check.text for check in pattern.first_checks[:2]]
+            evidence.extra_known_ids.update(pattern.incidents)

@@ -1,0 +1,294 @@
+"""The tools the model may call, their schemas, and their handlers; every outcome is a value.
+
+Bad JSON, arguments that fail validation, an unknown tool name and a failing tool all come back as
+an ``Error: ...`` text the model can read and correct, never as an exception out of the loop.
+
+``log_incident`` (the only write) is offered only with a ``ResolutionContext``, which only
+``open_resolution_conversation`` can make: it checks in the database that the incident exists and
+that a named engineer started the conversation. The handler checks again before writing, and it
+writes nothing when the conversation carried instruction-like data. Triage never holds a context.
+"""
+
+import asyncio
+import json
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from agent.conversation import Conversation, ToolCall, ToolOutcome
+from agent.evidence import Match
+from agent.prompts import MAX_INCIDENTS_TO_MODEL, boundary, results_message
+from incidents.incident.models import Incident
+from memory import MemoryBank, MemoryUnavailable
+from memory import tools as memory_tools
+from memory.schema import IncidentRecord, kind_tag, service_tag
+
+RECALL = "recall_similar_incidents"
+REFLECT = "get_incident_briefing"
+LOG = "log_incident"
+
+
+class RecallArgs(BaseModel):
+    alert_description: str = Field(min_length=1, max_length=4000)
+    service: str | None = Field(default=None, max_length=255)
+    limit: int = Field(default=3, ge=1, le=MAX_INCIDENTS_TO_MODEL)
+
+
+class ReflectArgs(BaseModel):
+    question: str = Field(min_length=1, max_length=2000)
+    service: str | None = Field(default=None, max_length=255)
+
+
+class LogIncidentArgs(BaseModel):
+    symptom: str = Field(min_length=1)
+    error_signature: str = Field(min_length=1)
+    root_cause: str = Field(min_length=1)
+    resolution_steps: str = Field(min_length=1)
+    runbook_used: str = ""
+    outcome: str = Field(min_length=1)
+    failed_attempts: str = ""
+
+
+def _schema(name: str, description: str, model: type[BaseModel]) -> dict[str, Any]:
+    parameters = model.model_json_schema()
+    parameters.pop("title", None)
+    for prop in parameters.get("properties", {}).values():
+        prop.pop("title", None)
+    return {
+        "type": "function",
+        "function": {"name": name, "description": description, "parameters": parameters},
+    }
+
+
+TOOL_SCHEMAS: dict[str, dict[str, Any]] = {
+    RECALL: _schema(
+        RECALL,
+        "Find resolved incidents similar to an alert, as whole incidents with their root cause, fix and "
+        "failed attempts. Pass `service` to stay within one service; omit it to search every service.",
+        RecallArgs,
+    ),
+    REFLECT: _schema(
+        REFLECT,
+        "Ask the team's memory a question answered by synthesizing across many incidents "
+        "(for example: what usually causes this on checkout-service?). Synthesized, so less certain.",
+        ReflectArgs,
+    ),
+    LOG: _schema(
+        LOG,
+        "Write the post-mortem of the incident being resolved to memory. Only in a resolution "
+        "conversation an engineer started; the incident and author are fixed by the server.",
+        LogIncidentArgs,
+    ),
+}
+
+_MINT = object()
+
+
+@dataclass(frozen=True, init=False)
+class ResolutionContext:
+    """Proof that an engineer opened a resolution conversation for one existing incident."""
+
+    incident_id: int
+    public_id: str
+    service: str
+    engineer: str
+
+    def __init__(self, *, incident_id: int, public_id: str, service: str, engineer: str, key: object) -> None:
+        if key is not _MINT:
+            raise PermissionError("a resolution context is only opened by open_resolution_conversation")
+        object.__setattr__(self, "incident_id", incident_id)
+        object.__setattr__(self, "public_id", public_id)
+        object.__setattr__(self, "service", service)
+        object.__setattr__(self, "engineer", engineer)
+
+
+def open_resolution_conversation(*, db_session: Session, public_id: str, engineer: str) -> ResolutionContext:
+    """The only way to a context: the incident must exist and a named engineer must be asking."""
+    if not engineer.strip():
+        raise PermissionError("a resolution conversation needs the engineer who started it")
+    incident = db_session.scalar(select(Incident).where(Incident.public_id == public_id))
+    if incident is None:
+        raise LookupError(f"no incident {public_id}")
+    return ResolutionContext(
+        incident_id=incident.id,
+        public_id=incident.public_id,
+        service=incident.service,
+        engineer=engineer,
+        key=_MINT,
+    )
+
+
+class ToolBox:
+    """The tools of one conversation, bound to its bank, evidence and (maybe) resolution context."""
+
+    def __init__(
+        self,
+        *,
+        bank: MemoryBank | None,
+        memory_timeout_s: float = 10.0,
+        resolution: ResolutionContext | None = None,
+        db_session: Session | None = None,
+    ) -> None:
+        self._bank = bank
+        self._timeout = memory_timeout_s
+        self._resolution = resolution
+        self._db = db_session
+        self.fence = boundary()
+
+    def offered(self, conversation: Conversation) -> list[str]:
+        """Recall and reflect when memory is on; the write only in a clean resolution conversation."""
+        names: list[str] = []
+        if conversation.memory_on and self._bank is not None:
+            names += [RECALL, REFLECT]
+            if self._resolution is not None and not conversation.evidence.injections:
+                names.append(LOG)
+        return names
+
+    def schemas(self, names: list[str]) -> list[dict[str, Any]]:
+        return [TOOL_SCHEMAS[name] for name in names]
+
+    async def run(self, call: ToolCall, conversation: Conversation, offered: list[str]) -> ToolOutcome:
+        started = time.perf_counter()
+
+        def outcome(ok: bool, text: str, args: dict[str, Any] | str, **extra: Any) -> ToolOutcome:
+            duration = (time.perf_counter() - started) * 1000
+            error = None if ok else text
+            return ToolOutcome(
+                call=call,
+                tool=call.name,
+                args=args,
+                ok=ok,
+                text=text,
+                duration_ms=duration,
+                error=error,
+                **extra,
+            )
+
+        if call.name not in TOOL_SCHEMAS or call.name not in offered:
+            available = ", ".join(offered) or "none"
+            return outcome(
+                False,
+                f"Error: unknown or unavailable tool '{call.name}'. Available: {available}.",
+                call.arguments,
+            )
+        try:
+            raw = json.loads(call.arguments or "{}")
+        except json.JSONDecodeError as exc:
+            return outcome(
+                False, f"Error: arguments are not valid JSON ({exc.msg} at {exc.pos}).", call.arguments
+            )
+        if not isinstance(raw, dict):
+            return outcome(False, "Error: arguments must be a JSON object.", call.arguments)
+        try:
+            if call.name == RECALL:
+                args = RecallArgs.model_validate(raw)
+                matches, text = await self._recall(args, conversation)
+                return outcome(
+                    True, text, args.model_dump(), matches=matches, scoped=args.service is not None
+                )
+            if call.name == REFLECT:
+                reflect_args = ReflectArgs.model_validate(raw)
+                return outcome(
+                    True, await self._reflect(reflect_args, conversation), reflect_args.model_dump()
+                )
+            log_args = LogIncidentArgs.model_validate(raw)
+            return outcome(True, await self._log(log_args, conversation), log_args.model_dump())
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors()
+            )
+            return outcome(False, f"Error: invalid arguments: {problems}.", raw)
+        except MemoryUnavailable as exc:
+            conversation.memory_errors.append(str(exc) or type(exc).__name__)
+            return outcome(False, f"Error: memory is unavailable right now ({exc}).", raw)
+        except PermissionError as exc:
+            return outcome(False, f"Error: not permitted: {exc}.", raw)
+        except Exception as exc:
+            return outcome(False, f"Error: the tool failed: {type(exc).__name__}: {exc}.", raw)
+
+    async def _memory(self, coro: Any) -> Any:
+        try:
+            return await asyncio.wait_for(coro, self._timeout)
+        except TimeoutError as exc:
+            raise MemoryUnavailable(f"no answer within {self._timeout:g}s") from exc
+
+    async def _recall(self, args: RecallArgs, conversation: Conversation) -> tuple[list[Match], str]:
+        assert self._bank is not None
+        found = await self._memory(
+            memory_tools.recall_similar_incidents(
+                self._bank, args.alert_description, args.service, args.limit
+            )
+        )
+        matches = conversation.evidence.add_incidents(list(found))
+        await self._fetch_corrections(matches, conversation)
+        scope = f"on {args.service}" if args.service else "across all services"
+        if not matches:
+            return matches, f"No resolved incident {scope} matches this description."
+        evidence = conversation.evidence
+        header = f"{len(matches)} resolved incident(s) {scope}, strongest first:"
+        ordered = sorted(matches, key=lambda m: m.strength, reverse=True)
+        return matches, results_message(self.fence, [(m.item, evidence.why(m)) for m in ordered], header)
+
+    async def _fetch_corrections(self, matches: list[Match], conversation: Conversation) -> None:
+        """Corrections named by a recalled record's metadata, so they can go ahead of its text."""
+        wanted = {
+            doc_id
+            for match in matches
+            for doc_id in match.incident.metadata.get("corrections", "").split(",")
+            if doc_id and not conversation.evidence.has_correction(doc_id)
+        }
+        if not wanted or self._bank is None:
+            return
+        targets = sorted({m.incident.id for m in matches if m.incident.metadata.get("corrections")})
+        found = await self._memory(
+            self._bank.recall(
+                query=" ".join(targets),
+                tags=[kind_tag("correction")],
+                tags_match="any_strict",
+                limit=min(len(wanted) + 2, MAX_INCIDENTS_TO_MODEL),
+            )
+        )
+        conversation.evidence.add_incidents([f for f in found if f.id in wanted])
+
+    async def _reflect(self, args: ReflectArgs, conversation: Conversation) -> str:
+        assert self._bank is not None
+        tags = [service_tag(args.service)] if args.service else None
+        answer = await self._memory(
+            self._bank.reflect(query=args.question, tags=tags, tags_match="any_strict" if tags else "any")
+        )
+        if not answer.text.strip():
+            return "Memory has no synthesized answer to that question."
+        based_on = f" (based on {', '.join(answer.based_on)})" if answer.based_on else ""
+        item = conversation.evidence.add_item(
+            kind="synthesis",
+            title=f"Synthesis: {args.question[:80]}{based_on}",
+            text=answer.text,
+            service=args.service,
+            uncertain=True,
+        )
+        return results_message(self.fence, [(item, "synthesized across incidents")], "Memory's synthesis:")
+
+    async def _log(self, args: LogIncidentArgs, conversation: Conversation) -> str:
+        context = self._resolution
+        if context is None or self._db is None:
+            raise PermissionError("memory writes happen only in a resolution conversation")
+        if conversation.evidence.injections:
+            raise PermissionError("this conversation carried instruction-like data; writes are disabled")
+        current = self._db.get(Incident, context.incident_id)
+        if current is None or current.public_id != context.public_id:
+            raise PermissionError(f"incident {context.public_id} no longer exists")
+        assert self._bank is not None
+        record = IncidentRecord(
+            incident_id=context.public_id,
+            service=context.service,
+            timestamp=current.first_seen if isinstance(current.first_seen, datetime) else current.created_at,
+            resolved_by=context.engineer,
+            **args.model_dump(),
+        )
+        await self._memory(memory_tools.log_incident(self._bank, record))
+        return f"Logged the post-mortem of {context.public_id} to memory."

@@ -1,0 +1,187 @@
+"""A small in-memory memory bank for the agent's unit tests: word-overlap recall, nothing else clever."""
+
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from memory import (
+    BankConfig,
+    Health,
+    IncidentRecord,
+    MemoryBank,
+    MemoryUnavailable,
+    MentalModel,
+    Operation,
+    RecalledIncident,
+    ReflectAnswer,
+)
+from memory.corrections import CorrectionRecord, format_correction
+from memory.schema import format_record, parse_record, record_tags
+
+WORD = re.compile(r"\w+")
+
+
+def record(
+    incident_id: str,
+    service: str = "checkout-service",
+    *,
+    symptom: str = "checkout requests failing with 500s",
+    error_signature: str = "FATAL: remaining connection slots are reserved",
+    root_cause: str = "connection pool sized for average load",
+    resolution_steps: str = "1. Check pool metrics\n2. Raise the pool size to 50\n3. Add a circuit breaker",
+    runbook_used: str = "runbooks/db-pool.md",
+    outcome: str = "Recovered in 20 minutes",
+    failed_attempts: str = "Adding app replicas without checking database max_connections made it worse",
+) -> IncidentRecord:
+    return IncidentRecord(
+        incident_id=incident_id,
+        service=service,
+        timestamp=datetime(2026, 3, 14, 9, 12, tzinfo=UTC),
+        symptom=symptom,
+        error_signature=error_signature,
+        root_cause=root_cause,
+        resolution_steps=resolution_steps,
+        runbook_used=runbook_used,
+        outcome=outcome,
+        failed_attempts=failed_attempts,
+        resolved_by="dana",
+    )
+
+
+@dataclass
+class Doc:
+    document_id: str
+    content: str
+    tags: list[str]
+    metadata: dict[str, str]
+    timestamp: datetime
+
+
+@dataclass
+class FakeBank(MemoryBank):
+    driver: str = "fake"
+    docs: dict[str, Doc] = field(default_factory=dict)
+    models: dict[str, MentalModel] = field(default_factory=dict)
+    down: bool = False
+    retained: list[str] = field(default_factory=list)
+    recalls: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, rec: IncidentRecord) -> None:
+        self.docs[rec.incident_id] = Doc(
+            rec.incident_id, format_record(rec), record_tags(rec), {}, rec.timestamp
+        )
+
+    def add_correction(self, corrects: str, service: str, text: str) -> None:
+        doc_id = f"{corrects}-correction-1"
+        content = format_correction(
+            CorrectionRecord(doc_id, corrects, service, datetime(2026, 4, 1, tzinfo=UTC), text, "lee")
+        )
+        self.docs[corrects].metadata["corrections"] = doc_id
+        self.docs[doc_id] = Doc(
+            doc_id,
+            content,
+            [f"service:{service}", "kind:correction"],
+            {"corrects": corrects},
+            datetime(2026, 4, 1, tzinfo=UTC),
+        )
+
+    def _check(self) -> None:
+        if self.down:
+            raise MemoryUnavailable("connection refused")
+
+    async def retain(
+        self,
+        *,
+        document_id: str,
+        content: str,
+        tags: list[str],
+        metadata: dict[str, str],
+        timestamp: datetime,
+        context: str | None = None,
+        update_mode: str = "replace",
+    ) -> None:
+        self._check()
+        self.retained.append(document_id)
+        self.docs[document_id] = Doc(document_id, content, tags, metadata, timestamp)
+
+    async def recall(
+        self,
+        *,
+        query: str,
+        tags: list[str] | None = None,
+        tags_match: str = "any",
+        budget: str = "mid",
+        limit: int = 5,
+    ) -> list[RecalledIncident]:
+        self._check()
+        self.recalls.append({"query": query, "tags": tags, "tags_match": tags_match, "limit": limit})
+        words = set(WORD.findall(query.lower()))
+        scored = []
+        for doc in self.docs.values():
+            if tags and not set(tags) <= set(doc.tags):
+                continue
+            overlap = len(words & set(WORD.findall(doc.content.lower())))
+            if overlap:
+                scored.append((overlap, doc))
+        scored.sort(key=lambda pair: -pair[0])
+        out = []
+        for rank, (overlap, doc) in enumerate(scored[:limit], 1):
+            try:
+                parsed = parse_record(doc.content)
+            except ValueError:
+                parsed = None
+            out.append(
+                RecalledIncident(
+                    id=doc.document_id,
+                    text=doc.content,
+                    record=parsed,
+                    score=overlap / 100,
+                    why={"keyword": rank, "semantic": rank},
+                    tags=doc.tags,
+                    metadata=doc.metadata,
+                    timestamp=doc.timestamp,
+                )
+            )
+        return out
+
+    async def reflect(
+        self,
+        *,
+        query: str,
+        tags: list[str] | None = None,
+        tags_match: str = "any",
+        response_schema: dict[str, Any] | None = None,
+    ) -> ReflectAnswer:
+        found = await self.recall(query=query, tags=tags, tags_match=tags_match, limit=3)
+        return ReflectAnswer(text=f"{len(found)} related incidents", based_on=[f.id for f in found])
+
+    async def create_mental_model(
+        self, *, model_id: str, name: str, source_query: str, tags: list[str] | None = None
+    ) -> Operation:
+        raise NotImplementedError
+
+    async def get_mental_model(self, model_id: str) -> MentalModel | None:
+        self._check()
+        return self.models.get(model_id)
+
+    async def list_mental_models(self) -> list[MentalModel]:
+        return list(self.models.values())
+
+    async def refresh_mental_model(self, model_id: str) -> Operation:
+        raise NotImplementedError
+
+    async def get_operation(self, operation_id: str) -> Operation | None:
+        return None
+
+    async def configure(self, config: BankConfig) -> None:
+        return None
+
+    async def get_config(self) -> BankConfig:
+        return BankConfig(mission="", directives=[], dispositions={})
+
+    async def health(self) -> Health:
+        return Health(ok=not self.down, driver=self.driver, detail="fake", documents=len(self.docs))
+
+    async def close(self) -> None:
+        return None
