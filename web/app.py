@@ -7,7 +7,8 @@ from fastapi import FastAPI
 
 from web import errors, metrics
 from web.container import Container
-from web.routes import alerts, health, incidents, pages
+from web.memory_outbox import track_memory_outbox
+from web.routes import alerts, health, incidents, pages, profile, resolutions
 from web.settings import Settings
 from web.tasks import build_worker
 
@@ -20,6 +21,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         container = Container.build(settings)
         app.state.container = container
         metrics.track_open_incidents(container.sessions)
+        track_memory_outbox(container.sessions)
         if settings.web.run_worker:
             container.worker = build_worker(container)
             container.worker.start()
@@ -38,5 +40,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(health.router)
     app.include_router(alerts.router)
     app.include_router(incidents.router)
+    app.include_router(resolutions.router)
+    app.include_router(profile.router)
     pages.install(app, settings.web)
     return app

@@ -22,6 +22,11 @@ OUTBOX_DEPTH = Gauge("recallops_memory_outbox_depth", "Memory writes not yet syn
 OUTBOX_OLDEST_PENDING = Gauge(
     "recallops_memory_outbox_oldest_pending_seconds", "Age of the oldest memory write not yet synced"
 )
+OUTBOX_DELIVERIES = Counter(
+    "recallops_memory_outbox_deliveries_total",
+    "Memory write attempts by the outbox worker, by outcome",
+    ["outcome"],
+)
 BRIEFINGS = Counter("recallops_briefings_total", "Briefings produced, by mode", ["mode"])
 
 

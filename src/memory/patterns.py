@@ -29,6 +29,8 @@ from memory.bank import RecalledIncident, ReflectAnswer
 from memory.corrections import parse_correction
 from memory.embedder import Embedder
 from memory.profile import (
+    PROFILE_SCHEMA,
+    SOURCE_QUERY,
     Pattern,
     PatternItem,
     profile_structured,
@@ -37,12 +39,15 @@ from memory.profile import (
     tokens,
 )
 from memory.schema import IncidentRecord, tag_value
+from memory.synthesis import Synthesizer
 
 EMBEDDING_WEIGHT = 0.6
 # Calibrated on hand-written incident pairs: blended similarity of the same failure told differently
 # lands at 0.39-0.54, of different failures at 0.13-0.23 (MiniLM); word overlap alone 0.18-0.33 vs 0.
 THRESHOLD_BLENDED = 0.33
 THRESHOLD_WORDS = 0.15
+# Grouping compares every pair: the profile is built from the most recent incidents, this many at most.
+MAX_INCIDENTS = 1000
 NEAR_DUPLICATE = 0.8
 _STEP_SPLIT = re.compile(r"\n+|;\s+|(?:^|\s)\d+[.)]\s+|(?<=[.!?])\s+(?=[A-Z])")
 
@@ -58,8 +63,15 @@ class _Member:
 class OfflineSynthesizer:
     """Patterns by error signature and root cause similarity; ``embedder=None`` uses word overlap alone."""
 
-    def __init__(self, embedder: Embedder | None = None, *, threshold: float | None = None) -> None:
+    def __init__(
+        self,
+        embedder: Embedder | None = None,
+        *,
+        threshold: float | None = None,
+        max_incidents: int = MAX_INCIDENTS,
+    ) -> None:
         self._embedder = embedder
+        self._max_incidents = max_incidents
         default = THRESHOLD_WORDS if embedder is None else THRESHOLD_BLENDED
         self._threshold = default if threshold is None else threshold
 
@@ -77,7 +89,7 @@ class OfflineSynthesizer:
         )
 
     def patterns(self, incidents: Sequence[RecalledIncident]) -> list[Pattern]:
-        members = _members(incidents)
+        members = _members(incidents)[-self._max_incidents :]
         if not members:
             return []
         services = {m.record.service for m in members} | {
@@ -246,3 +258,27 @@ def _priority(pattern: Pattern) -> tuple[Any, ...]:
         -last,
         pattern.id,
     )
+
+
+class ProfileAwareSynthesizer:
+    """Routes a bank's synthesis: profile refreshes to the pattern synthesizer, other questions elsewhere.
+
+    The embedded bank has one synthesizer for reflect and for mental models. Profile models carry
+    ``SOURCE_QUERY`` as their source query (and callers asking for profile-shaped answers pass
+    ``PROFILE_SCHEMA``), so that is what selects the pattern synthesizer; everything else, such as an
+    agent's reflect question, goes to ``fallback``.
+    """
+
+    def __init__(self, *, profile: Synthesizer, fallback: Synthesizer) -> None:
+        self.profile = profile
+        self.fallback = fallback
+
+    async def synthesize(
+        self,
+        *,
+        query: str,
+        incidents: list[RecalledIncident],
+        response_schema: dict[str, Any] | None = None,
+    ) -> ReflectAnswer:
+        target = self.profile if query == SOURCE_QUERY or response_schema == PROFILE_SCHEMA else self.fallback
+        return await target.synthesize(query=query, incidents=incidents, response_schema=response_schema)

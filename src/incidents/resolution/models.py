@@ -151,3 +151,31 @@ class CorrectionRead(BaseModel):
     text: str
     author: str
     created_at: datetime
+
+
+class MemoryStatusRead(BaseModel):
+    """Where the incident's memory writes stand: pending, synced or failing (with why and when next)."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    state: str | None
+    documents: int = 0
+    attempts: int = 0
+    last_error: str | None = None
+    next_attempt_at: datetime | None = None
+    synced_at: datetime | None = None
+
+
+class ResolutionResult(BaseModel):
+    incident: str
+    status: str
+    created: bool
+    resolution: ResolutionRead
+    memory: MemoryStatusRead
+
+
+class CorrectionResult(BaseModel):
+    incident: str
+    correction: CorrectionRead
+    document_id: str
+    memory: MemoryStatusRead

@@ -32,6 +32,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 from tenacity import RetryCallState, Retrying, wait_random_exponential
 
+from incidents.incident.models import Incident
 from incidents.resolution.models import OutboxEntry
 from incidents.timeutil import utcnow
 
@@ -215,11 +216,11 @@ def queue_stats(*, db_session: Session) -> QueueStats:
     )
 
 
-def newest_sync(*, db_session: Session) -> datetime | None:
-    """When memory last accepted a write from this deployment (the profile's freshness mark)."""
-    return db_session.scalar(
-        select(OutboxEntry.synced_at)
-        .where(OutboxEntry.state == "synced")
-        .order_by(OutboxEntry.synced_at.desc())
-        .limit(1)
-    )
+def newest_sync(*, db_session: Session, service: str | None = None) -> datetime | None:
+    """When memory last accepted a write from this deployment, for one service or any."""
+    query = select(OutboxEntry.synced_at).where(OutboxEntry.state == "synced")
+    if service is not None:
+        query = query.join(Incident, Incident.id == OutboxEntry.incident_id).where(
+            Incident.service == service
+        )
+    return db_session.scalar(query.order_by(OutboxEntry.synced_at.desc()).limit(1))

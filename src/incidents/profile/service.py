@@ -1,0 +1,103 @@
+"""Bookkeeping for the reliability profile's refreshes: when one is due, what it covered, what it said.
+
+Rules, in one place so they can be tested on their own:
+- a refresh is **due** when memory holds a write newer than the profile has covered, no refresh is in
+  flight, and the last one was asked for at least ``debounce_s`` ago (so a burst of resolutions costs
+  one refresh, not one each);
+- a refresh **covers** the newest memory write known when it was asked for; that becomes the profile's
+  ``last_memory_seen_at`` once the bank reports a ``last_refreshed_at`` at or after the request.
+"""
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from incidents.profile.models import ProfileState
+from incidents.timeutil import utcnow
+
+IN_FLIGHT = ("pending", "running")
+STALE_OPERATION = timedelta(minutes=15)
+
+
+def get_state(*, db_session: Session, model_id: str) -> ProfileState | None:
+    return db_session.get(ProfileState, model_id)
+
+
+def list_states(*, db_session: Session) -> list[ProfileState]:
+    return list(db_session.scalars(select(ProfileState).order_by(ProfileState.model_id)))
+
+
+def ensure_state(*, db_session: Session, model_id: str, name: str, service: str | None) -> ProfileState:
+    state = get_state(db_session=db_session, model_id=model_id)
+    if state is None:
+        state = ProfileState(model_id=model_id, name=name, service=service, content="", updated_at=utcnow())
+        db_session.add(state)
+        db_session.flush()
+    return state
+
+
+def in_flight(state: ProfileState, *, now: datetime) -> bool:
+    """A refresh was asked for and has not finished (one older than 15 minutes is presumed lost)."""
+    return (
+        state.operation_status in IN_FLIGHT
+        and state.refresh_requested_at is not None
+        and now - state.refresh_requested_at < STALE_OPERATION
+    )
+
+
+def refresh_due(
+    state: ProfileState | None, *, newest_write: datetime | None, now: datetime, debounce_s: float
+) -> bool:
+    if newest_write is None:
+        return False
+    if state is None:
+        return True
+    if state.last_memory_seen_at is not None and newest_write <= state.last_memory_seen_at:
+        return False
+    if in_flight(state, now=now):
+        return False
+    return state.refresh_requested_at is None or now - state.refresh_requested_at >= timedelta(
+        seconds=debounce_s
+    )
+
+
+def record_request(
+    state: ProfileState, *, operation_id: str, status: str, newest_write: datetime | None, now: datetime
+) -> None:
+    state.refresh_requested_at = now
+    state.refresh_memory_mark = newest_write
+    state.operation_id = operation_id
+    state.operation_status = status
+    state.last_error = None
+
+
+def record_operation(state: ProfileState, *, status: str, error: str | None) -> None:
+    state.operation_status = status
+    if status == "failed":
+        state.last_error = error or "the refresh failed"
+
+
+def record_model(
+    state: ProfileState, *, content: str, structured: dict | None, last_refreshed_at: datetime | None
+) -> bool:
+    """Mirror what the bank holds; True when it is newer than what was mirrored before.
+
+    A refresh the bank ran on its own (Hindsight after consolidation) updates the content but not
+    ``last_memory_seen_at``: which writes it saw is unknown, so only a refresh asked for here advances it.
+    """
+    if last_refreshed_at is None:
+        return False
+    if state.last_refreshed_at is not None and last_refreshed_at <= state.last_refreshed_at:
+        return False
+    state.content = content
+    state.structured = structured
+    state.last_refreshed_at = last_refreshed_at
+    requested = state.refresh_requested_at
+    if requested is not None and last_refreshed_at >= requested:
+        mark = state.refresh_memory_mark
+        if mark is not None and (state.last_memory_seen_at is None or mark > state.last_memory_seen_at):
+            state.last_memory_seen_at = mark
+        if state.operation_status in IN_FLIGHT:
+            state.operation_status = "completed"
+    return True
