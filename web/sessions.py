@@ -117,6 +117,21 @@ def user_principal(request: Request, db_session: Session, settings: WebSettings)
     return _principal(user)
 
 
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def api_user_principal(request: Request, db_session: Session) -> Principal | None:
+    """A signed-in person calling the JSON API from a page.
+
+    Cookies and the SSO header travel with every browser request, whoever caused it, so a change
+    (any method but GET, HEAD, OPTIONS) also needs this session's CSRF token in ``X-CSRF-Token``.
+    """
+    principal = user_principal(request, db_session, request.app.state.container.settings.web)
+    if principal is None or request.method in SAFE_METHODS:
+        return principal
+    return principal if csrf_valid(request, request.headers.get(CSRF_HEADER)) else None
+
+
 def from_sso(request: Request, settings: WebSettings) -> bool:
     return bool(settings.sso_header and request.headers.get(settings.sso_header))
 

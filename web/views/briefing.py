@@ -1,0 +1,130 @@
+"""A stored briefing made ready for the page: every ``[n]`` a link to the evidence it names.
+
+Text is split into plain segments and citation segments here, so the template escapes the plain text
+and writes links itself; nothing from the briefing (which quotes alerts and memory) is ever marked safe.
+An incident cited as evidence links to its record page, a profile pattern to its place on the profile,
+the alert to the signal panel, anything else to its entry in the evidence list below the briefing.
+"""
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+_MARKER = re.compile(r"\[(\d+)\]")
+SECTIONS = (
+    ("likely_causes", "Likely causes"),
+    ("first_checks", "First checks"),
+    ("suggested_fix", "Suggested fix"),
+    ("risky_actions", "Risky actions to avoid"),
+)
+
+
+@dataclass(frozen=True)
+class Citation:
+    n: int
+    href: str
+    title: str
+
+
+@dataclass(frozen=True)
+class Segment:
+    text: str = ""
+    citation: Citation | None = None
+
+
+@dataclass(frozen=True)
+class Line:
+    segments: list[Segment]
+
+
+@dataclass(frozen=True)
+class Evidence:
+    n: int
+    kind: str
+    id: str | None
+    service: str | None
+    title: str
+    text: str
+    href: str
+    uncertain: bool
+    flagged: bool
+
+
+@dataclass
+class BriefingView:
+    summary: Line
+    sections: dict[str, list[Line]]
+    related: list[dict[str, Any]]
+    evidence: list[Evidence]
+    seen_before: str
+    mode: str
+    memory: str
+    warnings: list[str]
+    generated_at: str | None
+    citation_check: dict[str, int]
+    hops: list[dict[str, Any]] = field(default_factory=list)
+
+
+def evidence_href(item: dict[str, Any]) -> str:
+    kind, ident = item.get("kind"), item.get("id")
+    if kind == "incident" and ident:
+        return f"/records/{ident}"
+    if kind == "profile" and ident:
+        return f"/profile#pattern-{ident}"
+    if kind == "alert":
+        return "#signal"
+    return f"#ev-{item.get('n')}"
+
+
+def _line(text: str, citations: list[int], index: dict[int, Citation]) -> Line:
+    segments: list[Segment] = []
+    seen: set[int] = set()
+    position = 0
+    for match in _MARKER.finditer(text):
+        n = int(match.group(1))
+        if n not in index:
+            continue
+        if match.start() > position:
+            segments.append(Segment(text=text[position : match.start()]))
+        segments.append(Segment(citation=index[n]))
+        seen.add(n)
+        position = match.end()
+    if position < len(text):
+        segments.append(Segment(text=text[position:]))
+    segments.extend(Segment(citation=index[n]) for n in citations if n in index and n not in seen)
+    return Line(segments=segments)
+
+
+def briefing_view(data: dict[str, Any]) -> BriefingView:
+    evidence = [
+        Evidence(
+            n=int(item["n"]),
+            kind=str(item.get("kind", "")),
+            id=item.get("id"),
+            service=item.get("service"),
+            title=str(item.get("title", "")),
+            text=str(item.get("text", "")),
+            href=evidence_href(item),
+            uncertain=bool(item.get("uncertain")),
+            flagged=bool(item.get("flagged")),
+        )
+        for item in data.get("evidence", [])
+    ]
+    index = {e.n: Citation(n=e.n, href=e.href, title=e.title) for e in evidence}
+    sections = {
+        key: [_line(str(i.get("text", "")), list(i.get("citations", [])), index) for i in data.get(key, [])]
+        for key, _ in SECTIONS
+    }
+    return BriefingView(
+        summary=_line(str(data.get("summary", "")), [], index),
+        sections=sections,
+        related=list(data.get("related_incidents", [])),
+        evidence=evidence,
+        seen_before=str(data.get("seen_before", "novel")),
+        mode=str(data.get("mode", "")),
+        memory=str(data.get("memory", "")),
+        warnings=[str(w) for w in data.get("warnings", [])],
+        generated_at=data.get("generated_at"),
+        citation_check=dict(data.get("citation_check", {})),
+        hops=list(data.get("hops", [])),
+    )
