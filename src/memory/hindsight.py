@@ -1,0 +1,384 @@
+"""The Hindsight driver: the company bank on a Hindsight server, through ``hindsight-client``'s async calls.
+
+For teams that outgrow one machine. Behaviour matches the embedded driver:
+
+- **First use** creates the bank (if the server has none by that id) with its mission, directives and
+  dispositions, and makes sure the server keeps document text, which recall returns.
+- **Retain** upserts by ``document_id`` (the incident id), with tags, string metadata, the incident's
+  timestamp and context. ``append`` adds to the document; its tags are united with the document's
+  and newer metadata wins, as on the embedded driver.
+- **Recall** over-fetches facts, groups them by document and returns ``limit`` incidents, each with
+  the full stored record. Scoping by service is the caller's ``tags_match="any_strict"``.
+- **Errors**: every client error, refused connection and timeout becomes ``MemoryUnavailable``; each
+  public call is bounded as a whole by ``memory_timeout_s``. ``health`` never raises.
+"""
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import datetime
+from typing import Any
+
+import aiohttp
+from hindsight_client import Hindsight
+from hindsight_client_api.exceptions import ApiException
+from pydantic import ValidationError
+
+from memory.bank import (
+    BankConfig,
+    Budget,
+    Health,
+    MemoryBank,
+    MemoryUnavailable,
+    MentalModel,
+    Operation,
+    RecalledIncident,
+    ReflectAnswer,
+    TagsMatch,
+    UpdateMode,
+)
+from memory.config import default_bank_config
+from memory.hindsight_results import (
+    based_on_documents,
+    channel_ranks,
+    group_by_document,
+    to_incident,
+    to_mental_model,
+    to_operation,
+)
+from memory.schema import bank_id
+from memory.settings import MemorySettings
+
+REFRESH_TRIGGER = {"refresh_after_consolidation": True}
+RAW_FACTS = ["world", "experience"]  # observations are syntheses with no document to group by
+FACT_TOKENS_PER_INCIDENT = 1500  # over-fetch: an incident's record can be split into several facts
+MIN_FACT_TOKENS = 4096
+MAX_FACT_TOKENS = 32768
+DISPOSITIONS = ("skepticism", "literalism", "empathy")
+
+
+class HindsightBank(MemoryBank):
+    driver = "hindsight"
+
+    def __init__(
+        self,
+        settings: MemorySettings,
+        *,
+        client: Hindsight | None = None,
+        initial_config: BankConfig | None = None,
+    ) -> None:
+        self.settings = settings
+        self.bank_id = bank_id(settings)
+        self.timeout_s = settings.memory_timeout_s
+        self.client = client or Hindsight(
+            base_url=settings.hindsight_base_url,
+            api_key=settings.hindsight_api_key,
+            timeout=self.timeout_s,
+            max_attempts=1,  # retries belong to callers (the outbox), within their own deadlines
+        )
+        self.initial_config = initial_config or default_bank_config()
+        self._ready = False
+        self._ready_lock = asyncio.Lock()
+
+    # ----- plumbing -----
+
+    @asynccontextmanager
+    async def _guard(self, what: str) -> AsyncIterator[None]:
+        """Bound the block by the memory timeout and turn every transport or API failure into one error."""
+        try:
+            async with asyncio.timeout(self.timeout_s):
+                yield
+        except TimeoutError as exc:
+            raise MemoryUnavailable(f"hindsight {what}: no answer within {self.timeout_s:g}s") from exc
+        except ApiException as exc:
+            raise MemoryUnavailable(f"hindsight {what}: HTTP {exc.status} {_body(exc.body)}") from exc
+        except aiohttp.ClientResponseError as exc:
+            raise MemoryUnavailable(f"hindsight {what}: HTTP {exc.status} {exc.message}") from exc
+        except (aiohttp.ClientError, OSError, ValidationError) as exc:
+            raise MemoryUnavailable(f"hindsight {what}: {type(exc).__name__}: {exc}") from exc
+
+    async def _ensure_bank(self) -> None:
+        """Create and configure the bank on first use; an existing bank keeps the operator's settings."""
+        if self._ready:
+            return
+        async with self._ready_lock:
+            if self._ready:
+                return
+            async with self._guard("open bank"):
+                try:
+                    current = await self.client.aget_bank_config(self.bank_id)
+                except aiohttp.ClientResponseError as exc:
+                    if exc.status != 404:
+                        raise
+                    await self.client.acreate_bank(self.bank_id)
+                    await self._apply(self.initial_config)
+                    current = await self.client.aget_bank_config(self.bank_id)
+                if not current.get("config", {}).get("store_document_text", False):
+                    await self.client.aupdate_bank_config(self.bank_id, store_document_text=True)
+            self._ready = True
+
+    async def _document(self, document_id: str) -> Any | None:
+        try:
+            return await self.client.documents.get_document(
+                self.bank_id, document_id, _request_timeout=self.timeout_s
+            )
+        except ApiException as exc:
+            if exc.status == 404:
+                return None
+            raise
+
+    # ----- writes -----
+
+    async def retain(
+        self,
+        *,
+        document_id: str,
+        content: str,
+        tags: list[str],
+        metadata: dict[str, str],
+        timestamp: datetime,
+        context: str | None = None,
+        update_mode: UpdateMode = "replace",
+    ) -> None:
+        if not document_id:
+            raise ValueError("document_id is required: without it a re-import would duplicate records")
+        if timestamp.tzinfo is None:
+            raise ValueError("timestamp must be timezone-aware")
+        bad = [k for k, v in metadata.items() if not isinstance(v, str)]
+        if bad:
+            raise ValueError(f"metadata values must be strings: {', '.join(bad)}")
+        await self._ensure_bank()
+        tags = list(dict.fromkeys(tags))
+        async with self._guard("retain"):
+            if update_mode == "append":
+                existing = await self._document(document_id)
+                if existing is not None:
+                    tags = list(dict.fromkeys([*(existing.tags or []), *tags]))
+                    previous = {k: str(v) for k, v in (existing.document_metadata or {}).items()}
+                    metadata = {**previous, **metadata}
+            await self.client.aretain(
+                self.bank_id,
+                content,
+                timestamp=timestamp,
+                context=context,
+                document_id=document_id,
+                metadata=metadata,
+                tags=tags,
+                update_mode=update_mode,
+            )
+
+    # ----- reads -----
+
+    async def recall(
+        self,
+        *,
+        query: str,
+        tags: list[str] | None = None,
+        tags_match: TagsMatch = "any",
+        budget: Budget = "mid",
+        limit: int = 5,
+    ) -> list[RecalledIncident]:
+        if limit <= 0:
+            return []
+        await self._ensure_bank()
+        async with self._guard("recall"):
+            response = await self.client.arecall(
+                self.bank_id,
+                query,
+                types=RAW_FACTS,
+                budget=budget,
+                max_tokens=min(MAX_FACT_TOKENS, max(MIN_FACT_TOKENS, limit * FACT_TOKENS_PER_INCIDENT)),
+                tags=tags or None,
+                tags_match=tags_match,
+            )
+            groups = group_by_document(response.results)[:limit]
+            documents = await asyncio.gather(*(self._document(g.document_id) for g in groups))
+        why = channel_ranks(groups)
+        return [to_incident(g, d, why[g.document_id]) for g, d in zip(groups, documents, strict=True)]
+
+    async def reflect(
+        self,
+        *,
+        query: str,
+        tags: list[str] | None = None,
+        tags_match: TagsMatch = "any",
+        response_schema: dict[str, Any] | None = None,
+    ) -> ReflectAnswer:
+        await self._ensure_bank()
+        async with self._guard("reflect"):
+            answer = await self.client.areflect(
+                self.bank_id,
+                query,
+                response_schema=response_schema,
+                tags=tags or None,
+                tags_match=tags_match,
+                include_facts=True,
+            )
+        memories = answer.based_on.memories if answer.based_on is not None else None
+        return ReflectAnswer(
+            text=answer.text,
+            structured=answer.structured_output if response_schema is not None else None,
+            based_on=based_on_documents(memories),
+        )
+
+    # ----- mental models -----
+
+    async def create_mental_model(
+        self, *, model_id: str, name: str, source_query: str, tags: list[str] | None = None
+    ) -> Operation:
+        """Create (or, if it exists, update) the model; it refreshes itself after each consolidation."""
+        await self._ensure_bank()
+        async with self._guard("create mental model"):
+            try:
+                created = await self.client.acreate_mental_model(
+                    self.bank_id, name, source_query, tags=tags, trigger=REFRESH_TRIGGER, id=model_id
+                )
+            except ApiException as exc:
+                if exc.status != 409:
+                    raise
+            else:
+                return Operation(
+                    id=created.operation_id, status="pending", kind="refresh_mental_model", target=model_id
+                )
+            await self.client.aupdate_mental_model(
+                self.bank_id,
+                model_id,
+                name=name,
+                source_query=source_query,
+                tags=tags,
+                trigger=REFRESH_TRIGGER,
+            )
+        return await self.refresh_mental_model(model_id)
+
+    async def get_mental_model(self, model_id: str) -> MentalModel | None:
+        await self._ensure_bank()
+        async with self._guard("get mental model"):
+            try:
+                model = await self.client.aget_mental_model(self.bank_id, model_id, detail="content")
+            except ApiException as exc:
+                if exc.status == 404:
+                    return None
+                raise
+        return to_mental_model(model)
+
+    async def list_mental_models(self) -> list[MentalModel]:
+        await self._ensure_bank()
+        async with self._guard("list mental models"):
+            listed = await self.client.alist_mental_models(
+                self.bank_id, detail="content", exclude_knowledge_pages=True
+            )
+        return [to_mental_model(m) for m in listed.items]
+
+    async def refresh_mental_model(self, model_id: str) -> Operation:
+        """Start a refresh and return at once; poll ``get_operation`` for its end."""
+        await self._ensure_bank()
+        async with self._guard("refresh mental model"):
+            try:
+                started = await self.client.arefresh_mental_model(self.bank_id, model_id)
+            except ApiException as exc:
+                if exc.status == 404:
+                    raise KeyError(f"no mental model {model_id!r}") from exc
+                raise
+        return Operation(
+            id=started.operation_id, status="pending", kind="refresh_mental_model", target=model_id
+        )
+
+    async def get_operation(self, operation_id: str) -> Operation | None:
+        await self._ensure_bank()
+        async with self._guard("get operation"):
+            try:
+                status = await self.client.operations.get_operation_status(
+                    self.bank_id, operation_id, _request_timeout=self.timeout_s
+                )
+            except ApiException as exc:
+                if exc.status in (400, 404):  # 400: not even an operation id
+                    return None
+                raise
+        return to_operation(status)
+
+    # ----- configuration and health -----
+
+    async def configure(self, config: BankConfig) -> None:
+        await self._ensure_bank()
+        async with self._guard("configure"):
+            await self._apply(config)
+
+    async def _apply(self, config: BankConfig) -> None:
+        """Mission and dispositions as bank config; the directives become exactly ``config.directives``."""
+        unknown = set(config.dispositions) - set(DISPOSITIONS)
+        if unknown:
+            raise ValueError(f"unknown dispositions: {', '.join(sorted(unknown))}")
+        await self.client.aupdate_bank_config(
+            self.bank_id,
+            reflect_mission=config.mission,
+            **{f"disposition_{k}": v for k, v in config.dispositions.items()},
+        )
+        existing = (await self.client.alist_directives(self.bank_id)).items
+        wanted = {content: len(config.directives) - i for i, content in enumerate(config.directives)}
+        for directive in existing:
+            if wanted.get(directive.content) != directive.priority or not directive.is_active:
+                await self.client.adelete_directive(self.bank_id, directive.id)
+            else:
+                wanted.pop(directive.content)
+        for content, priority in wanted.items():
+            await self.client.acreate_directive(
+                self.bank_id, name=_directive_name(content), content=content, priority=priority
+            )
+
+    async def get_config(self) -> BankConfig:
+        await self._ensure_bank()
+        async with self._guard("get config"):
+            resolved = (await self.client.aget_bank_config(self.bank_id)).get("config", {})
+            directives = (await self.client.alist_directives(self.bank_id)).items
+        active = sorted((d for d in directives if d.is_active), key=lambda d: -(d.priority or 0))
+        return BankConfig(
+            mission=resolved.get("reflect_mission") or "",
+            directives=[d.content for d in active],
+            dispositions={
+                k: int(resolved[f"disposition_{k}"])
+                for k in DISPOSITIONS
+                if resolved.get(f"disposition_{k}") is not None
+            },
+        )
+
+    async def health(self) -> Health:
+        try:
+            async with self._guard("health"):
+                await self.client.monitoring.health_endpoint_health_get(_request_timeout=self.timeout_s)
+                try:
+                    stats = await self.client.banks.get_agent_stats(
+                        self.bank_id, _request_timeout=self.timeout_s
+                    )
+                except ApiException as exc:
+                    if exc.status != 404:
+                        raise
+                    stats = None
+        except MemoryUnavailable as exc:
+            return Health(ok=False, driver=self.driver, detail=str(exc))
+        pending = f", {stats.pending_operations} pending operations" if stats is not None else ", no bank yet"
+        return Health(
+            ok=True,
+            driver=self.driver,
+            detail=f"{self.settings.hindsight_base_url} bank {self.bank_id}{pending}",
+            documents=stats.total_documents if stats is not None else 0,
+        )
+
+    async def close(self) -> None:
+        await self.client.aclose()
+
+
+def _directive_name(content: str) -> str:
+    words = content.split()
+    return " ".join(words[:8]) + ("…" if len(words) > 8 else "")
+
+
+def _body(body: Any) -> str:
+    """The server's ``detail`` when it sent JSON, else the raw body, kept short for logs and pages."""
+    if not body:
+        return ""
+    try:
+        detail = json.loads(body).get("detail", body)
+    except (ValueError, AttributeError):
+        detail = body
+    return str(detail)[:300]
