@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from incidents.alerts.models import Alert
@@ -120,8 +120,8 @@ def _ingest_one(db_session: Session, alert: NormalizedAlert, via: str) -> Ingest
     actor = f"{alert.source} ({via})"
     incident, opened = _route(db_session, row, group_of(alert), actor, via)
     if incident is not None:
-        db_session.execute(update(Alert).where(Alert.id == alert_id).values(incident_id=incident.id))
         row.incident_id = incident.id
+        db_session.flush()
     return IngestResult(
         alert.fingerprint, alert.status, "stored", incident.public_id if incident else None, opened
     )
@@ -139,6 +139,8 @@ def _route(
     incident = _incident_of_episode(db_session, alert, group)
     if incident is None:
         return None, False
+    alert.incident_id = incident.id
+    db_session.flush()
     if alert.status == "resolved":
         incidents.clear(db_session=db_session, incident=incident, alert=alert, actor=actor)
     elif incident.status == "triggered":
