@@ -140,3 +140,79 @@ def test_unknown_incident_is_a_404_page(site: Site) -> None:
     response = site.client.get("/incidents/INC-9999")
     assert response.status_code == 404
     assert "There is no incident INC-9999." in response.text
+
+
+def test_resolve_form_is_prefilled_from_the_alert_and_the_briefing(site: Site) -> None:
+    site.add_user("ana")
+    site.sign_in("ana")
+    public_id = site.open_incident(runbook_url="https://runbooks.local/latency")
+    _store_briefing(site, public_id)
+    page = site.client.get(f"/incidents/{public_id}/resolve").text
+    assert "Checkout p99 latency above 2s. p99 above threshold for 5 minutes" in page
+    assert "HighLatency{env=prod, service=checkout}" in page
+    assert "Connection pool exhausted by idle transactions</textarea>" in page  # citation marker removed
+    assert "1. Kill idle sessions, then raise the pool timeout" in page
+    assert 'value="https://runbooks.local/latency"' in page
+
+
+def test_resolve_names_each_invalid_field_and_keeps_what_was_typed(site: Site) -> None:
+    site.add_user("ana")
+    site.sign_in("ana")
+    public_id = site.open_incident()
+    data = {
+        "symptom": "slow checkout",
+        "error_signature": "p99>2s",
+        "root_cause": "   ",
+        "resolution_steps": "",
+        "outcome": "restored",
+        "runbook_used": "",
+        "failed_attempts": "",
+    }
+    response = site.post_form(
+        f"/incidents/{public_id}/resolve", data, csrf_from=f"/incidents/{public_id}/resolve"
+    )
+    assert response.status_code == 422
+    assert 'id="e-root_cause" aria-live="polite">must not be blank' in response.text
+    assert 'id="e-resolution_steps" aria-live="polite">must not be blank' in response.text
+    assert "slow checkout</textarea>" in response.text
+    assert "triggered" in site.client.get(f"/incidents/{public_id}").text
+
+
+def test_resolve_saves_the_signed_in_engineer_and_queues_memory(site: Site) -> None:
+    site.add_user("ana")
+    site.sign_in("ana")
+    public_id = site.open_incident()
+    data = {
+        "symptom": "slow checkout",
+        "error_signature": "p99>2s",
+        "root_cause": "pool exhausted",
+        "resolution_steps": "killed idle sessions",
+        "outcome": "restored",
+        "runbook_used": "",
+        "failed_attempts": "restarting pods did not help",
+        "resolved_by": "mallory",
+    }
+    response = site.post_form(
+        f"/incidents/{public_id}/resolve", data, csrf_from=f"/incidents/{public_id}/resolve"
+    )
+    assert response.status_code == 303
+    page = site.client.get(f"/incidents/{public_id}").text
+    assert "Resolved by ana" in page and "mallory" not in page
+    assert "memory pending" in page
+    assert site.client.get(f"/incidents/{public_id}/resolve", follow_redirects=False).status_code == 303
+
+
+def test_viewer_cannot_open_or_submit_the_resolve_form(site: Site) -> None:
+    site.add_user("vic", role="viewer")
+    site.sign_in("vic")
+    public_id = site.open_incident()
+    assert site.client.get(f"/incidents/{public_id}/resolve").status_code == 403
+    data = {
+        "symptom": "x",
+        "error_signature": "x",
+        "root_cause": "x",
+        "resolution_steps": "x",
+        "outcome": "x",
+    }
+    assert site.post_form(f"/incidents/{public_id}/resolve", data).status_code == 403
+    assert "triggered" in site.client.get(f"/incidents/{public_id}").text

@@ -10,12 +10,12 @@ from fastapi.staticfiles import StaticFiles
 
 from web import sessions
 from web.headers import SecurityHeaders
-from web.routes.pages import incident, incidents, signin
+from web.routes.pages import incident, incidents, resolve, signin
 from web.routes.pages.common import PageError, SignInRequired, error_page, sign_in_redirect
 from web.settings import WebSettings
 from web.templating import STATIC_DIR
 
-ROUTERS = (signin.router, incidents.router, incident.router)
+ROUTERS = (signin.router, incidents.router, incident.router, resolve.router)
 
 
 def install(app: FastAPI, settings: WebSettings) -> None:

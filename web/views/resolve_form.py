@@ -1,0 +1,88 @@
+"""The resolve form: its fields, a first draft from the alert and the briefing, and readable errors.
+
+The draft saves typing at 3 a.m. but claims nothing: root cause and steps come from the briefing's
+suggestions, with their citation markers removed, and the engineer edits them to what was verified.
+"""
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from incidents.alerts.models import Alert
+from incidents.incident.models import Incident
+from incidents.resolution.models import ResolutionFields
+
+_MARKERS = re.compile(r"\s*\[\d+\]")
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    label: str
+    hint: str
+    required: bool
+    max_length: int
+    rows: int
+
+
+def _fields() -> list[Field]:
+    rows = {"error_signature": 2, "runbook_used": 1, "outcome": 2}
+    out = []
+    for name, info in ResolutionFields.model_fields.items():
+        max_length = next((m.max_length for m in info.metadata if hasattr(m, "max_length")), 20_000)
+        out.append(
+            Field(
+                name=name,
+                label=name.replace("_", " ").capitalize(),
+                hint=info.description or "",
+                required=info.is_required(),
+                max_length=max_length,
+                rows=rows.get(name, 4),
+            )
+        )
+    return out
+
+
+FIELDS = _fields()
+
+
+def _plain(text: str) -> str:
+    return _MARKERS.sub("", text).strip()
+
+
+def _items(briefing: dict[str, Any] | None, key: str) -> list[str]:
+    return [_plain(str(item.get("text", ""))) for item in (briefing or {}).get(key, []) if item.get("text")]
+
+
+def draft(incident: Incident, alert: Alert | None, briefing: dict[str, Any] | None) -> dict[str, str]:
+    """Initial values: what the alert showed, and what the briefing suggested (to be confirmed)."""
+    values = {f.name: "" for f in FIELDS}
+    if alert is not None:
+        symptom = alert.summary or incident.title
+        values["symptom"] = f"{symptom}. {alert.description}".strip() if alert.description else symptom
+        labels = ", ".join(f"{k}={v}" for k, v in sorted(alert.labels.items()) if k not in ("alertname",))
+        values["error_signature"] = f"{alert.alertname}{{{labels}}}" if labels else alert.alertname
+        values["runbook_used"] = alert.runbook_url or alert.annotations.get("runbook_url", "")
+    else:
+        values["symptom"] = incident.title
+    causes = _items(briefing, "likely_causes")
+    if causes:
+        values["root_cause"] = causes[0]
+    steps = _items(briefing, "suggested_fix")
+    if steps:
+        values["resolution_steps"] = "\n".join(f"{i}. {step}" for i, step in enumerate(steps, 1))
+    return values
+
+
+def errors_by_field(exc: ValidationError) -> dict[str, str]:
+    """Pydantic's errors keyed by field, in words: "Root cause: must not be blank"."""
+    found: dict[str, str] = {}
+    for error in exc.errors():
+        name = str(error["loc"][0]) if error.get("loc") else "form"
+        message = str(error.get("msg", "invalid")).removeprefix("Value error, ")
+        if error.get("type") == "string_too_long":
+            message = f"at most {error.get('ctx', {}).get('max_length')} characters"
+        found.setdefault(name, message)
+    return found
