@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 from incidents.auth import tokens
 from incidents.auth.models import ApiToken
 from incidents.locking import serialized_writes
+from web import sessions
 from web.deps import get_db
 from web.security import Principal
 
@@ -47,11 +48,11 @@ def _mark_used(db_session: Session, token: ApiToken) -> None:
 
 
 def current_principal(request: Request, db_session: Session) -> Principal | None:
-    """The caller, or ``None`` when anonymous or unrecognised."""
+    """The caller, or ``None`` when anonymous or unrecognised: a bearer token, else a signed-in user."""
     secret = bearer_secret(request)
     if secret is not None:
         return token_principal(db_session, secret)
-    return None
+    return sessions.api_user_principal(request, db_session)
 
 
 def authorize(principal: Principal | None, scope: str) -> Principal:
