@@ -8,7 +8,7 @@ from fastapi import FastAPI
 from web import errors, metrics
 from web.container import Container
 from web.memory_outbox import track_memory_outbox
-from web.routes import alerts, health, incidents, pages, profile, resolutions
+from web.routes import alerts, briefings, health, incidents, pages, profile, resolutions
 from web.settings import Settings
 from web.tasks import build_worker
 
@@ -40,6 +40,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(health.router)
     app.include_router(alerts.router)
     app.include_router(incidents.router)
+    app.include_router(briefings.router)
     app.include_router(resolutions.router)
     app.include_router(profile.router)
     pages.install(app, settings.web)

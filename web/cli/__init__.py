@@ -2,12 +2,14 @@
 
 import typer
 
-from web.cli import db, serve
+from web.cli import ask, db, serve
 from web.cli import token as token_cli
 from web.cli import user as user_cli
 
 app = typer.Typer(help="RecallOps: incident response with memory.", no_args_is_help=True)
 app.command("serve")(serve.serve)
+app.command("ask")(ask.ask)
+app.command("replay")(ask.replay_command)
 app.add_typer(db.app, name="db")
 app.add_typer(user_cli.app, name="user")
 app.add_typer(token_cli.app, name="token")

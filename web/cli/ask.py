@@ -1,0 +1,130 @@
+"""``recallops ask`` and ``recallops replay``: a briefing from the terminal, nothing stored.
+
+With ``--json`` stdout carries the JSON object and nothing else (progress and warnings go to
+stderr), so the output pipes straight into ``jq``.
+"""
+
+import asyncio
+import sys
+from enum import StrEnum
+
+import typer
+
+from agent.briefing import Briefing, CitedItem
+from agent.evidence import AlertInput
+from agent.replay import ListDiff, Replay, replay
+from incidents.incident import service as incidents
+from web.briefings import alert_for_incident, open_agent
+from web.container import Container
+from web.settings import Settings
+
+
+class MemoryChoice(StrEnum):
+    on = "on"
+    off = "off"
+
+
+def _section(title: str, items: list[CitedItem]) -> list[str]:
+    if not items:
+        return []
+    return ["", f"{title}:", *(f"  - {item.text}" for item in items)]
+
+
+def render(briefing: Briefing) -> str:
+    """The briefing as an on-call engineer reads it in a terminal, evidence numbered as cited."""
+    lines = [
+        f"Seen before: {briefing.seen_before}   mode: {briefing.mode}   memory: {briefing.memory}",
+        "",
+        briefing.summary,
+    ]
+    lines += _section("Likely causes", briefing.likely_causes)
+    lines += _section("First checks", briefing.first_checks)
+    lines += _section("Suggested fix", briefing.suggested_fix)
+    lines += _section("Risky actions (made it worse before)", briefing.risky_actions)
+    if briefing.related_incidents:
+        lines += ["", "Related incidents:"]
+        lines += [f"  - {r.id} ({r.service}): {r.why}" for r in briefing.related_incidents]
+    lines += ["", "Evidence:"]
+    for item in briefing.evidence:
+        marks = "".join(
+            f" ({m})" for m, on in (("uncertain", item.uncertain), ("flagged", item.flagged)) if on
+        )
+        lines.append(f"  [{item.n}] {item.title}{marks}")
+    for warning in briefing.warnings:
+        lines.append(f"WARNING: {warning}")
+    return "\n".join(lines)
+
+
+def _diff_lines(name: str, diff: ListDiff) -> list[str]:
+    out = [f"  + {name}: {text}" for text in diff.added]
+    return out + [f"  - {name}: {text}" for text in diff.removed]
+
+
+def render_replay(result: Replay) -> str:
+    d = result.diff
+    seen = f"seen before {d.seen_before.off} with memory off, {d.seen_before.on} with memory on"
+    lines = [
+        f"Replay of {result.incident}: {seen}",
+        "",
+        "What memory changed:" if d.changed else "Memory changed nothing for this incident.",
+    ]
+    for name in ("related_incidents", "likely_causes", "first_checks", "suggested_fix", "risky_actions"):
+        lines += _diff_lines(name.replace("_", " "), getattr(d, name))
+    lines += ["", "--- memory on ---", render(result.memory_on)]
+    return "\n".join(lines)
+
+
+async def _ask(settings: Settings, alert: AlertInput, memory_on: bool) -> Briefing:
+    container = Container.build(settings, migrate=False)
+    try:
+        async with open_agent(container) as agent:
+            return await agent.brief(alert, memory_on=memory_on)
+    finally:
+        await container.aclose()
+
+
+def ask(
+    text: str = typer.Argument(..., help="The alert text, as it fired."),
+    service: str | None = typer.Option(None, "--service", "-s", help="Recall within this service first."),
+    memory: MemoryChoice = typer.Option(MemoryChoice.on, help="off: brief without recalling anything."),
+    as_json: bool = typer.Option(False, "--json", help="Print the briefing object only."),
+) -> None:
+    """Brief an alert from past incidents (nothing is stored)."""
+    if not text.strip():
+        typer.echo("error: the alert text is empty", err=True)
+        raise typer.Exit(code=2)
+    alert = AlertInput(text=text, service=service or None)
+    briefing = asyncio.run(_ask(Settings(), alert, memory == MemoryChoice.on))
+    if as_json:
+        sys.stdout.write(briefing.model_dump_json() + "\n")
+    else:
+        typer.echo(render(briefing))
+
+
+async def _replay(settings: Settings, public_id: str) -> Replay | None:
+    container = Container.build(settings)
+    try:
+        with container.sessions() as db:
+            incident = incidents.get_by_public_id(db_session=db, public_id=public_id)
+            if incident is None:
+                return None
+            alert = alert_for_incident(db_session=db, incident=incident)
+        async with open_agent(container) as agent:
+            return await replay(agent, alert)
+    finally:
+        await container.aclose()
+
+
+def replay_command(
+    incident: str = typer.Argument(..., help="The incident id, e.g. INC-0001."),
+    as_json: bool = typer.Option(False, "--json", help="Print the replay object only."),
+) -> None:
+    """Brief an incident with memory off and on and show what memory changed (nothing is stored)."""
+    result = asyncio.run(_replay(Settings(), incident))
+    if result is None:
+        typer.echo(f"error: no incident {incident!r}", err=True)
+        raise typer.Exit(code=1)
+    if as_json:
+        sys.stdout.write(result.model_dump_json() + "\n")
+    else:
+        typer.echo(render_replay(result))
