@@ -11,13 +11,18 @@ For teams that outgrow one machine. Behaviour matches the embedded driver:
   the full stored record. Scoping by service is the caller's ``tags_match="any_strict"``.
 - **Errors**: every client error, refused connection and timeout becomes ``MemoryUnavailable``; each
   public call is bounded as a whole by ``memory_timeout_s``. ``health`` never raises.
+- **Event loops**: one client per running loop, because an HTTP session belongs to the loop that
+  opened it and the web app and the worker thread each run their own.
 """
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+import weakref
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 import aiohttp
@@ -65,13 +70,14 @@ class HindsightBank(MemoryBank):
         self,
         settings: MemorySettings,
         *,
-        client: Hindsight | None = None,
+        connect: Callable[[], Hindsight] | None = None,
         initial_config: BankConfig | None = None,
     ) -> None:
         self.settings = settings
         self.bank_id = bank_id(settings)
         self.timeout_s = settings.memory_timeout_s
-        self.client = client or Hindsight(
+        self._connect = connect or partial(
+            Hindsight,
             base_url=settings.hindsight_base_url,
             api_key=settings.hindsight_api_key,
             timeout=self.timeout_s,
@@ -79,7 +85,21 @@ class HindsightBank(MemoryBank):
         )
         self.initial_config = initial_config or default_bank_config()
         self._ready = False
-        self._ready_lock = asyncio.Lock()
+        self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    @property
+    def client(self) -> Hindsight:
+        """This event loop's client: its HTTP session belongs to one loop, and the worker runs another."""
+        return self._state().client
+
+    def _state(self) -> "_LoopState":
+        loop = asyncio.get_running_loop()
+        state = self._loops.get(loop)
+        if state is None:
+            state = self._loops[loop] = _LoopState(self._connect(), asyncio.Lock())
+        return state
 
     # ----- plumbing -----
 
@@ -102,7 +122,7 @@ class HindsightBank(MemoryBank):
         """Create and configure the bank on first use; an existing bank keeps the operator's settings."""
         if self._ready:
             return
-        async with self._ready_lock:
+        async with self._state().ready_lock:
             if self._ready:
                 return
             async with self._guard("open bank"):
@@ -365,7 +385,20 @@ class HindsightBank(MemoryBank):
         )
 
     async def close(self) -> None:
-        await self.client.aclose()
+        """Close this loop's client; clients of other loops still running are closed on their own loop."""
+        current = asyncio.get_running_loop()
+        states, self._loops = list(self._loops.items()), weakref.WeakKeyDictionary()
+        for loop, state in states:
+            if loop is current:
+                await state.client.aclose()
+            elif loop.is_running():
+                asyncio.run_coroutine_threadsafe(state.client.aclose(), loop)
+
+
+@dataclass
+class _LoopState:
+    client: Hindsight
+    ready_lock: asyncio.Lock
 
 
 def _directive_name(content: str) -> str:
