@@ -3,11 +3,14 @@
 import typer
 
 from web.cli import ask, db, serve
+from web.cli import history as history_cli
 from web.cli import token as token_cli
 from web.cli import user as user_cli
 
 app = typer.Typer(help="RecallOps: incident response with memory.", no_args_is_help=True)
 app.command("serve")(serve.serve)
+app.command("seed")(history_cli.seed)
+app.command("import")(history_cli.import_)
 app.command("ask")(ask.ask)
 app.command("replay")(ask.replay_command)
 app.add_typer(db.app, name="db")

@@ -1,0 +1,125 @@
+"""Resolved incidents that happened before RecallOps: seeded or imported post-mortems.
+
+They get a real incident row (``origin`` ``seed`` or ``import``, status resolved, the post-mortem's own
+id as ``public_id``), a resolution and a timeline line, so their record pages open like any other.
+Writing the same history again updates what changed and leaves the rest alone.
+"""
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from incidents.incident.models import Incident
+from incidents.incident.service import add_event, get_by_public_id
+from incidents.resolution.models import Resolution
+
+Origin = Literal["seed", "import"]
+Outcome = Literal["imported", "updated", "unchanged"]
+TEMPLATE = (
+    "symptom",
+    "error_signature",
+    "root_cause",
+    "resolution_steps",
+    "runbook_used",
+    "outcome",
+    "failed_attempts",
+)
+
+
+class HistoryConflict(Exception):
+    """The id already belongs to an incident RecallOps opened from an alert."""
+
+
+@dataclass(frozen=True)
+class HistoricalIncident:
+    public_id: str
+    service: str
+    title: str
+    severity: str
+    timestamp: datetime
+    template: dict[str, str]  # the labeled template's text fields, by name
+    resolved_by: str
+
+
+def upsert_historical(
+    *, db_session: Session, history: HistoricalIncident, origin: Origin, actor: str
+) -> Outcome:
+    """Create or update the incident, its resolution and its timeline; flush, never commit."""
+    incident = get_by_public_id(db_session=db_session, public_id=history.public_id)
+    if incident is not None and incident.origin not in ("seed", "import"):
+        raise HistoryConflict(
+            f"{history.public_id} is a live incident opened from an alert; choose another id"
+        )
+    if incident is None:
+        incident = Incident(
+            public_id=history.public_id,
+            title=history.title,
+            service=history.service,
+            alertname=history.title[:255],
+            severity=history.severity,
+            status="resolved",
+            origin=origin,
+            alert_count=0,
+            first_seen=history.timestamp,
+            last_seen=history.timestamp,
+            resolved_at=history.timestamp,
+            resolved_by=history.resolved_by or actor,
+        )
+        db_session.add(incident)
+        db_session.flush()
+        db_session.add(Resolution(incident_id=incident.id, **_resolution_columns(history, actor)))
+        add_event(
+            db_session=db_session,
+            incident=incident,
+            kind="imported",
+            actor=actor,
+            message=f"Resolved incident from history ({origin})",
+            data={"origin": origin},
+        )
+        db_session.flush()
+        return "imported"
+    resolution = db_session.scalar(select(Resolution).where(Resolution.incident_id == incident.id))
+    incident_changes = {
+        "title": history.title,
+        "service": history.service,
+        "severity": history.severity,
+        "first_seen": history.timestamp,
+        "last_seen": history.timestamp,
+        "resolved_at": history.timestamp,
+        "resolved_by": history.resolved_by or actor,
+    }
+    resolution_changes = _resolution_columns(history, actor)
+    changed = [k for k, v in incident_changes.items() if getattr(incident, k) != v]
+    if resolution is None:
+        db_session.add(Resolution(incident_id=incident.id, **resolution_changes))
+        changed.append("resolution")
+    else:
+        changed += [k for k, v in resolution_changes.items() if getattr(resolution, k) != v]
+    if not changed:
+        return "unchanged"
+    for key, value in incident_changes.items():
+        setattr(incident, key, value)
+    if resolution is not None:
+        for key, value in resolution_changes.items():
+            setattr(resolution, key, value)
+        resolution.version += 1
+    add_event(
+        db_session=db_session,
+        incident=incident,
+        kind="history_updated",
+        actor=actor,
+        message=f"History record updated ({origin}): {', '.join(sorted(set(changed)))}",
+        data={"origin": origin, "fields": sorted(set(changed))},
+    )
+    db_session.flush()
+    return "updated"
+
+
+def _resolution_columns(history: HistoricalIncident, actor: str) -> dict[str, str]:
+    return {
+        **{name: history.template.get(name, "") for name in TEMPLATE},
+        "resolved_by": history.resolved_by or actor,
+    }

@@ -1,0 +1,161 @@
+"""Historical incidents and runbooks as they arrive from outside: validation and parsing.
+
+The import format is one JSON object per line (or a JSON list), each holding the labeled template's
+fields: ``incident_id``, ``service``, ``timestamp``, ``symptom``, ``error_signature``, ``root_cause``,
+``resolution_steps``, ``runbook_used``, ``outcome``, ``failed_attempts`` (optional), ``resolved_by``;
+plus the optional ``severity`` and ``title`` the incident store shows. Unknown keys are refused, so a
+misspelt field is reported instead of silently dropped. A bad line rejects that line only, with its
+reason; the others are imported.
+"""
+
+import json
+import re
+from datetime import UTC, date, datetime
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError, field_validator
+
+from memory.schema import IncidentRecord
+
+MAX_TEXT = 20_000
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+RequiredText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_TEXT)]
+OptionalText = Annotated[str, StringConstraints(strip_whitespace=True, max_length=MAX_TEXT)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _storable(cls, value: Any) -> Any:
+        if isinstance(value, str) and _UNSTORABLE.search(value):
+            raise ValueError("contains NUL or an unpaired surrogate")
+        return value
+
+
+def _utc(value: datetime | date) -> datetime:
+    """Dates become midnight UTC; times without a zone are taken as UTC."""
+    if not isinstance(value, datetime):
+        return datetime(value.year, value.month, value.day, tzinfo=UTC)
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+class HistoryRow(_Strict):
+    """One historical incident in the import format."""
+
+    incident_id: Annotated[str, StringConstraints(pattern=r"^\S{1,64}$")]
+    service: Annotated[
+        str, StringConstraints(strip_whitespace=True, min_length=1, max_length=255, pattern=r"^[^\n]*$")
+    ]
+    timestamp: datetime | date
+    symptom: RequiredText
+    error_signature: RequiredText
+    root_cause: RequiredText
+    resolution_steps: RequiredText
+    runbook_used: OptionalText = ""
+    outcome: RequiredText
+    failed_attempts: OptionalText = ""
+    resolved_by: Annotated[str, StringConstraints(strip_whitespace=True, max_length=255)] = ""
+    severity: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=32)] = (
+        "unknown"
+    )
+    title: Annotated[str, StringConstraints(strip_whitespace=True, max_length=300)] = ""
+
+    def record(self) -> IncidentRecord:
+        return IncidentRecord(
+            incident_id=self.incident_id,
+            service=self.service,
+            timestamp=_utc(self.timestamp),
+            symptom=self.symptom,
+            error_signature=self.error_signature,
+            root_cause=self.root_cause,
+            resolution_steps=self.resolution_steps,
+            runbook_used=self.runbook_used,
+            outcome=self.outcome,
+            failed_attempts=self.failed_attempts,
+            resolved_by=self.resolved_by,
+        )
+
+    def display_title(self) -> str:
+        first_line = self.symptom.split("\n", 1)[0]
+        return self.title or (first_line if len(first_line) <= 120 else first_line[:119] + "…")
+
+
+class Runbook(_Strict):
+    """A runbook, retained as free text under its id with ``kind:runbook`` and its service."""
+
+    runbook_id: Annotated[str, StringConstraints(pattern=r"^\S{1,64}$")]
+    service: Annotated[
+        str, StringConstraints(strip_whitespace=True, min_length=1, max_length=255, pattern=r"^[^\n]*$")
+    ]
+    title: RequiredText
+    updated: datetime | date
+    body: RequiredText
+
+    def text(self) -> str:
+        return f"RUNBOOK {self.runbook_id} — {self.service}\nTitle: {self.title}\n{self.body}"
+
+    def timestamp(self) -> datetime:
+        return _utc(self.updated)
+
+
+class Rejected(BaseModel):
+    """A line (1-based) or list position that was not imported, and why."""
+
+    line: int
+    incident_id: str | None
+    reasons: list[str]
+
+
+def describe(error: ValidationError) -> list[str]:
+    reasons = []
+    for item in error.errors():
+        where = ".".join(str(p) for p in item["loc"]) or "record"
+        reasons.append(f"{where}: {item['msg']}")
+    return reasons
+
+
+def parse_rows(text: str) -> tuple[list[tuple[int, HistoryRow]], list[Rejected]]:
+    """Valid rows and rejections from JSONL, or from one JSON list (``line`` is then the position)."""
+    if text.lstrip().startswith("["):
+        try:
+            loaded = json.loads(text)
+        except json.JSONDecodeError as exc:
+            return [], [Rejected(line=exc.lineno, incident_id=None, reasons=[f"not valid JSON: {exc.msg}"])]
+        return validate_items(list(enumerate(loaded, start=1)))
+    items: list[tuple[int, Any]] = []
+    broken: list[Rejected] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            items.append((number, json.loads(line)))
+        except json.JSONDecodeError as exc:
+            broken.append(Rejected(line=number, incident_id=None, reasons=[f"not valid JSON: {exc.msg}"]))
+    rows, rejected = validate_items(items)
+    return rows, sorted([*broken, *rejected], key=lambda r: r.line)
+
+
+def validate_items(items: list[tuple[int, Any]]) -> tuple[list[tuple[int, HistoryRow]], list[Rejected]]:
+    rows: list[tuple[int, HistoryRow]] = []
+    rejected: list[Rejected] = []
+    seen: dict[str, int] = {}
+    for number, item in items:
+        if not isinstance(item, dict):
+            rejected.append(Rejected(line=number, incident_id=None, reasons=["expected a JSON object"]))
+            continue
+        label = item.get("incident_id") if isinstance(item.get("incident_id"), str) else None
+        try:
+            row = HistoryRow.model_validate(item)
+        except ValidationError as exc:
+            rejected.append(Rejected(line=number, incident_id=label, reasons=describe(exc)))
+            continue
+        if row.incident_id in seen:
+            reason = f"incident_id repeats line {seen[row.incident_id]}"
+            rejected.append(Rejected(line=number, incident_id=row.incident_id, reasons=[reason]))
+            continue
+        seen[row.incident_id] = number
+        rows.append((number, row))
+    return rows, rejected

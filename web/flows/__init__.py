@@ -1,0 +1,1 @@
+"""Multi-step work with side effects across the incident store and memory."""
