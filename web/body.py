@@ -49,7 +49,7 @@ async def read_json(request: Request, *, max_bytes: int) -> Any:
     if not data.strip():
         raise BodyError(400, "empty body: expected a JSON object")
     try:
-        value = json.loads(data, parse_constant=_no_constants)
+        value = json.loads(data.decode("utf-8"), parse_constant=_no_constants)
     except UnicodeDecodeError as exc:
         raise BodyError(400, "body is not UTF-8 encoded JSON") from exc
     except json.JSONDecodeError as exc:
