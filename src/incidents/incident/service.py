@@ -317,6 +317,16 @@ def latest_alert(*, db_session: Session, incident: Incident) -> Alert | None:
     )
 
 
+def first_seen_points(
+    *, db_session: Session, public_ids: Sequence[str] | None = None
+) -> list[tuple[str, str, datetime]]:
+    """(public id, service, first seen) of every incident, or of the given ones: what charts count."""
+    query = select(Incident.public_id, Incident.service, Incident.first_seen)
+    if public_ids is not None:
+        query = query.where(Incident.public_id.in_(list(public_ids)))
+    return [(row.public_id, row.service, row.first_seen) for row in db_session.execute(query)]
+
+
 def distinct_services(*, db_session: Session) -> list[str]:
     return list(db_session.scalars(select(Incident.service).distinct().order_by(Incident.service)))
 
