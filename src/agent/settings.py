@@ -7,7 +7,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
 class LLMSettings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="RECALLOPS_", env_file=".env", extra="ignore")
+    model_config = SettingsConfigDict(
+        env_prefix="RECALLOPS_", env_file=".env", extra="ignore", populate_by_name=True
+    )
 
     groq_api_key: str | None = Field(
         default=None, validation_alias=AliasChoices("RECALLOPS_GROQ_API_KEY", "GROQ_API_KEY")

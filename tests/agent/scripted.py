@@ -7,37 +7,11 @@ from typing import Any
 
 import httpx
 
+from tests.support.scripted_llm import answer, completion, tool_call
+
+__all__ = ["ScriptedModel", "answer", "tool_call"]
+
 Reply = dict[str, Any] | httpx.Response | Callable[[dict[str, Any]], httpx.Response]
-
-
-def tool_call(name: str, arguments: dict[str, Any] | str, call_id: str = "call-1") -> dict[str, Any]:
-    args = arguments if isinstance(arguments, str) else json.dumps(arguments)
-    return {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [{"id": call_id, "type": "function", "function": {"name": name, "arguments": args}}],
-    }
-
-
-def answer(body: dict[str, Any] | str) -> dict[str, Any]:
-    return {"role": "assistant", "content": body if isinstance(body, str) else json.dumps(body)}
-
-
-def completion(message: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "id": "chatcmpl-test",
-        "object": "chat.completion",
-        "created": 1,
-        "model": "openai/gpt-oss-120b",
-        "choices": [
-            {
-                "index": 0,
-                "message": message,
-                "finish_reason": "tool_calls" if message.get("tool_calls") else "stop",
-            }
-        ],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
-    }
 
 
 @dataclass
