@@ -1,6 +1,8 @@
 """Open the configured memory bank: the embedded driver by default, a Hindsight server when asked."""
 
 from memory.bank import MemoryBank
+from memory.embedder import Embedder
+from memory.patterns import OfflineSynthesizer, ProfileAwareSynthesizer
 from memory.settings import MemorySettings
 from memory.synthesis import EvidenceDigest, Synthesizer
 
@@ -14,9 +16,10 @@ def open_bank(settings: MemorySettings) -> MemoryBank:
     from memory.embedded.bank import EmbeddedBank
     from memory.embedder import MiniLMEmbedder
 
-    return EmbeddedBank(settings, embedder=MiniLMEmbedder(), synthesizer=default_synthesizer())
+    embedder = MiniLMEmbedder()
+    return EmbeddedBank(settings, embedder=embedder, synthesizer=default_synthesizer(embedder))
 
 
-def default_synthesizer() -> Synthesizer:
-    """What answers reflect and refreshes mental models in the embedded driver without an LLM."""
-    return EvidenceDigest()
+def default_synthesizer(embedder: Embedder) -> Synthesizer:
+    """Without an LLM: the team profile from the offline pattern synthesizer, other questions as a digest."""
+    return ProfileAwareSynthesizer(profile=OfflineSynthesizer(embedder), fallback=EvidenceDigest())

@@ -62,7 +62,9 @@ async def bank(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[
     if request.param == "embedded":
         # The factory's bank, but sharing one loaded model across tests.
         opened: MemoryBank = EmbeddedBank(
-            settings, embedder=request.getfixturevalue("minilm"), synthesizer=default_synthesizer()
+            settings,
+            embedder=request.getfixturevalue("minilm"),
+            synthesizer=default_synthesizer(request.getfixturevalue("minilm")),
         )
     else:
         opened = open_bank(settings)
