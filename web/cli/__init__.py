@@ -2,13 +2,16 @@
 
 import typer
 
-from web.cli import ask, db, serve
+from web.cli import ask, db, demo, serve
 from web.cli import history as history_cli
+from web.cli import memory as memory_cli
+from web.cli import profile as profile_cli
 from web.cli import token as token_cli
 from web.cli import user as user_cli
 
 app = typer.Typer(help="RecallOps: incident response with memory.", no_args_is_help=True)
 app.command("serve")(serve.serve)
+app.command("demo")(demo.demo)
 app.command("seed")(history_cli.seed)
 app.command("import")(history_cli.import_)
 app.command("ask")(ask.ask)
@@ -16,3 +19,5 @@ app.command("replay")(ask.replay_command)
 app.add_typer(db.app, name="db")
 app.add_typer(user_cli.app, name="user")
 app.add_typer(token_cli.app, name="token")
+app.add_typer(memory_cli.app, name="memory")
+app.add_typer(profile_cli.app, name="profile")
