@@ -1,0 +1,98 @@
+"""``recallops profile``: the team reliability profile (and each service's)."""
+
+import asyncio
+import json
+
+import typer
+
+from memory import MemoryUnavailable, Operation
+from web import profile
+from web.container import Container
+
+app = typer.Typer(help="The team reliability profile: recurring failure patterns.", no_args_is_help=True)
+POLL_S = 0.2
+
+
+async def _refresh(
+    service: str | None, wait: bool, wait_s: float
+) -> tuple[Operation, profile.ProfileView | None]:
+    container = Container.build()
+    try:
+        scope = profile.Scope(service)
+        operation = await profile.request_refresh(container, scope)
+        # The embedded driver refreshes inside this process: leaving early would abandon the refresh.
+        if not wait and container.bank.driver != "embedded":
+            return operation, None
+        try:
+            async with asyncio.timeout(wait_s):
+                operation = await _until_done(container, operation)
+        except TimeoutError:
+            raise TimeoutError(
+                f"refresh {operation.id} still {operation.status} after {wait_s:.0f}s"
+            ) from None
+        return operation, await profile.view(container, scope)
+    finally:
+        await container.aclose()
+
+
+async def _until_done(container: Container, operation: Operation) -> Operation:
+    while operation.status not in ("completed", "failed"):
+        await asyncio.sleep(POLL_S)
+        found = await profile.get_operation(container, operation.id)
+        if found is None:
+            raise RuntimeError(f"memory lost track of operation {operation.id}")
+        operation = found
+    return operation
+
+
+async def _show(service: str | None) -> profile.ProfileView:
+    container = Container.build()
+    try:
+        return await profile.view(container, profile.Scope(service))
+    finally:
+        await container.aclose()
+
+
+@app.command()
+def refresh(
+    service: str | None = typer.Option(None, help="Refresh this service's profile instead of the team's."),
+    wait: bool = typer.Option(False, "--wait", help="Poll the refresh operation until it finishes."),
+    timeout: float = typer.Option(300.0, help="With --wait: give up after this many seconds."),
+) -> None:
+    """Refresh the profile now (it is also refreshed automatically after new memory writes)."""
+    try:
+        operation, view = asyncio.run(_refresh(service, wait, timeout))
+    except (MemoryUnavailable, TimeoutError, RuntimeError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(code=1) from exc
+    typer.echo(f"operation {operation.id}: {operation.status}")
+    if operation.status == "failed":
+        typer.echo(f"error: {operation.error}", err=True)
+        raise typer.Exit(code=1)
+    if view is not None:
+        typer.echo(f"last_refreshed_at {_iso(view.last_refreshed_at)}; {len(view.patterns)} patterns")
+
+
+@app.command()
+def show(
+    service: str | None = typer.Option(None, help="Show this service's profile instead of the team's."),
+    as_json: bool = typer.Option(False, "--json", help="Print the profile object and nothing else."),
+) -> None:
+    """Print the profile: its patterns with their citations, and how fresh it is."""
+    view = asyncio.run(_show(service))
+    if as_json:
+        typer.echo(json.dumps(view.to_dict(), indent=2))
+        return
+    typer.echo(f"{view.scope.name} ({view.source})")
+    typer.echo(f"last_refreshed_at:   {_iso(view.last_refreshed_at)}")
+    typer.echo(f"last_memory_seen_at: {_iso(view.last_memory_seen_at)}")
+    if view.stale:
+        typer.echo(f"stale: memory has writes up to {_iso(view.memory_last_written_at)} not in it yet")
+    if view.memory_error:
+        typer.echo(f"memory unavailable: {view.memory_error}")
+    typer.echo("")
+    typer.echo(view.content or "The profile has not been built yet: run `recallops profile refresh --wait`.")
+
+
+def _iso(value: object) -> str:
+    return value.isoformat() if hasattr(value, "isoformat") else "never"
