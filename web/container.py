@@ -2,12 +2,13 @@
 
 from dataclasses import dataclass, field
 
-from memory.factory import open_bank
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from agent.profile_synthesis import profile_synthesizer
 from incidents.database import make_engine, make_session_factory, upgrade
 from memory import MemoryBank
+from memory.factory import open_bank
 from web.settings import Settings
 from web.worker import Worker
 
@@ -31,7 +32,7 @@ class Container:
             settings=settings,
             engine=engine,
             sessions=make_session_factory(engine),
-            bank=open_bank(settings.memory),
+            bank=open_bank(settings.memory, profile_synthesizer=profile_synthesizer(settings.llm)),
         )
 
     async def aclose(self) -> None:

@@ -7,8 +7,12 @@ from memory.settings import MemorySettings
 from memory.synthesis import EvidenceDigest, Synthesizer
 
 
-def open_bank(settings: MemorySettings) -> MemoryBank:
-    """Build the bank without touching the store: the first call connects (and may then fail)."""
+def open_bank(settings: MemorySettings, *, profile_synthesizer: Synthesizer | None = None) -> MemoryBank:
+    """Build the bank without touching the store: the first call connects (and may then fail).
+
+    ``profile_synthesizer`` writes the reliability profile on the embedded driver (the service passes
+    an LLM-backed one when a model is configured); without it the offline pattern synthesizer does.
+    """
     if settings.memory == "hindsight":
         from memory.hindsight import HindsightBank
 
@@ -17,9 +21,11 @@ def open_bank(settings: MemorySettings) -> MemoryBank:
     from memory.embedder import MiniLMEmbedder
 
     embedder = MiniLMEmbedder()
-    return EmbeddedBank(settings, embedder=embedder, synthesizer=default_synthesizer(embedder))
+    return EmbeddedBank(
+        settings, embedder=embedder, synthesizer=default_synthesizer(embedder, profile=profile_synthesizer)
+    )
 
 
-def default_synthesizer(embedder: Embedder) -> Synthesizer:
-    """Without an LLM: the team profile from the offline pattern synthesizer, other questions as a digest."""
-    return ProfileAwareSynthesizer(profile=OfflineSynthesizer(embedder), fallback=EvidenceDigest())
+def default_synthesizer(embedder: Embedder, *, profile: Synthesizer | None = None) -> Synthesizer:
+    """The profile from ``profile`` (else the offline pattern synthesizer); other questions as a digest."""
+    return ProfileAwareSynthesizer(profile=profile or OfflineSynthesizer(embedder), fallback=EvidenceDigest())

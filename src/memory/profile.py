@@ -196,7 +196,17 @@ def load_patterns(model: MentalModel | None) -> list[Pattern]:
     """The model's patterns: structured when kept, else a JSON object in its text, else none."""
     if model is None:
         return []
-    data = model.structured if isinstance(model.structured, dict) else _json_in(model.content)
+    if isinstance(model.structured, dict):
+        return _patterns_from(model.structured)
+    return parse_patterns(model.content)
+
+
+def parse_patterns(text: str) -> list[Pattern]:
+    """Patterns from a profile-shaped JSON object found in free text (an LLM's answer, Hindsight's)."""
+    return _patterns_from(_json_in(text))
+
+
+def _patterns_from(data: dict[str, Any] | None) -> list[Pattern]:
     raw = data.get("patterns") if isinstance(data, dict) else None
     if not isinstance(raw, list):
         return []
