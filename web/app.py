@@ -8,7 +8,7 @@ from fastapi import FastAPI
 from web import errors, metrics
 from web.container import Container
 from web.memory_outbox import track_memory_outbox
-from web.routes import alerts, briefings, health, incidents, pages, profile, resolutions
+from web.routes import alerts, briefings, health, incidents, memory, pages, profile, resolutions
 from web.settings import Settings
 from web.tasks import build_worker
 
@@ -43,5 +43,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(briefings.router)
     app.include_router(resolutions.router)
     app.include_router(profile.router)
+    app.include_router(memory.router)
     pages.install(app, settings.web)
     return app

@@ -40,10 +40,6 @@ class ImportSummary(BaseModel):
     rejected: list[Rejected] = []
     runbooks: int = 0
 
-    @property
-    def accepted(self) -> int:
-        return self.imported + self.updated + self.unchanged
-
 
 @dataclass(frozen=True)
 class Seeds:
