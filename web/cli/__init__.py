@@ -3,6 +3,7 @@
 import typer
 
 from web.cli import ask, db, demo, serve
+from web.cli import bench as bench_cli
 from web.cli import history as history_cli
 from web.cli import memory as memory_cli
 from web.cli import profile as profile_cli
@@ -21,3 +22,4 @@ app.add_typer(user_cli.app, name="user")
 app.add_typer(token_cli.app, name="token")
 app.add_typer(memory_cli.app, name="memory")
 app.add_typer(profile_cli.app, name="profile")
+app.add_typer(bench_cli.app, name="bench")

@@ -1,0 +1,31 @@
+"""``recallops bench ...``: benchmarks anyone can rerun, one module each under ``web/bench``.
+
+With ``--json`` a benchmark prints one JSON object on stdout and nothing else.
+"""
+
+import asyncio
+import json
+from pathlib import Path
+
+import typer
+
+from web.bench import retrieval as retrieval_bench
+
+app = typer.Typer(help="Benchmarks: figures anyone can rerun on their own machine.", no_args_is_help=True)
+
+
+@app.command("retrieval")
+def retrieval(
+    corpus: Path = typer.Option(..., exists=True, dir_okay=False, help="Post-mortem corpus (JSONL)."),
+    qrels: Path = typer.Option(..., exists=True, dir_okay=False, help="Judgments: query, doc, grade (TSV)."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object and nothing else."),
+    hindsight_url: str | None = typer.Option(
+        None, "--hindsight-url", help="Also measure a running Hindsight server at this URL."
+    ),
+) -> None:
+    """Recall@1/3/5/10, MRR@10, nDCG@10 and empty@10 for hybrid, BM25-only and embedding-only recall."""
+    results = asyncio.run(retrieval_bench.run_retrieval(corpus, qrels, hindsight_url=hindsight_url))
+    if as_json:
+        typer.echo(json.dumps(results, indent=2))
+        return
+    typer.echo(retrieval_bench.markdown_table(results))
