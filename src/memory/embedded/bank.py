@@ -10,7 +10,6 @@ import asyncio
 import copy
 import json
 import sqlite3
-import time
 from collections.abc import Callable
 from datetime import datetime
 from functools import partial
@@ -32,6 +31,7 @@ from memory.bank import (
     UpdateMode,
 )
 from memory.embedded import models
+from memory.embedded.documents import fetch_by_document_id, fetch_by_ids, recalled, upsert_document
 from memory.embedded.index import VectorIndex
 from memory.embedded.search import candidate_depth, fuse, keyword_search, match_expression, tag_condition
 from memory.embedded.store import (
@@ -39,14 +39,10 @@ from memory.embedded.store import (
     Draft,
     IndexRow,
     Store,
-    StoredDocument,
-    dumps,
     from_epoch,
     row_to_document,
-    to_epoch,
 )
 from memory.embedder import Embedder
-from memory.schema import RecordFormatError, parse_record, tag_value
 from memory.settings import MemorySettings
 from memory.synthesis import Synthesizer
 
@@ -114,7 +110,7 @@ class EmbeddedBank(MemoryBank):
         appending = update_mode == "append"
         while True:
             base = (
-                self.store.run(partial(_fetch_by_document_id, document_id=draft.document_id))
+                self.store.run(partial(fetch_by_document_id, document_id=draft.document_id))
                 if appending
                 else None
             )
@@ -133,6 +129,21 @@ class EmbeddedBank(MemoryBank):
             if written:
                 break
         self._sync()
+
+    async def retain_many(self, documents: list[tuple[Draft, np.ndarray]]) -> None:
+        """Replace-mode retain of many documents whose vectors are already computed, in one transaction.
+
+        For bulk loads (benchmarks, migrations): one commit instead of one per document.
+        """
+        model_id = self.embedder.model_id
+
+        def write(conn: sqlite3.Connection) -> None:
+            with Store.write(conn):
+                for draft, vector in documents:
+                    upsert_document(conn, draft=draft, vector=vector, model_id=model_id)
+
+        await asyncio.to_thread(self.store.run, write)
+        await asyncio.to_thread(self._sync)
 
     # ----- reads -----
 
@@ -222,8 +233,8 @@ class EmbeddedBank(MemoryBank):
             )
         candidates = {d for ids in channels.values() for d in ids}
         fused = fuse(channels, self.index.timestamps(candidates), limit)
-        documents = self.store.run(lambda c: _fetch_by_ids(c, [f.id for f in fused]))
-        return [_recalled(documents[f.id], f.score, f.ranks) for f in fused if f.id in documents]
+        documents = self.store.run(lambda c: fetch_by_ids(c, [f.id for f in fused]))
+        return [recalled(documents[f.id], f.score, f.ranks) for f in fused if f.id in documents]
 
     def _scope_sync(self, tags: list[str]) -> list[RecalledIncident]:
         """A mental model's evidence: every record its tags admit, newest first (not a similarity pick)."""
@@ -237,7 +248,7 @@ class EmbeddedBank(MemoryBank):
                 )
             ]
         )
-        return [_recalled(doc, 1.0, {"recency": n}) for n, doc in enumerate(documents, start=1)]
+        return [recalled(doc, 1.0, {"recency": n}) for n, doc in enumerate(documents, start=1)]
 
     async def reflect(
         self,
@@ -355,63 +366,8 @@ def _write(
     """Upsert by document_id; with ``check``, only if nobody wrote the document since it was read."""
     with Store.write(conn):
         if check:
-            current = _fetch_by_document_id(conn, document_id=draft.document_id)
+            current = fetch_by_document_id(conn, document_id=draft.document_id)
             if (current.seq if current else None) != expect_seq:
                 return False
-        seq = Store.next_seq(conn)
-        doc = conn.execute(
-            "INSERT INTO documents(document_id, content, tags, metadata, ts, context, kind, vector, "
-            "model_id, seq, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT(document_id) DO UPDATE SET content = excluded.content, tags = excluded.tags, "
-            "metadata = excluded.metadata, ts = excluded.ts, context = excluded.context, "
-            "kind = excluded.kind, vector = excluded.vector, model_id = excluded.model_id, "
-            "seq = excluded.seq, updated_at = excluded.updated_at RETURNING id",
-            (
-                draft.document_id,
-                draft.content,
-                dumps(draft.tags),
-                dumps(draft.metadata),
-                to_epoch(draft.timestamp),
-                draft.context,
-                tag_value(draft.tags, "kind"),
-                np.ascontiguousarray(vector, dtype=np.float32).tobytes(),
-                model_id,
-                seq,
-                time.time(),
-            ),
-        ).fetchone()[0]
-        conn.execute("DELETE FROM document_tags WHERE doc = ?", (doc,))
-        conn.executemany("INSERT INTO document_tags(tag, doc) VALUES (?, ?)", [(t, doc) for t in draft.tags])
+        upsert_document(conn, draft=draft, vector=vector, model_id=model_id)
     return True
-
-
-def _fetch_by_document_id(conn: sqlite3.Connection, *, document_id: str) -> StoredDocument | None:
-    row = conn.execute(
-        f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE document_id = ?", (document_id,)
-    ).fetchone()
-    return row_to_document(row) if row else None
-
-
-def _fetch_by_ids(conn: sqlite3.Connection, ids: list[int]) -> dict[int, StoredDocument]:
-    if not ids:
-        return {}
-    marks = ",".join("?" * len(ids))
-    rows = conn.execute(f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE id IN ({marks})", ids)
-    return {doc.id: doc for doc in map(row_to_document, rows)}
-
-
-def _recalled(doc: StoredDocument, score: float, ranks: dict[str, int]) -> RecalledIncident:
-    try:
-        record = parse_record(doc.content)
-    except RecordFormatError:
-        record = None  # runbooks and appended notes are recalled as text
-    return RecalledIncident(
-        id=doc.document_id,
-        text=doc.content,
-        record=record,
-        score=score,
-        why=ranks,
-        tags=doc.tags,
-        metadata=doc.metadata,
-        timestamp=doc.timestamp,
-    )
