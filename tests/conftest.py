@@ -7,6 +7,7 @@ import pytest
 from sqlalchemy.orm import Session
 
 from incidents.database import make_engine, make_session_factory, upgrade
+from tests.support.hindsight import HindsightServer, running_hindsight
 from tests.support.postgres import postgres_cluster
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
@@ -16,6 +17,13 @@ SHARED = Path(__file__).resolve().parents[2] / "shared"
 def postgres_url() -> Iterator[str]:
     with postgres_cluster() as url:
         yield url
+
+
+@pytest.fixture(scope="session")
+def hindsight() -> Iterator[HindsightServer]:
+    """One real Hindsight server per session (``tests.support.hindsight``); each test uses its own bank."""
+    with running_hindsight() as server:
+        yield server
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

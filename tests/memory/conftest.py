@@ -10,7 +10,7 @@ import asyncio
 import sqlite3
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -21,6 +21,7 @@ from memory.embedder import MiniLMEmbedder
 from memory.factory import default_synthesizer, open_bank
 from memory.settings import MemorySettings
 from tests.memory.fakes import HashingEmbedder, RecordingSynthesizer
+from tests.support.hindsight import HindsightServer
 from tests.support.net import free_port
 
 DRIVERS = ["embedded", pytest.param("hindsight", marks=pytest.mark.hindsight)]
@@ -35,11 +36,8 @@ def minilm() -> MiniLMEmbedder:
 
 
 @pytest.fixture(scope="session")
-def hindsight_url() -> Iterator[str]:
-    from tests.support.hindsight import hindsight_server
-
-    with hindsight_server() as url:
-        yield url
+def hindsight_url(hindsight: HindsightServer) -> str:
+    return hindsight.url
 
 
 def settings_for(

@@ -7,11 +7,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from memory.bank import MemoryUnavailable
 from memory.config import default_bank_config
 from memory.hindsight import HindsightBank
 from memory.schema import IncidentRecord, format_record
 from memory.tools import log_incident, recall_similar_incidents
-from tests.support.hindsight import hindsight_bank
+from tests.support.hindsight import HindsightServer, hindsight_bank
 
 pytestmark = pytest.mark.hindsight
 
@@ -98,3 +99,24 @@ def test_the_web_app_and_the_worker_thread_share_one_bank(hindsight_url: str) ->
 
     asyncio.run(web())
     assert results == {"worker": [OOM.incident_id], "web": [OOM.incident_id]}
+
+
+async def test_writes_fail_while_the_server_is_down_and_records_survive_a_restart(
+    hindsight: HindsightServer,
+) -> None:
+    bank = hindsight_bank(hindsight.url, timeout_s=5.0)
+    try:
+        await log_incident(bank, OOM)
+        hindsight.stop_api()
+        try:
+            with pytest.raises(MemoryUnavailable):
+                await log_incident(bank, OOM)
+            assert not (await bank.health()).ok
+        finally:
+            hindsight.start_api()
+        assert [r.id for r in await bank.recall(query="OOM during the nightly sync", limit=3)] == [
+            OOM.incident_id
+        ]
+        assert (await bank.health()).ok
+    finally:
+        await bank.close()

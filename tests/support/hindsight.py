@@ -38,16 +38,24 @@ DB_USER = DB_PASSWORD = DB_NAME = "hindsight"
 CHUNK_CHARS = 16000  # one chunk per record: each fact carries the whole labeled text
 
 
-@dataclass(frozen=True)
+@dataclass
 class HindsightServer:
     url: str
     database_url: str
     embeddings_url: str
-    log_path: Path
+    api: "Child"
     startup_s: float
 
+    def stop_api(self) -> None:
+        """Take the API down (the database stays), e.g. to show that writes queue until it is back."""
+        self.api.stop()
+
+    def start_api(self, timeout: float = 180.0) -> None:
+        """Bring the API back on the same port and database."""
+        self.api.start(timeout)
+
     def log(self) -> str:
-        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+        return self.api.tail()
 
 
 def _pg0() -> Path:
@@ -98,34 +106,56 @@ def _postgres(work: Path) -> Iterator[str]:
         )
 
 
-@contextmanager
-def _process(
-    args: list[str], *, env: dict[str, str], log: Path, ready_url: str, timeout: float
-) -> Iterator[None]:
-    """Run a child until the block ends; ready once ``ready_url`` answers 200, stopped by its PID."""
-    with log.open("ab") as sink:
-        process = subprocess.Popen(args, env=env, cwd=ROOT, stdout=sink, stderr=subprocess.STDOUT)
+@dataclass
+class Child:
+    """A child process, ready once ``ready_url`` answers 200, stopped by its PID; restartable."""
 
-    def up() -> bool:
-        if process.poll() is not None:
-            tail = log.read_text(errors="replace")[-4000:]
-            raise RuntimeError(f"{Path(args[0]).name} exited with {process.returncode}:\n{tail}")
-        return http_ok(ready_url)
+    args: list[str]
+    env: dict[str, str]
+    log: Path
+    ready_url: str
+    process: subprocess.Popen[bytes] | None = None
 
-    try:
+    def start(self, timeout: float) -> None:
+        with self.log.open("ab") as sink:
+            self.process = subprocess.Popen(
+                self.args, env=self.env, cwd=ROOT, stdout=sink, stderr=subprocess.STDOUT
+            )
         try:
-            wait_for(up, timeout=timeout, interval=0.2, what=f"{ready_url} to answer")
+            wait_for(self._up, timeout=timeout, interval=0.2, what=f"{self.ready_url} to answer")
         except TimeoutError as exc:
-            raise RuntimeError(f"{exc}\n{log.read_text(errors='replace')[-4000:]}") from None
-        yield
+            self.stop()
+            raise RuntimeError(f"{exc}\n{self.tail()}") from None
+
+    def _up(self) -> bool:
+        assert self.process is not None
+        if self.process.poll() is not None:
+            raise RuntimeError(
+                f"{Path(self.args[0]).name} exited with {self.process.returncode}:\n{self.tail()}"
+            )
+        return http_ok(self.ready_url)
+
+    def tail(self) -> str:
+        return self.log.read_text(errors="replace")[-4000:] if self.log.exists() else ""
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=10)
+
+
+@contextmanager
+def _running(child: Child, timeout: float) -> Iterator[Child]:
+    child.start(timeout)
+    try:
+        yield child
     finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=10)
+        child.stop()
 
 
 def _base_env() -> dict[str, str]:
@@ -150,15 +180,13 @@ def running_hindsight(*, timeout: float = 180.0) -> Iterator[HindsightServer]:
         database_url = stack.enter_context(_postgres(work))
         embeddings_port = free_port()
         embeddings_url = f"http://127.0.0.1:{embeddings_port}/v1"
-        stack.enter_context(
-            _process(
-                [sys.executable, "-m", "tests.support.embeddings_server", "--port", str(embeddings_port)],
-                env={**_base_env(), "PYTHONPATH": str(ROOT)},
-                log=work / "embeddings.log",
-                ready_url=f"http://127.0.0.1:{embeddings_port}/health",
-                timeout=timeout,
-            )
+        embeddings = Child(
+            [sys.executable, "-m", "tests.support.embeddings_server", "--port", str(embeddings_port)],
+            env={**_base_env(), "PYTHONPATH": str(ROOT)},
+            log=work / "embeddings.log",
+            ready_url=f"http://127.0.0.1:{embeddings_port}/health",
         )
+        stack.enter_context(_running(embeddings, timeout))
         api_port = free_port()
         env = {
             **_base_env(),
@@ -177,22 +205,14 @@ def running_hindsight(*, timeout: float = 180.0) -> Iterator[HindsightServer]:
             "HF_HUB_OFFLINE": "1",
             "TRANSFORMERS_OFFLINE": "1",
         }
-        log = work / "hindsight-api.log"
         url = f"http://127.0.0.1:{api_port}"
-        stack.enter_context(
-            _process(
-                [str(VENV / "bin" / "hindsight-api")],
-                env=env,
-                log=log,
-                ready_url=f"{url}/health",
-                timeout=timeout,
-            )
-        )
+        api = Child([str(VENV / "bin" / "hindsight-api")], env, work / "hindsight-api.log", f"{url}/health")
+        stack.enter_context(_running(api, timeout))
         yield HindsightServer(
             url=url,
             database_url=database_url,
             embeddings_url=embeddings_url,
-            log_path=log,
+            api=api,
             startup_s=time.monotonic() - started,
         )
 
