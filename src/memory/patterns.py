@@ -227,13 +227,12 @@ def _collect(entries: Any) -> list[PatternItem]:
 
 
 def _dependencies(chosen: list[_Member], services: set[str]) -> list[PatternItem]:
-    own = {m.record.service for m in chosen}
+    """Other known services an incident's own text names: what its service depended on when it failed."""
     found: list[tuple[str, _Member]] = []
     for member in chosen:
-        text = "\n".join(
-            [member.record.symptom, member.record.root_cause, member.record.error_signature]
-        ).lower()
-        found.extend((s, member) for s in sorted(services - own) if s.lower() in text)
+        record = member.record
+        text = "\n".join([record.symptom, record.root_cause, record.error_signature]).lower()
+        found.extend((s, member) for s in sorted(services - {record.service}) if s.lower() in text)
     return _collect(found)
 
 
