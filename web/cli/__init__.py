@@ -4,6 +4,7 @@ import typer
 
 from web.cli import ask, db, demo, serve
 from web.cli import bench as bench_cli
+from web.cli import eval as eval_cli
 from web.cli import history as history_cli
 from web.cli import memory as memory_cli
 from web.cli import profile as profile_cli
@@ -23,3 +24,4 @@ app.add_typer(token_cli.app, name="token")
 app.add_typer(memory_cli.app, name="memory")
 app.add_typer(profile_cli.app, name="profile")
 app.add_typer(bench_cli.app, name="bench")
+app.command("eval")(eval_cli.eval_command)

@@ -1,0 +1,54 @@
+"""Every evaluation scenario, through the real product in evidence-only mode: any failure fails CI."""
+
+import asyncio
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from web.cli import app
+from web.evals.report import DEFAULT_SCENARIOS, run_all, summarize
+from web.evals.runner import ScenarioResult
+from web.evals.scenario import load_scenarios
+
+SCENARIOS = load_scenarios(DEFAULT_SCENARIOS)
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, ScenarioResult]:
+    return {r.id: r for r in asyncio.run(run_all(DEFAULT_SCENARIOS, mode="evidence-only"))}
+
+
+def test_the_suite_covers_what_an_on_call_tool_must_get_right() -> None:
+    kinds = {kind for scenario in SCENARIOS for kind in scenario.kinds}
+    assert len(SCENARIOS) >= 25
+    assert {"cross-service", "correction", "cold-start", "recurrence", "injection", "idempotency"} <= kinds
+    assert {s.alert.source for s in SCENARIOS} == {"alertmanager", "grafana", "pagerduty", "generic"}
+
+
+@pytest.mark.parametrize("scenario_id", [s.id for s in SCENARIOS])
+def test_scenario(results: dict[str, ScenarioResult], scenario_id: str) -> None:
+    result = results[scenario_id]
+    assert result.error is None, result.error
+    assert result.failures == []
+
+
+def test_every_briefing_is_faithful_to_its_evidence(results: dict[str, ScenarioResult]) -> None:
+    summary = summarize(list(results.values()), mode="evidence-only", seconds=0.0)
+    rates = summary["faithfulness"]["rates"]
+    assert rates == {"cited": 1.0, "in_range": 1.0, "supported": 1.0, "canary": 1.0}, summary["faithfulness"]
+
+
+def test_memory_replay_shows_what_memory_changed(results: dict[str, ScenarioResult]) -> None:
+    replay = summarize(list(results.values()), mode="evidence-only", seconds=0.0)["memory_replay"]
+    assert replay["scenarios"] == len(SCENARIOS)
+    assert "checkout-pool-flash-sale" in replay["top_cause_changed"]
+    assert "cold-start-empty-bank" not in replay["changed"]
+
+
+def test_eval_command_prints_totals_as_json() -> None:
+    result = CliRunner().invoke(app, ["eval", "--json", "--no-llm", "--only", "cold-start-empty-bank"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert (summary["passed"], summary["failed"], summary["total"]) == (1, 0, 1)
+    assert summary["scenarios"][0]["id"] == "cold-start-empty-bank"
