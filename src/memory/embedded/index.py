@@ -144,6 +144,11 @@ class VectorIndex:
             order = np.lexsort((-ts[top], -sims[top]))
             return [int(x) for x in ids[top[order]]]
 
+    def snapshot(self) -> np.ndarray:
+        """A copy of the live vectors (for measuring the raw matrix product against recall)."""
+        with self.lock:
+            return self._matrix[: self._size].copy()
+
     def timestamps(self, doc_ids: Iterable[int]) -> dict[int, float]:
         with self.lock:
             return {d: float(self._ts[self._pos[d]]) for d in doc_ids if d in self._pos}
