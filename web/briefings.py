@@ -7,6 +7,7 @@ after it restarts.
 """
 
 import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ from incidents.incident import service as incidents
 from incidents.incident.models import Incident
 from incidents.locking import serialized_writes
 from web.container import Container
-from web.metrics import BRIEFINGS
+from web.metrics import BRIEFING_LATENCY, BRIEFINGS
 from web.worker import Task
 
 log = logging.getLogger(__name__)
@@ -135,8 +136,11 @@ async def brief_incident(
     alert = load_alert(container, incident_id)
     if alert is None:
         return None
+    started = time.perf_counter()
     async with open_agent(container) as agent:
-        return await agent.brief(alert, memory_on=memory_on)
+        briefing = await agent.brief(alert, memory_on=memory_on)
+    BRIEFING_LATENCY.labels(mode=briefing.mode).observe(time.perf_counter() - started)
+    return briefing
 
 
 async def run_job(container: Container, job_id: int, incident_id: int | None, memory_on: bool) -> None:

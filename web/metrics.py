@@ -28,6 +28,12 @@ OUTBOX_DELIVERIES = Counter(
     ["outcome"],
 )
 BRIEFINGS = Counter("recallops_briefings_total", "Briefings produced, by mode", ["mode"])
+BRIEFING_LATENCY = Histogram(
+    "recallops_briefing_seconds",
+    "Time the agent took to brief an incident (model calls and recall), by mode",
+    ["mode"],
+    buckets=(0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0),
+)
 
 
 def track_open_incidents(sessions: sessionmaker[Session]) -> None:

@@ -7,6 +7,8 @@ loop turns into an evidence-only briefing with a warning.
 """
 
 import logging
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import groq
@@ -18,10 +20,37 @@ from agent.briefing import Mode, TokenUsage
 from agent.conversation import ChatModel, Conversation, LLMUnavailable, ModelTurn, ToolCall
 from agent.planner import EvidenceOnlyPlanner
 from agent.settings import LLMSettings
+from incidents.timeutil import utcnow
 
 log = logging.getLogger(__name__)
 
 MAX_RETRY_AFTER_S = 20.0
+
+
+@dataclass
+class LLMStatus:
+    """The last outcome of a model call in this process, for readiness checks and the operator."""
+
+    last_ok_at: datetime | None = None
+    last_error_at: datetime | None = None
+    last_error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        if self.last_error_at is None:
+            return True
+        return self.last_ok_at is not None and self.last_ok_at > self.last_error_at
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "last_ok_at": self.last_ok_at.isoformat() if self.last_ok_at else None,
+            "last_error_at": self.last_error_at.isoformat() if self.last_error_at else None,
+            "last_error": self.last_error,
+        }
+
+
+STATUS = LLMStatus()
 
 
 def _retryable(exc: BaseException) -> bool:
@@ -93,9 +122,10 @@ class GroqChatModel:
                 with attempt:
                     response = await self._client.chat.completions.create(**kwargs)
         except groq.APIStatusError as exc:
-            raise LLMUnavailable(f"the model answered HTTP {exc.status_code}: {_message(exc)}") from exc
+            raise _unavailable(f"the model answered HTTP {exc.status_code}: {_message(exc)}") from exc
         except groq.APIError as exc:
-            raise LLMUnavailable(f"the model could not be reached: {type(exc).__name__}: {exc}") from exc
+            raise _unavailable(f"the model could not be reached: {type(exc).__name__}: {exc}") from exc
+        STATUS.last_ok_at = utcnow()
         if not response.choices:
             raise LLMUnavailable("the model returned no choices")
         message = response.choices[0].message
@@ -114,6 +144,11 @@ class GroqChatModel:
 
     async def aclose(self) -> None:
         await self._client.close()
+
+
+def _unavailable(reason: str) -> LLMUnavailable:
+    STATUS.last_error, STATUS.last_error_at = reason, utcnow()
+    return LLMUnavailable(reason)
 
 
 def _message(exc: groq.APIStatusError) -> str:

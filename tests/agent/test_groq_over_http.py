@@ -6,7 +6,7 @@ import pytest
 from starlette.responses import JSONResponse
 
 from agent.evidence import AlertInput
-from agent.llm import GroqChatModel, open_model
+from agent.llm import STATUS, GroqChatModel, open_model
 from agent.loop import Agent
 from agent.planner import EvidenceOnlyPlanner
 from agent.tools import RECALL
@@ -65,6 +65,7 @@ async def test_an_unreachable_llm_gives_evidence_only_with_a_warning(bank: FakeB
     assert briefing.mode == "evidence-only"
     assert any(w.startswith("The LLM was unavailable") for w in briefing.warnings)
     assert briefing.related_incidents[0].id == "INC-0001"
+    assert not STATUS.ok and "could not be reached" in (STATUS.last_error or "")
 
 
 def test_no_key_means_evidence_only() -> None:

@@ -7,6 +7,7 @@ from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from sqlalchemy import text
 
+from agent.llm import STATUS as LLM_STATUS
 from web.container import Container
 from web.deps import get_container
 
@@ -30,7 +31,11 @@ async def readyz(container: Container = Depends(get_container)) -> JSONResponse:
     health = await container.bank.health()
     checks["memory"] = {"ok": health.ok, "driver": health.driver, "detail": health.detail}
     llm = container.settings.llm
-    checks["llm"] = {"ok": True, "mode": "llm" if llm.uses_groq else "evidence-only"}
+    checks["llm"] = (
+        {"mode": "llm", "model": llm.llm_model, **LLM_STATUS.as_dict()}
+        if llm.uses_groq
+        else {"ok": True, "mode": "evidence-only"}
+    )
     # Memory down degrades briefings, it does not stop intake: only the database gates readiness.
     status = 200 if checks["database"]["ok"] else 503
     return JSONResponse(status_code=status, content={"ready": status == 200, "checks": checks})
