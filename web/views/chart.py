@@ -115,8 +115,8 @@ def _label(period: date, unit: str) -> str:
     return period.strftime("%b %Y") if unit == "month" else period.strftime("%d %b")
 
 
-def stacked_bars(counts: Counts, *, width: int = 720, height: int = 220) -> Chart:
-    left, right, top, bottom = 36.0, 8.0, 8.0, 24.0
+def stacked_bars(counts: Counts, *, width: int = 560, height: int = 200) -> Chart:
+    left, right, top, bottom = 30.0, 24.0, 8.0, 24.0
     plot_w, plot_h = width - left - right, height - top - bottom
     n = max(len(counts.periods), 1)
     column_totals = [sum(values[i] for values in counts.series.values()) for i in range(len(counts.periods))]

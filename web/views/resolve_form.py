@@ -15,6 +15,8 @@ from incidents.incident.models import Incident
 from incidents.resolution.models import ResolutionFields
 
 _MARKERS = re.compile(r"\s*\[\d+\]")
+# The briefing hedges weak matches ("Uncertain (moderate match): ..."); a post-mortem states what was verified.
+_HEDGE = re.compile(r"^Uncertain \([a-z]+ match\):\s*")
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,7 @@ FIELDS = _fields()
 
 
 def _plain(text: str) -> str:
-    return _MARKERS.sub("", text).strip()
+    return _HEDGE.sub("", _MARKERS.sub("", text).strip())
 
 
 def _items(briefing: dict[str, Any] | None, key: str) -> list[str]:

@@ -15,6 +15,7 @@ from incidents.auth import users
 from incidents.database import transaction
 from web.app import create_app
 from web.container import Container
+from web.flows.history import import_history, load_seeds
 from web.settings import Settings
 
 PASSWORD = "long enough password"
@@ -51,6 +52,20 @@ class Site:
         return self.client.post(
             path, data={"csrf_token": self.csrf(csrf_from), **(data or {})}, follow_redirects=False
         )
+
+    def seed(self, count: int = 8) -> list[str]:
+        """The first ``count`` demo incidents, into the database and memory, as ``recallops seed`` does."""
+        seeds = load_seeds()
+        rows = seeds.rows[:count]
+        container = self.container
+
+        async def run() -> None:
+            await import_history(
+                sessions=container.sessions, bank=container.bank, rows=rows, origin="seed", actor="seed"
+            )
+
+        self.client.portal.call(run)  # type: ignore[union-attr]
+        return [row.incident_id for _, row in rows]
 
     def open_incident(
         self, *, summary: str = "Checkout p99 latency above 2s", service: str = "checkout", **extra: object

@@ -10,12 +10,21 @@ from fastapi.staticfiles import StaticFiles
 
 from web import sessions
 from web.headers import SecurityHeaders
-from web.routes.pages import incident, incidents, resolve, signin
+from web.routes.pages import incident, incidents, memory, profile, records, replay, resolve, signin
 from web.routes.pages.common import PageError, SignInRequired, error_page, sign_in_redirect
 from web.settings import WebSettings
 from web.templating import STATIC_DIR
 
-ROUTERS = (signin.router, incidents.router, incident.router, resolve.router)
+ROUTERS = (
+    signin.router,
+    incidents.router,
+    incident.router,
+    resolve.router,
+    replay.router,
+    records.router,
+    memory.router,
+    profile.router,
+)
 
 
 def install(app: FastAPI, settings: WebSettings) -> None:
