@@ -272,3 +272,23 @@ def test_both_channels_filter_tags_like_hindsight(
         conn.executemany("INSERT INTO document_tags VALUES (?, ?)", [(t, n + 1) for t in tags])
     cond, params = tag_condition(wanted, match)
     assert {r[0] for r in conn.execute(f"SELECT d.id FROM documents d WHERE {cond}", params)} == expected
+
+
+async def test_closing_the_bank_fails_a_refresh_in_flight(tmp_path: Path) -> None:
+    started = asyncio.Event()
+
+    class Slow(RecordingSynthesizer):
+        async def synthesize(self, **kwargs: object):  # type: ignore[no-untyped-def, override]
+            started.set()
+            await asyncio.Event().wait()  # never finishes on its own
+
+    bank = make_bank(tmp_path, synthesizer=Slow())
+    op = await bank.create_mental_model(model_id="m", name="M", source_query="q")
+    await asyncio.wait_for(started.wait(), timeout=30)
+    await bank.close()
+    reopened = make_bank(tmp_path)
+    try:
+        done = await reopened.get_operation(op.id)
+        assert done is not None and done.status == "failed" and "cancelled" in (done.error or "")
+    finally:
+        await reopened.close()

@@ -7,6 +7,7 @@ catching up loads only what changed). Blocking work runs in threads so the event
 """
 
 import asyncio
+import contextlib
 import copy
 import json
 import sqlite3
@@ -308,12 +309,16 @@ class EmbeddedBank(MemoryBank):
                 )
             )
             await self._call(lambda c: models.set_operation(c, op_id, "completed"))
+        except asyncio.CancelledError:
+            await self._fail(op_id, "cancelled: the bank was closed before the refresh finished")
+            raise
         except Exception as exc:  # a failed refresh is reported on its operation, not lost in a task
-            message = f"{type(exc).__name__}: {exc}"
-            try:
-                await self._call(lambda c: models.set_operation(c, op_id, "failed", message))
-            except MemoryUnavailable:
-                return
+            await self._fail(op_id, f"{type(exc).__name__}: {exc}")
+
+    async def _fail(self, op_id: str, message: str) -> None:
+        """Mark the operation failed; if memory is gone too, the orphan sweep will say so later."""
+        with contextlib.suppress(MemoryUnavailable):
+            await self._call(lambda c: models.set_operation(c, op_id, "failed", message))
 
     async def _sweep_orphans(self) -> None:
         if not self._swept:
