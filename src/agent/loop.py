@@ -103,10 +103,8 @@ class Agent:
         resolution: ResolutionContext | None = None,
         db_session: Session | None = None,
     ) -> Briefing:
-        briefing = await self._run(self.model, alert, memory_on, resolution, db_session, first_hop=1)
-        if briefing is not None:
-            return briefing
-        raise AssertionError("the evidence-only planner always answers")
+        """A briefing, always: LLM trouble or memory trouble degrade it and say so in ``warnings``."""
+        return await self._run(self.model, alert, memory_on, resolution, db_session, first_hop=1)
 
     async def _run(
         self,
@@ -119,7 +117,7 @@ class Agent:
         first_hop: int,
         carried_hops: list[Hop] | None = None,
         carried_warnings: list[str] | None = None,
-    ) -> Briefing | None:
+    ) -> Briefing:
         evidence = Evidence(alert)
         tools = ToolBox(
             bank=self.bank,
@@ -195,7 +193,7 @@ class Agent:
         if answer is None:
             failure = failure or f"The model gave no answer within {MAX_HOPS} hops"
             if isinstance(model, EvidenceOnlyPlanner):
-                return None
+                raise RuntimeError(f"the evidence-only planner gave no briefing: {failure}")
             fallback = EvidenceOnlyPlanner()
             return await self._run(
                 fallback,

@@ -13,7 +13,6 @@ import asyncio
 import json
 import time
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
@@ -286,7 +285,7 @@ class ToolBox:
         record = IncidentRecord(
             incident_id=context.public_id,
             service=context.service,
-            timestamp=current.first_seen if isinstance(current.first_seen, datetime) else current.created_at,
+            timestamp=current.first_seen,
             resolved_by=context.engineer,
             **args.model_dump(),
         )
