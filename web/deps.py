@@ -5,6 +5,7 @@ from collections.abc import Iterator
 from fastapi import Request
 from sqlalchemy.orm import Session
 
+from incidents.database import transaction
 from web.container import Container
 
 
@@ -13,13 +14,6 @@ def get_container(request: Request) -> Container:
 
 
 def get_db(request: Request) -> Iterator[Session]:
-    """Commit when the handler returns, before the response goes out: a 2xx means it is stored."""
-    session = get_container(request).sessions()
-    try:
+    """The request's unit of work; write routes also commit explicitly before answering 2xx."""
+    with transaction(get_container(request).sessions) as session:
         yield session
-        session.commit()
-    except BaseException:
-        session.rollback()
-        raise
-    finally:
-        session.close()

@@ -1,28 +1,13 @@
 """``recallops token``: API tokens for alert senders, automation and dashboards."""
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import typer
-from sqlalchemy.orm import Session
 
 from incidents.auth import tokens
-from incidents.database import make_engine, make_session_factory, transaction, upgrade
-from web.settings import Settings
+from web.cli.common import cli_session
 
 app = typer.Typer(help="API tokens (bearer tokens with scopes).", no_args_is_help=True)
-
-
-@contextmanager
-def _session() -> Iterator[Session]:
-    engine = make_engine(Settings().database_url)
-    try:
-        upgrade(engine)
-        with transaction(make_session_factory(engine)) as session:
-            yield session
-    finally:
-        engine.dispose()
 
 
 def _fail(exc: tokens.TokenError) -> typer.Exit:
@@ -39,7 +24,7 @@ def create(
 ) -> None:
     """Create a token and print its secret once (stdout); only a hash is kept."""
     try:
-        with _session() as session:
+        with cli_session() as session:
             issued = tokens.create_token(db_session=session, name=name, scopes=scope)
     except tokens.TokenError as exc:
         raise _fail(exc) from exc
@@ -54,7 +39,7 @@ def list_(
     as_json: bool = typer.Option(False, "--json", help="One JSON array."),
 ) -> None:
     """List tokens (never their secrets)."""
-    with _session() as session:
+    with cli_session() as session:
         rows = [
             {
                 "name": t.name,
@@ -85,7 +70,7 @@ def list_(
 def revoke(name: str = typer.Argument(..., help="The token's name.")) -> None:
     """Revoke a token: it stops working at once; its name stays taken."""
     try:
-        with _session() as session:
+        with cli_session() as session:
             tokens.revoke_token(db_session=session, name=name)
     except tokens.TokenError as exc:
         raise _fail(exc) from exc

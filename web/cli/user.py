@@ -1,28 +1,13 @@
 """``recallops user``: the people who sign in to the pages (engineers resolve, viewers read)."""
 
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import typer
-from sqlalchemy.orm import Session
 
 from incidents.auth import users
-from incidents.database import make_engine, make_session_factory, transaction, upgrade
-from web.settings import Settings
+from web.cli.common import cli_session
 
 app = typer.Typer(help="User accounts for the pages.", no_args_is_help=True)
-
-
-@contextmanager
-def _session() -> Iterator[Session]:
-    engine = make_engine(Settings().database_url)
-    try:
-        upgrade(engine)
-        with transaction(make_session_factory(engine)) as session:
-            yield session
-    finally:
-        engine.dispose()
 
 
 def _fail(exc: users.UserError) -> typer.Exit:
@@ -54,7 +39,7 @@ def add(
     if not sso and password is None:
         password, generated = _new_password(generate)
     try:
-        with _session() as session:
+        with cli_session() as session:
             users.add_user(db_session=session, name=name, role=role, password=None if sso else password)
     except users.UserError as exc:
         raise _fail(exc) from exc
@@ -66,7 +51,7 @@ def add(
 @app.command("list")
 def list_() -> None:
     """List users, their roles and whether they can sign in."""
-    with _session() as session:
+    with cli_session() as session:
         rows = users.list_users(db_session=session)
     if not rows:
         typer.echo("no users; add one with: recallops user add NAME --role engineer")
@@ -85,7 +70,7 @@ def passwd(
     """Set a user's password; their open sessions end."""
     new, generated = (password, False) if password else _new_password(generate)
     try:
-        with _session() as session:
+        with cli_session() as session:
             users.set_password(db_session=session, name=name, password=new)
     except users.UserError as exc:
         raise _fail(exc) from exc
@@ -98,7 +83,7 @@ def passwd(
 def disable(name: str = typer.Argument(...)) -> None:
     """Stop a user signing in; their open sessions end and their name stays on past records."""
     try:
-        with _session() as session:
+        with cli_session() as session:
             users.disable_user(db_session=session, name=name)
     except users.UserError as exc:
         raise _fail(exc) from exc
