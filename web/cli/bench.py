@@ -9,6 +9,7 @@ from pathlib import Path
 
 import typer
 
+from web.bench import briefing as briefing_bench
 from web.bench import recall as recall_bench
 from web.bench import retrieval as retrieval_bench
 
@@ -53,3 +54,21 @@ def recall(
     for result in results:
         if "driver" in result:
             typer.echo(f"hindsight ({result['size']} records): {json.dumps(result)}")
+
+
+@app.command("briefing")
+def briefing(
+    incidents: int = typer.Option(10_000, min=1, help="Generated incidents in the embedded bank."),
+    alerts: int = typer.Option(200, min=1, help="Alerts briefed and stored (after 5 warm-up alerts)."),
+    bank_dir: Path | None = typer.Option(None, help="Keep (or reuse) the generated bank in this directory."),
+    exact: bool = typer.Option(False, help="Embed every generated record (slow) instead of one per family."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object and nothing else."),
+) -> None:
+    """Alert to stored briefing in evidence-only mode: p50/p95, and the recall share of it."""
+    result = asyncio.run(
+        briefing_bench.run_briefing_bench(incidents=incidents, alerts=alerts, bank_dir=bank_dir, exact=exact)
+    )
+    if as_json:
+        typer.echo(json.dumps(result.as_dict()))
+        return
+    typer.echo(briefing_bench.summary(result))

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from incidents.briefings.models import Briefing
 from incidents.database import make_engine, make_session_factory
-from web.bench.briefing import MODES, synthetic_alert, synthetic_record
+from web.bench.synthetic import MODES, synthetic_alert, synthetic_record
 from web.cli import app
 
 
