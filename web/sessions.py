@@ -9,7 +9,6 @@ sessions at once. Every form carries the session's CSRF token and every page POS
 
 import os
 import secrets
-from pathlib import Path
 
 from fastapi import FastAPI, Request
 from sqlalchemy.orm import Session
@@ -29,28 +28,31 @@ SECRET_FILE = "secret_key"
 
 
 def secret_key(settings: WebSettings) -> str:
-    """RECALLOPS_SECRET_KEY, else a key generated once into the data directory (owner-readable only)."""
+    """RECALLOPS_SECRET_KEY, else a key generated once into the data directory (owner-readable only).
+
+    The file appears whole or not at all (written aside, then hard-linked into place), so processes
+    starting together agree on one key and a crash never leaves an empty one behind.
+    """
     if settings.secret_key:
         return settings.secret_key
     path = settings.data_dir / SECRET_FILE
-    try:
-        return _read_key(path)
-    except FileNotFoundError:
-        pass
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:  # another process wrote it first; use theirs
-        return _read_key(path)
-    with os.fdopen(fd, "w") as handle:
-        handle.write(secrets.token_urlsafe(48))
-    return _read_key(path)
-
-
-def _read_key(path: Path) -> str:
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        draft = path.with_name(f".{SECRET_FILE}.{os.getpid()}.{secrets.token_hex(4)}")
+        fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            with os.fdopen(fd, "w") as handle:
+                handle.write(secrets.token_urlsafe(48))
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.link(draft, path)
+        except FileExistsError:
+            pass  # another process linked its key first; use theirs
+        finally:
+            draft.unlink()
     key = path.read_text().strip()
     if not key:
-        raise FileNotFoundError(path)
+        raise ValueError(f"{path} is empty: delete it to generate a new key, or set RECALLOPS_SECRET_KEY")
     return key
 
 
