@@ -16,6 +16,12 @@ class LLMUnavailable(Exception):
     """The model could not be reached, or kept failing after retries; the loop falls back."""
 
 
+class MalformedTurn(Exception):
+    """The provider rejected what the model generated (a tool call that is not valid JSON, say).
+
+    Like a bad tool argument, it goes back to the model as text and costs the hop it took."""
+
+
 @dataclass(frozen=True)
 class ToolCall:
     id: str

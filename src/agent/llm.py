@@ -17,7 +17,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 from tenacity.wait import wait_base, wait_random_exponential
 
 from agent.briefing import Mode, TokenUsage
-from agent.conversation import ChatModel, Conversation, LLMUnavailable, ModelTurn, ToolCall
+from agent.conversation import ChatModel, Conversation, LLMUnavailable, MalformedTurn, ModelTurn, ToolCall
 from agent.planner import EvidenceOnlyPlanner
 from agent.settings import LLMSettings
 from incidents.timeutil import utcnow
@@ -121,6 +121,11 @@ class GroqChatModel:
             ):
                 with attempt:
                     response = await self._client.chat.completions.create(**kwargs)
+        except groq.BadRequestError as exc:
+            if _error_field(exc, "code") == "tool_use_failed":
+                generated = _error_field(exc, "failed_generation") or ""
+                raise MalformedTurn(f"{_message(exc)} Generated: {generated[:500]}") from exc
+            raise _unavailable(f"the model answered HTTP {exc.status_code}: {_message(exc)}") from exc
         except groq.APIStatusError as exc:
             raise _unavailable(f"the model answered HTTP {exc.status_code}: {_message(exc)}") from exc
         except groq.APIError as exc:
@@ -149,6 +154,13 @@ class GroqChatModel:
 def _unavailable(reason: str) -> LLMUnavailable:
     STATUS.last_error, STATUS.last_error_at = reason, utcnow()
     return LLMUnavailable(reason)
+
+
+def _error_field(exc: groq.APIStatusError, name: str) -> str | None:
+    body = exc.body
+    error = body.get("error", body) if isinstance(body, dict) else None
+    value = error.get(name) if isinstance(error, dict) else None
+    return str(value) if value is not None else None
 
 
 def _message(exc: groq.APIStatusError) -> str:

@@ -16,12 +16,12 @@ from sqlalchemy.orm import Session
 
 from agent.briefing import Briefing, Hop, ModelAnswer, RelatedIncident, ToolCallTrace
 from agent.citations import Tally, check_items, check_text
-from agent.conversation import ChatModel, Conversation, LLMUnavailable, ModelTurn, ToolOutcome
+from agent.conversation import ChatModel, Conversation, LLMUnavailable, MalformedTurn, ModelTurn, ToolOutcome
 from agent.evidence import WEAK, AlertInput, Evidence
 from agent.guards import INCIDENT_ID, unknown_incident_ids
 from agent.planner import EvidenceOnlyPlanner
 from agent.profile import ProfileSource
-from agent.prompts import FINAL_HOP, SYSTEM_PROMPT, alert_message, repair_message
+from agent.prompts import FINAL_HOP, SYSTEM_PROMPT, alert_message, malformed_message, repair_message
 from agent.tools import ResolutionContext, ToolBox
 from incidents.timeutil import utcnow
 from memory import MemoryBank
@@ -156,6 +156,11 @@ class Agent:
                 failure = f"The LLM was unavailable ({exc})"
                 log.warning("llm unavailable", extra={"hop": n, "error": str(exc)})
                 break
+            except MalformedTurn as exc:
+                hop.duration_ms = round((time.perf_counter() - started) * 1000, 3)
+                hop.error = str(exc)
+                conversation.messages.append({"role": "user", "content": malformed_message(str(exc))})
+                continue
             hop.usage = turn.usage
             conversation.messages.append(_assistant_message(turn))
             if turn.tool_calls and offered:

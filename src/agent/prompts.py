@@ -101,3 +101,10 @@ def repair_message(error: str) -> str:
         f"{clip(error, 600)}\nAnswer again with only the JSON object. Schema: "
         + json.dumps(ModelAnswer.model_json_schema(), separators=(",", ":"))
     )
+
+
+def malformed_message(error: str) -> str:
+    return (
+        f"Your last turn was rejected: {clip(error, 700)}\nIf you call a tool, its arguments must be one "
+        "valid JSON object matching the tool's schema; otherwise answer with the JSON briefing."
+    )

@@ -254,3 +254,25 @@ async def test_injection_in_a_memory_record_is_flagged_and_cannot_write(
     assert [e.id for e in flagged] == ["INC-0009"]
     assert any("memory record INC-0009" in w for w in briefing.warnings)
     assert "contains instruction-like text" in tool_messages(script.requests[1])[0]
+
+
+async def test_a_tool_call_the_provider_rejects_goes_back_to_the_model(
+    make_agent: Callable[..., Agent],
+) -> None:
+    rejected = httpx.Response(
+        400,
+        json={
+            "error": {
+                "message": "Failed to call a function. Please adjust your prompt.",
+                "type": "invalid_request_error",
+                "code": "tool_use_failed",
+                "failed_generation": '{"name": "recall_similar_incidents", "arguments": {',
+            }
+        },
+    )
+    script = ScriptedModel([rejected, tool_call(RECALL, RECALL_ARGS), answer(GOOD)])
+    briefing = await make_agent(script).brief(ALERT)
+    assert briefing.mode == "llm" and len(script.requests) == 3
+    assert "Failed to call a function" in (briefing.hops[0].error or "")
+    last = script.requests[1]["messages"][-1]
+    assert last["role"] == "user" and last["content"].startswith("Your last turn was rejected")
