@@ -24,17 +24,11 @@ POST_MORTEM = {
 
 def issue_token(server: LiveServer) -> str:
     done = server.cli(
-        "token",
-        "create",
-        "--name",
-        "oncall-dana",
-        "--scope",
-        "alerts:write",
-        "--scope",
-        "incidents:write",
-        "--scope",
-        "read",
+        *("token", "create", "--name", "oncall-dana", "--scope", "alerts:write"),
+        *("--scope", "incidents:write", "--scope", "read"),
+        check=False,
     )
+    assert done.returncode == 0, f"token create failed: {done.stderr}"
     return done.stdout.strip().splitlines()[-1]
 
 
