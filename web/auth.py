@@ -72,6 +72,9 @@ def require(scope: str) -> Callable[..., Principal]:
         _credentials: HTTPAuthorizationCredentials | None = Depends(bearer_scheme),
         db: Session = Depends(get_db),
     ) -> Principal:
-        return authorize(current_principal(request, db), scope)
+        principal = current_principal(request, db)
+        # Hand the connection back to the pool while the request reads its body or waits its turn.
+        db.rollback()
+        return authorize(principal, scope)
 
     return dependency

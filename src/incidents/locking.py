@@ -35,14 +35,16 @@ def serialized_writes(db_session: Session) -> Iterator[None]:
     if engine.dialect.name != "sqlite":
         yield
         return
+    # The connection comes first: a writer holding the lock must never wait for the pool, which
+    # requests queued behind the lock may have drained.
+    connection = db_session.connection()
     with _engine_lock(engine):
-        connection = db_session.connection()
         dbapi = connection.connection.dbapi_connection
         try:
             if dbapi is not None and not dbapi.in_transaction:
                 connection.exec_driver_sql("BEGIN IMMEDIATE")
             yield
         finally:
-            # Whatever the block did not commit is undone before the next writer may start.
-            if dbapi is not None and dbapi.in_transaction:
-                db_session.rollback()
+            # Whatever the block did not commit is undone before the next writer may start
+            # (after a commit this is a no-op; the connection may already be back in the pool).
+            db_session.rollback()

@@ -11,9 +11,10 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
+from functools import cache
+from typing import Any, Literal
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.orm import Session
 
 from incidents.alerts.models import Alert
@@ -58,6 +59,33 @@ def _lock_groups(db_session: Session, alerts: Sequence[NormalizedAlert]) -> None
         db_session.execute(select(func.pg_advisory_xact_lock(key)))
 
 
+_ALERTS = Alert.__table__
+_LATEST_OF_FINGERPRINT = (
+    select(Alert.status, Alert.starts_at)
+    .where(Alert.source == bindparam("source"), Alert.fingerprint == bindparam("fingerprint"))
+    .order_by(Alert.id.desc())
+    .limit(1)
+)
+_INCIDENT_OF_KEY = select(Alert.incident_id).where(Alert.idempotency_key == bindparam("key"))
+_LINK = (
+    update(_ALERTS).where(_ALERTS.c.id == bindparam("alert_id")).values(incident_id=bindparam("incident_id"))
+)
+
+
+@cache
+def _insert_statement(dialect: str) -> Any:
+    """``INSERT ... ON CONFLICT (idempotency_key) DO NOTHING RETURNING id``, built once per dialect."""
+    if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as dialect_insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert as dialect_insert
+    return (
+        dialect_insert(_ALERTS)
+        .on_conflict_do_nothing(index_elements=["idempotency_key"])
+        .returning(_ALERTS.c.id)
+    )
+
+
 def _anchor(db_session: Session, alert: NormalizedAlert) -> datetime:
     """The start of the episode an event without a start time belongs to.
 
@@ -65,82 +93,85 @@ def _anchor(db_session: Session, alert: NormalizedAlert) -> datetime:
     is a duplicate); acknowledge and resolve belong to the last episode; anything else starts now.
     """
     latest = db_session.execute(
-        select(Alert.status, Alert.starts_at)
-        .where(Alert.source == alert.source, Alert.fingerprint == alert.fingerprint)
-        .order_by(Alert.id.desc())
-        .limit(1)
+        _LATEST_OF_FINGERPRINT, {"source": alert.source, "fingerprint": alert.fingerprint}
     ).first()
     if latest is None or (alert.status == "firing" and latest.status == "resolved"):
         return utcnow()
     return latest.starts_at
 
 
-def _insert(db_session: Session, alert: NormalizedAlert, key: str, starts_at: datetime) -> int | None:
-    if db_session.get_bind().dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert as dialect_insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert as dialect_insert
-    statement = (
-        dialect_insert(Alert)
-        .values(
-            idempotency_key=key,
-            source=alert.source,
-            fingerprint=alert.fingerprint,
-            status=alert.status,
-            alertname=alert.alertname,
-            service=alert.service,
-            severity=alert.severity,
-            summary=alert.summary,
-            description=alert.description,
-            labels=alert.labels,
-            annotations=alert.annotations,
-            starts_at=starts_at,
-            ends_at=alert.ends_at,
-            generator_url=alert.generator_url,
-            runbook_url=alert.runbook_url,
-            dedup_key=alert.dedup_key,
-            raw_payload=alert.raw,
-            received_at=utcnow(),
-        )
-        .on_conflict_do_nothing(index_elements=["idempotency_key"])
-        .returning(Alert.id)
-    )
-    return db_session.scalar(statement)
+def _insert(
+    db_session: Session, alert: NormalizedAlert, key: str, starts_at: datetime, incident_id: int | None
+) -> int | None:
+    params = {
+        "idempotency_key": key,
+        "source": alert.source,
+        "fingerprint": alert.fingerprint,
+        "status": alert.status,
+        "alertname": alert.alertname,
+        "service": alert.service,
+        "severity": alert.severity,
+        "summary": alert.summary,
+        "description": alert.description,
+        "labels": alert.labels,
+        "annotations": alert.annotations,
+        "starts_at": starts_at,
+        "ends_at": alert.ends_at,
+        "generator_url": alert.generator_url,
+        "runbook_url": alert.runbook_url,
+        "dedup_key": alert.dedup_key,
+        "raw_payload": alert.raw,
+        "received_at": utcnow(),
+        "incident_id": incident_id,
+    }
+    return db_session.scalar(_insert_statement(db_session.get_bind().dialect.name), params)
 
 
 def _ingest_one(db_session: Session, alert: NormalizedAlert, via: str) -> IngestResult:
+    """Find where the alert belongs (reads only), then insert it there; routing writes happen only
+    when the insert was not a duplicate, so a redelivery leaves no trace."""
     starts_at = alert.starts_at or _anchor(db_session, alert)
     key = idempotency_key(alert.source, alert.fingerprint, alert.status, starts_at)
-    alert_id = _insert(db_session, alert, key, starts_at)
+    group = group_of(alert)
+    if alert.status == "firing":
+        incident = incidents.find_open(db_session=db_session, group=group)
+    else:
+        incident = _incident_of_episode(db_session, alert, starts_at, group)
+    alert_id = _insert(db_session, alert, key, starts_at, incident.id if incident else None)
     if alert_id is None:
-        existing = db_session.scalar(select(Alert.incident_id).where(Alert.idempotency_key == key))
+        existing = db_session.scalar(_INCIDENT_OF_KEY, {"key": key})
         known = incidents.public_ids(db_session=db_session, ids=[existing] if existing else [])
         return IngestResult(alert.fingerprint, alert.status, "duplicate", known.get(existing or 0), False)
-    row = db_session.get_one(Alert, alert_id)
+    # A transient row (never added to the session) carries the stored values to the incident service.
+    row = Alert(
+        id=alert_id,
+        source=alert.source,
+        fingerprint=alert.fingerprint,
+        status=alert.status,
+        alertname=alert.alertname,
+        service=alert.service,
+        severity=alert.severity,
+        summary=alert.summary,
+        starts_at=starts_at,
+        incident_id=incident.id if incident else None,
+    )
     actor = f"{alert.source} ({via})"
-    incident, opened = _route(db_session, row, group_of(alert), actor, via)
-    if incident is not None:
-        row.incident_id = incident.id
-        db_session.flush()
+    opened = False
+    if alert.status == "firing" and incident is None:
+        incident = incidents.open_incident(db_session=db_session, alert=row, group=group, actor=actor)
+        db_session.execute(_LINK, {"alert_id": alert_id, "incident_id": incident.id})
+        opened = True
+    elif alert.status == "firing" and incident is not None:
+        incidents.join(db_session=db_session, incident=incident, alert=row, actor=actor)
+    elif incident is not None:
+        _notice(db_session, incident, row, actor, via)
     return IngestResult(
         alert.fingerprint, alert.status, "stored", incident.public_id if incident else None, opened
     )
 
 
-def _route(
-    db_session: Session, alert: Alert, group: GroupKey, actor: str, via: str
-) -> tuple[Incident | None, bool]:
-    if alert.status == "firing":
-        incident = incidents.find_open(db_session=db_session, group=group)
-        if incident is None:
-            return incidents.open_incident(db_session=db_session, alert=alert, group=group, actor=actor), True
-        incidents.join(db_session=db_session, incident=incident, alert=alert, actor=actor)
-        return incident, False
-    incident = _incident_of_episode(db_session, alert, group)
-    if incident is None:
-        return None, False
-    alert.incident_id = incident.id
-    db_session.flush()
+def _notice(db_session: Session, incident: Incident, alert: Alert, actor: str, via: str) -> None:
+    """A resolve clears the alert on the incident's timeline; an acknowledge acknowledges it."""
     if alert.status == "resolved":
         incidents.clear(db_session=db_session, incident=incident, alert=alert, actor=actor)
     elif incident.status == "triggered":
@@ -154,14 +185,15 @@ def _route(
             message=f"{alert.source} acknowledged {alert.fingerprint}; incident already {incident.status}",
             data={"alert_id": alert.id, "via": via},
         )
-    return incident, False
 
 
-def _incident_of_episode(db_session: Session, alert: Alert, group: GroupKey) -> Incident | None:
+def _incident_of_episode(
+    db_session: Session, alert: NormalizedAlert, starts_at: datetime, group: GroupKey
+) -> Incident | None:
     """Where a resolve or acknowledge belongs: the incident its firing alert joined, else the group's
     open incident, else the group's latest one. A notice for something never seen stays unattached."""
-    firing_key = idempotency_key(alert.source, alert.fingerprint, "firing", alert.starts_at)
-    incident_id = db_session.scalar(select(Alert.incident_id).where(Alert.idempotency_key == firing_key))
+    firing_key = idempotency_key(alert.source, alert.fingerprint, "firing", starts_at)
+    incident_id = db_session.scalar(_INCIDENT_OF_KEY, {"key": firing_key})
     if incident_id is not None:
         return db_session.get(Incident, incident_id)
     return incidents.find_open(db_session=db_session, group=group) or incidents.find_latest(

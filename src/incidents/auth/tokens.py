@@ -11,7 +11,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session
 
 from incidents.auth.models import ApiToken
@@ -21,6 +21,12 @@ TOKEN_PREFIX = "rops_"
 SCOPES = ("alerts:write", "incidents:write", "read")
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@:+-]{0,63}$")
 LAST_USED_PRECISION = timedelta(minutes=5)  # a busy sender must not turn every request into a write
+
+
+# Checked on every authenticated request: built once, with a bind parameter.
+_LIVE_BY_HASH = select(ApiToken).where(
+    ApiToken.token_hash == bindparam("token_hash"), ApiToken.revoked_at.is_(None)
+)
 
 
 class TokenError(ValueError):
@@ -80,9 +86,7 @@ def verify_token(*, db_session: Session, secret: str) -> ApiToken | None:
     """The live token for this secret, or ``None``. Looked up by hash, so timing reveals nothing."""
     if not secret or len(secret) > 512:
         return None
-    return db_session.scalar(
-        select(ApiToken).where(ApiToken.token_hash == hash_secret(secret), ApiToken.revoked_at.is_(None))
-    )
+    return db_session.scalar(_LIVE_BY_HASH, {"token_hash": hash_secret(secret)})
 
 
 def needs_touch(token: ApiToken) -> bool:
