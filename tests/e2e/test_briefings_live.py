@@ -5,7 +5,6 @@ import json
 import re
 import sqlite3
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -13,35 +12,21 @@ import httpx
 import pytest
 
 from memory.factory import open_bank
-from memory.schema import IncidentRecord
 from memory.settings import MemorySettings
 from memory.tools import log_incident
 from tests.support.net import wait_for
+from tests.support.records import POOL, POOL_INCIDENT
 from tests.support.scripted_llm import Reply, ScriptedLLM, answer, tool_call
 from tests.support.server import LiveServer
 
 pytestmark = pytest.mark.e2e
-POOL = "FATAL: remaining connection slots are reserved for non-replication superuser connections"
-RECORD = IncidentRecord(
-    incident_id="PM-0042",
-    service="checkout-service",
-    timestamp=datetime(2026, 3, 14, 9, 12, tzinfo=UTC),
-    symptom="checkout 500s during the flash sale",
-    error_signature=POOL,
-    root_cause="Postgres connection pool sized for average load, exhausted by the burst",
-    resolution_steps="1. Check pool saturation\n2. Raise the pool to 50\n3. Add a circuit breaker",
-    runbook_used="runbooks/checkout-db-pool.md",
-    outcome="Recovered in 25 minutes",
-    failed_attempts="Adding app replicas without checking max_connections made it worse",
-    resolved_by="dana",
-)
 
 
 def seed_memory(data_dir: Path) -> None:
     async def write() -> None:
         bank = open_bank(MemorySettings(data_dir=data_dir))
         try:
-            await log_incident(bank, RECORD, severity="critical")
+            await log_incident(bank, POOL_INCIDENT, severity="critical")
         finally:
             await bank.close()
 

@@ -9,11 +9,10 @@ from sqlalchemy import func, select
 from incidents.briefings.models import Briefing, Job
 from memory.schema import IncidentRecord
 from memory.tools import log_incident
+from tests.support.records import POOL, POOL_INCIDENT
 from tests.web.routes.conftest import Api
 from web.briefings import briefing_task
 from web.container import Container
-
-POOL = "FATAL: remaining connection slots are reserved for non-replication superuser connections"
 
 
 def container(api: Api) -> Container:
@@ -22,19 +21,7 @@ def container(api: Api) -> Container:
 
 def seed(api: Api) -> None:
     records = [
-        IncidentRecord(
-            incident_id="PM-0042",
-            service="checkout-service",
-            timestamp=datetime(2026, 3, 14, 9, 12, tzinfo=UTC),
-            symptom="checkout 500s during the flash sale",
-            error_signature=POOL,
-            root_cause="Postgres connection pool sized for average load, exhausted by the burst",
-            resolution_steps="1. Check pool saturation\n2. Raise the pool to 50\n3. Add a circuit breaker",
-            runbook_used="runbooks/checkout-db-pool.md",
-            outcome="Recovered in 25 minutes",
-            failed_attempts="Adding app replicas without checking max_connections made it worse",
-            resolved_by="dana",
-        ),
+        POOL_INCIDENT,
         IncidentRecord(
             incident_id="PM-0043",
             service="auth-service",
