@@ -48,8 +48,10 @@ THRESHOLD_BLENDED = 0.33
 THRESHOLD_WORDS = 0.15
 # Grouping compares every pair: the profile is built from the most recent incidents, this many at most.
 MAX_INCIDENTS = 1000
+MAX_PASSES = 5
 NEAR_DUPLICATE = 0.8
-_STEP_SPLIT = re.compile(r"\n+|;\s+|(?:^|\s)\d+[.)]\s+|(?<=[.!?])\s+(?=[A-Z])")
+_NUMBERED = re.compile(r"(?m)^\s*\d+[.)]\s+")
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
 
 
 @dataclass
@@ -163,19 +165,42 @@ def _masked(text: str, services: set[str]) -> str:
 
 
 def _group(similarity: np.ndarray, threshold: float) -> list[list[int]]:
-    """Oldest first, each incident joins the pattern it is most similar to on average, or starts one."""
-    groups: list[list[int]] = []
-    for index in range(similarity.shape[0]):
-        best, best_score = -1, threshold
-        for number, group in enumerate(groups):
-            score = float(similarity[index, group].mean())
-            if score >= best_score:
-                best, best_score = number, score
-        if best < 0:
-            groups.append([index])
-        else:
-            groups[best].append(index)
-    return groups
+    """Oldest first, each incident joins the pattern it is most similar to on average, or starts one;
+    then incidents move to the pattern they now fit best, until nothing moves (the first pass only saw
+    the patterns that existed when each incident arrived)."""
+    count = similarity.shape[0]
+    labels = np.full(count, -1, dtype=np.int64)
+    for index in range(count):
+        labels[index] = _best_group(similarity, labels, index, threshold)
+    for _ in range(MAX_PASSES):
+        moved = False
+        for index in range(count):
+            best = _best_group(similarity, labels, index, threshold)
+            alone = int((labels == labels[index]).sum()) == 1
+            if best != labels[index] and not (alone and best > labels.max()):
+                labels[index], moved = best, True
+        if not moved:
+            break
+    groups: dict[int, list[int]] = {}
+    for index, label in enumerate(labels.tolist()):
+        groups.setdefault(label, []).append(index)
+    return list(groups.values())
+
+
+def _best_group(similarity: np.ndarray, labels: np.ndarray, index: int, threshold: float) -> int:
+    """The label whose other members ``index`` is most similar to on average (at least ``threshold``),
+    else a new label."""
+    others = labels >= 0
+    others[index] = False
+    new_label = int(labels.max()) + 1
+    if not others.any():
+        return new_label
+    sums = np.bincount(labels[others], weights=similarity[index, others])
+    sizes = np.bincount(labels[others])
+    means = np.full(sums.shape, -np.inf)
+    np.divide(sums, sizes, out=means, where=sizes > 0)
+    best = int(np.argmax(means))
+    return best if means[best] >= threshold else new_label
 
 
 def _pattern(members: list[_Member], group: list[int], similarity: np.ndarray, services: set[str]) -> Pattern:
@@ -237,8 +262,14 @@ def _dependencies(chosen: list[_Member], services: set[str]) -> list[PatternItem
 
 
 def _first_step(steps: str) -> str:
-    parts = [p.strip(" -*•\t") for p in _STEP_SPLIT.split(steps.strip())]
-    return next((p for p in parts if p), "")
+    """The first thing the responders did: item 1 of a numbered list, else the first sentence or line."""
+    text = steps.strip()
+    numbered = _NUMBERED.split(text)
+    if len(numbered) > 1:
+        first = next((part for part in numbered if part.strip()), "")
+        return " ".join(first.split())
+    first = _SENTENCE_END.split(text.split("\n", 1)[0].strip(), maxsplit=1)[0]
+    return first.strip(" -*•\t").rstrip(";")
 
 
 def _first_line(text: str) -> str:
