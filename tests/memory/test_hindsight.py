@@ -274,7 +274,9 @@ class FakeHindsight:
         await self._call("get_agent_stats")
         if self.config is None:
             raise not_found()
-        return SimpleNamespace(total_documents=3, pending_operations=1)
+        return SimpleNamespace(
+            total_documents=3, pending_operations=1, last_memory_write_at="2026-03-14T09:12:00+00:00"
+        )
 
     async def aclose(self) -> None:
         self.closed = True
@@ -426,6 +428,9 @@ async def test_health_reports_instead_of_raising() -> None:
     bank = driver(fake)
     fresh = await bank.health()
     assert fresh.ok and fresh.documents == 0 and "no bank yet" in fresh.detail
+    await bank.recall(query="pool")
+    used = await bank.health()
+    assert used.documents == 3 and used.last_memory_seen_at == T0  # the newest write, for the profile
     fake.fail = aiohttp.ClientConnectionError("refused")
     down = await bank.health()
     assert not down.ok and down.driver == "hindsight" and "refused" in down.detail

@@ -73,6 +73,8 @@ async def test_append_adds_a_correction_to_the_same_incident(bank: HindsightBank
         bank, "inventory pods killed for memory", service="inventory-service"
     )
     assert [r.id for r in scoped] == [OOM.incident_id]
+    health = await bank.health()
+    assert health.documents == 1 and health.last_memory_seen_at is not None
 
 
 async def test_a_long_alert_is_still_a_valid_query(bank: HindsightBank) -> None:
