@@ -95,22 +95,19 @@ def acknowledge(
 def rerun_briefing(
     request: Request,
     public_id: str,
-    form: FormData = Depends(checked_form),
+    _: FormData = Depends(checked_form),
     principal: Principal = Depends(page_writer),
     db: Session = Depends(get_db),
 ) -> RedirectResponse:
-    memory = "off" if form.get("memory") == "off" else "on"
-    args = {"memory": "off"} if memory == "off" else {}
     with serialized_writes(db):
         incident = load_incident(db, public_id)
-        briefing_service.enqueue_briefing(db_session=db, incident_id=incident.id, args=args)
+        briefing_service.enqueue_briefing(db_session=db, incident_id=incident.id)
         incident_service.add_event(
             db_session=db,
             incident=incident,
             kind="briefing_requested",
             actor=principal.name,
-            message=f"briefing re-run requested by {principal.name} (memory {memory})",
-            data={"memory": memory},
+            message=f"briefing re-run requested by {principal.name}",
         )
         db.commit()
     worker = get_container(request).worker
