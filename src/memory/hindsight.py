@@ -213,9 +213,10 @@ class HindsightBank(MemoryBank):
                 tags=tags or None,
                 tags_match=tags_match,
             )
-            groups = group_by_document(response.results)[:limit]
+            ranked = group_by_document(response.results)
+            groups = ranked[:limit]
             documents = await asyncio.gather(*(self._document(g.document_id) for g in groups))
-        why = channel_ranks(groups)
+        why = channel_ranks(ranked)  # ranks among every incident the channel found, not just those kept
         return [to_incident(g, d, why[g.document_id]) for g, d in zip(groups, documents, strict=True)]
 
     async def reflect(

@@ -329,7 +329,7 @@ async def test_recall_returns_limit_incidents_with_their_full_records() -> None:
         fact("INC-0001", 0.9, semantic=0.8),
         fact("INC-0002", 0.8, keyword=0.5),
         fact("INC-0001", 0.7),
-        fact("INC-0003", 0.6),
+        fact("INC-0003", 0.6, semantic=0.9),
     ]
     fake.documents_by_id["INC-0001"] = SimpleNamespace(
         original_text=format_record(RECORD), tags=["service:checkout-service"], document_metadata={}
@@ -339,6 +339,7 @@ async def test_recall_returns_limit_incidents_with_their_full_records() -> None:
     )
     assert [r.id for r in found] == ["INC-0001", "INC-0002"]
     assert found[0].record == RECORD and found[1].record is None  # INC-0002 vanished: its facts' text
+    assert found[0].why == {"semantic": 2}  # INC-0003 was semantically closer, though fused lower
     call = fake.called("arecall")[0]
     assert call["types"] == RAW_FACTS and call["tags_match"] == "any_strict" and call["max_tokens"] >= 4096
     assert [c["document_id"] for c in fake.called("get_document")] == ["INC-0001", "INC-0002"]
