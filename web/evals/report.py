@@ -1,12 +1,13 @@
 """Run a set of scenarios and summarise them: pass counts, faithfulness rates, what memory changed."""
 
 import asyncio
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from web.evals.faithfulness import Faithfulness
-from web.evals.runner import Mode, ScenarioResult, run_scenario
+from web.evals.runner import MemoryTemplates, Mode, ScenarioResult, run_scenario
 from web.evals.scenario import load_scenarios
 
 DEFAULT_SCENARIOS = Path(__file__).resolve().parents[2] / "tests" / "evals" / "scenarios"
@@ -15,10 +16,12 @@ DEFAULT_SCENARIOS = Path(__file__).resolve().parents[2] / "tests" / "evals" / "s
 async def run_all(directory: Path, *, mode: Mode, only: list[str] | None = None) -> list[ScenarioResult]:
     """Scenarios one after another (each owns a database and a bank), in file order."""
     results = []
-    for scenario in load_scenarios(directory):
-        if only and scenario.id not in only:
-            continue
-        results.append(await run_scenario(scenario, directory, mode=mode))
+    with tempfile.TemporaryDirectory(prefix="recallops-eval-memory-") as tmp:
+        templates = MemoryTemplates(Path(tmp))
+        for scenario in load_scenarios(directory):
+            if only and scenario.id not in only:
+                continue
+            results.append(await run_scenario(scenario, directory, mode=mode, templates=templates))
     return results
 
 

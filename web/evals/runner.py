@@ -9,6 +9,7 @@ here is a double: a scenario fails when the product does.
 
 import asyncio
 import logging
+import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -184,16 +185,56 @@ async def _documents(container: Container) -> int:
     return (await container.bank.health()).documents or 0
 
 
+class MemoryTemplates:
+    """Prepared memory states, copied into each scenario's sandbox instead of re-imported every time.
+
+    Scenarios that share a history (most share the Meridian record set) import it once; the copy is
+    the same database and memory file the import produced, so nothing about the run changes.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._ready: dict[str, Path] = {}
+
+    async def materialize(self, scenario: Scenario, directory: Path, target: Path) -> None:
+        spec = scenario.memory.model_dump_json(exclude={"enabled"}) + str(directory)
+        template = self._ready.get(spec)
+        if template is None:
+            template = self.root / f"memory-{len(self._ready)}"
+            container = await asyncio.to_thread(Container.build, sandbox_settings(template))
+            try:
+                await _load_memory(container, scenario, directory)
+            finally:
+                await container.aclose()
+            self._ready[spec] = template
+        await asyncio.to_thread(shutil.copytree, template, target)
+
+
 async def run_scenario(
-    scenario: Scenario, directory: Path, *, mode: Mode, workdir: Path | None = None
+    scenario: Scenario,
+    directory: Path,
+    *,
+    mode: Mode,
+    templates: MemoryTemplates | None = None,
+    workdir: Path | None = None,
 ) -> ScenarioResult:
     """One scenario in its own sandbox; an exception is reported as the scenario's error, not raised."""
     result = ScenarioResult(scenario.id, scenario.title, scenario.kinds, mode, failures=[])
     with tempfile.TemporaryDirectory(prefix="recallops-eval-", dir=workdir) as tmp:
+        data_dir = Path(tmp) / "data"
         llm = "evidence-only" if mode == "evidence-only" else "groq"
-        container = await asyncio.to_thread(Container.build, sandbox_settings(Path(tmp), llm=llm))
         try:
-            await _run(container, scenario, directory, result)
+            if templates is not None:
+                await templates.materialize(scenario, directory, data_dir)
+            container = await asyncio.to_thread(Container.build, sandbox_settings(data_dir, llm=llm))
+        except Exception as exc:
+            log.exception("scenario memory could not be prepared", extra={"scenario": scenario.id})
+            result.error = f"{type(exc).__name__}: {exc}"
+            return result
+        try:
+            if templates is None:
+                await _load_memory(container, scenario, directory)
+            await _run(container, scenario, result)
         except Exception as exc:
             log.exception("scenario failed to run", extra={"scenario": scenario.id})
             result.error = f"{type(exc).__name__}: {exc}"
@@ -202,8 +243,7 @@ async def run_scenario(
     return result
 
 
-async def _run(container: Container, scenario: Scenario, directory: Path, result: ScenarioResult) -> None:
-    await _load_memory(container, scenario, directory)
+async def _run(container: Container, scenario: Scenario, result: ScenarioResult) -> None:
     before = await _documents(container)
     rejected = await _deliver(container, scenario)
     task = briefing_task(container)
