@@ -15,7 +15,7 @@ from incidents.incident.models import Incident
 from incidents.resolution.models import ResolutionFields
 
 _MARKERS = re.compile(r"\s*\[\d+\]")
-# The briefing hedges weak matches ("Uncertain (moderate match): ..."); a post-mortem states what was verified.
+# Briefings hedge weak matches ("Uncertain (moderate match): ..."); a post-mortem states what was verified.
 _HEDGE = re.compile(r"^Uncertain \([a-z]+ match\):\s*")
 
 
