@@ -7,6 +7,7 @@ group, plus the handlers that turn "sign in first" and page errors into HTML rat
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.concurrency import run_in_threadpool
 
 from web import sessions
 from web.headers import SecurityHeaders
@@ -40,4 +41,4 @@ def install(app: FastAPI, settings: WebSettings) -> None:
 
     @app.exception_handler(PageError)
     async def _page_error(request: Request, exc: PageError) -> HTMLResponse:
-        return error_page(request, exc)
+        return await run_in_threadpool(error_page, request, exc)
