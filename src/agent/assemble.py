@@ -8,6 +8,7 @@ labeled uncertain, and with no match the briefing says plainly that no prior inc
 
 import re
 
+from agent import runbooks
 from agent.briefing import CitedItem, ModelAnswer, SeenBefore
 from agent.conversation import Conversation
 from agent.evidence import STRONG, WEAK, Match
@@ -15,13 +16,28 @@ from agent.guards import clip
 
 MAX_CAUSES = 3
 MAX_STEPS = 5
-_STEP_SPLIT = re.compile(r"\n+|(?:^|\s)\(?\d{1,2}[.)]\s+|;\s+|(?<=[.!?])\s+(?=[A-Z])")
+MAX_RUNBOOK_ITEMS = 3
+_LIST_ITEM = re.compile(r"\n\s*(?:\d{1,2}[.)]|[-•*])\s+")
+_CLAUSE = re.compile(r";\s+|(?<=[.!?])\s+(?=[A-Z])")
 
 
 def steps(text: str) -> list[str]:
-    """A recorded field as separate steps: numbered lines, semicolons or sentences."""
-    parts = [p.strip(" -•*\t") for p in _STEP_SPLIT.split(text or "")]
-    return [p.rstrip(".") for p in parts if p and len(p) > 2]
+    """A recorded field as separate steps: list items, then semicolons and sentences within them.
+
+    Post-mortems are often hard-wrapped, so a line break ends a step only where a list item starts.
+    """
+    out: list[str] = []
+    for chunk in _LIST_ITEM.sub("\x00", "\n" + (text or "")).split("\x00"):
+        for part in _CLAUSE.split(" ".join(chunk.split())):
+            part = part.strip(" -•*").rstrip(".")
+            if len(part) > 2:
+                out.append(part)
+    return out
+
+
+def flat(text: str, limit: int) -> str:
+    """One line (records are often hard-wrapped), clipped."""
+    return clip(" ".join(text.split()), limit)
 
 
 def _label(match: Match, text: str) -> str:
@@ -57,7 +73,7 @@ def _causes(useful: list[Match]) -> list[CitedItem]:
         for correction in match.corrections:
             items.append(
                 CitedItem(
-                    text=_label(match, f"Corrected root cause of {ident}: {clip(correction, 400)}"),
+                    text=_label(match, f"Corrected root cause of {ident}: {flat(correction, 400)}"),
                     citations=[n],
                 )
             )
@@ -66,7 +82,7 @@ def _causes(useful: list[Match]) -> list[CitedItem]:
             if match.corrections:
                 prefix += " (superseded by the correction above)"
             items.append(
-                CitedItem(text=_label(match, f"{prefix}: {clip(record.root_cause, 400)}"), citations=[n])
+                CitedItem(text=_label(match, f"{prefix}: {flat(record.root_cause, 400)}"), citations=[n])
             )
     return items
 
@@ -81,7 +97,7 @@ def _checks(useful: list[Match], conversation: Conversation) -> list[CitedItem]:
             items.append(
                 CitedItem(
                     text=_label(
-                        match, f"Look for the error seen in {ident}: {clip(record.error_signature, 240)}"
+                        match, f"Look for the error seen in {ident}: {flat(record.error_signature, 240)}"
                     ),
                     citations=[n],
                 )
@@ -94,14 +110,19 @@ def _checks(useful: list[Match], conversation: Conversation) -> list[CitedItem]:
         if record.runbook_used:
             items.append(
                 CitedItem(
-                    text=f"Open the runbook used for {ident}: {clip(record.runbook_used, 240)}", citations=[n]
+                    text=f"Open the runbook used for {ident}: {flat(record.runbook_used, 240)}", citations=[n]
                 )
             )
     evidence = conversation.evidence
     for item in evidence.items:
-        if item.kind == "runbook":
-            first_line = next((line for line in item.text.splitlines() if line.strip()), item.title)
-            items.append(CitedItem(text=f"Follow {item.title}: {clip(first_line, 200)}", citations=[item.n]))
+        if item.kind == "runbook" and useful:
+            checks = runbooks.sections(item.text).get("first checks", [])[:MAX_RUNBOOK_ITEMS]
+            items.extend(
+                CitedItem(text=f"{item.id} first check: {check}", citations=[item.n]) for check in checks
+            )
+            if not checks:
+                text = f"Follow runbook {item.id}: {runbooks.title(item.text)}"
+                items.append(CitedItem(text=text, citations=[item.n]))
         elif item.kind == "profile" and item.id in evidence.profile_checks:
             items.extend(
                 CitedItem(text=f"Team profile first check: {check}", citations=[item.n])
@@ -110,10 +131,20 @@ def _checks(useful: list[Match], conversation: Conversation) -> list[CitedItem]:
     return items
 
 
-def _fix(useful: list[Match]) -> list[CitedItem]:
+def _fix(useful: list[Match], conversation: Conversation) -> list[CitedItem]:
     if not useful or useful[0].incident.record is None:
         return []
-    best = useful[0]
+    items = _fix_from(useful[0])
+    for item in conversation.evidence.items:
+        if item.kind == "runbook":
+            mitigations = runbooks.sections(item.text).get("safe mitigations", [])[:MAX_RUNBOOK_ITEMS]
+            items += [
+                CitedItem(text=f"{item.id} safe mitigation: {m}", citations=[item.n]) for m in mitigations
+            ]
+    return items
+
+
+def _fix_from(best: Match) -> list[CitedItem]:
     record, n = best.incident.record, best.item.n
     assert record is not None
     items = [
@@ -122,7 +153,7 @@ def _fix(useful: list[Match]) -> list[CitedItem]:
     ]
     if record.outcome:
         items.append(
-            CitedItem(text=f"Outcome then ({best.incident.id}): {clip(record.outcome, 300)}", citations=[n])
+            CitedItem(text=f"Outcome then ({best.incident.id}): {flat(record.outcome, 300)}", citations=[n])
         )
     return items
 
@@ -134,12 +165,12 @@ def _risky(useful: list[Match], conversation: Conversation) -> list[CitedItem]:
         if record is None or not record.failed_attempts:
             continue
         for attempt in steps(record.failed_attempts)[:3]:
-            items.append(
-                CitedItem(
-                    text=f"Tried in {match.incident.id} without success: {attempt}", citations=[match.item.n]
-                )
-            )
+            text = f"{match.incident.id} (did not help or made it worse): {attempt}"
+            items.append(CitedItem(text=text, citations=[match.item.n]))
     for item in conversation.evidence.items:
+        if item.kind == "runbook" and useful:
+            risks = runbooks.sections(item.text).get("risky actions", [])[:MAX_RUNBOOK_ITEMS]
+            items += [CitedItem(text=f"{item.id} warns: {risk}", citations=[item.n]) for risk in risks]
         if item.kind == "profile" and item.id in conversation.evidence.profile_risks:
             for risk in conversation.evidence.profile_risks[item.id]:
                 items.append(CitedItem(text=f"Team profile warns: {risk}", citations=[item.n]))
@@ -167,7 +198,8 @@ def assemble(conversation: Conversation) -> ModelAnswer:
         where = f"{best.incident.id} on {best.item.service}"
         summary = f"This alert {kind}: {where} ({evidence.why(best)}) [{best.item.n}]."
         if record is not None:
-            summary += f" Then: {clip(record.symptom, 200)} [{best.item.n}]."
+            first = steps(record.symptom)
+            summary += f" Then: {flat(first[0] if first else record.symptom, 240)} [{best.item.n}]."
         others = useful[1:3]
         if others:
             summary += " Also similar: " + ", ".join(f"{m.incident.id} [{m.item.n}]" for m in others) + "."
@@ -177,7 +209,7 @@ def assemble(conversation: Conversation) -> ModelAnswer:
         summary=summary,
         likely_causes=_causes(useful),
         first_checks=_checks(useful, conversation),
-        suggested_fix=_fix(useful),
+        suggested_fix=_fix(useful, conversation),
         risky_actions=_risky(useful, conversation),
         related_incidents=[m.incident.id for m in ranked if m.strength >= WEAK][:5],
         seen_before=verdict,

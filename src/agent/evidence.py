@@ -9,7 +9,7 @@ wins. Match strength is computed here, once, so the planner, the labels and ``se
 from dataclasses import dataclass, field
 
 from agent.briefing import EvidenceItem
-from agent.guards import injection_signals
+from agent.guards import INCIDENT_ID, injection_signals
 from memory import RecalledIncident
 from memory.corrections import parse_correction
 from memory.profile import tokens
@@ -245,6 +245,7 @@ class Evidence:
     @property
     def known_ids(self) -> set[str]:
         known = {item.id for item in self.items if item.id} | self.extra_known_ids
+        known |= {m.group(0) for item in self.items for m in INCIDENT_ID.finditer(item.text)}
         return known | ({self.alert.incident_id} if self.alert.incident_id else set())
 
     def injection_warnings(self) -> list[str]:

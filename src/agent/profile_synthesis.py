@@ -8,6 +8,7 @@ pattern resting on one incident is uncertain whatever the model says. If the mod
 answer does not parse, the offline profile stands, with a note saying so.
 """
 
+import asyncio
 import json
 import logging
 from dataclasses import replace
@@ -58,7 +59,7 @@ class LLMProfileSynthesizer:
         incidents: list[RecalledIncident],
         response_schema: dict[str, Any] | None = None,
     ) -> ReflectAnswer:
-        draft = self._offline.patterns(incidents)
+        draft = await asyncio.to_thread(self._offline.patterns, incidents)
         if not draft:
             return ReflectAnswer(text=render_profile([]), structured=profile_structured([]))
         known = {i.id for i in incidents} | {i.record.incident_id for i in incidents if i.record}
