@@ -17,6 +17,7 @@ runbooks the runbook. Other known services named in a pattern's text are its dep
 in one incident is labeled uncertain.
 """
 
+import asyncio
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -84,7 +85,8 @@ class OfflineSynthesizer:
         incidents: list[RecalledIncident],
         response_schema: dict[str, Any] | None = None,
     ) -> ReflectAnswer:
-        patterns = self.patterns(incidents)
+        # Embedding and grouping are CPU work: off the event loop, which may be the web server's.
+        patterns = await asyncio.to_thread(self.patterns, incidents)
         cited = sorted({i for p in patterns for i in p.incidents})
         return ReflectAnswer(
             text=render_profile(patterns), structured=profile_structured(patterns), based_on=cited
