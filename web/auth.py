@@ -5,17 +5,17 @@ bearer token is judged by it alone (a wrong token is a 401, never a fallback to 
 People are added here too: ``current_principal`` is the one place a new kind of caller is recognised.
 """
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from fastapi import Depends, HTTPException, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session
 
 from incidents.auth import tokens
-from incidents.auth.models import ApiToken
 from incidents.locking import serialized_writes
 from web import sessions
-from web.deps import get_db
+from web.deps import get_container
 from web.security import Principal
 
 bearer_scheme = HTTPBearer(auto_error=False, description="An API token from `recallops token create`.")
@@ -36,10 +36,10 @@ def token_principal(db_session: Session, secret: str) -> Principal | None:
     if token is None:
         return None
     _mark_used(db_session, token)
-    return Principal(name=token.name, kind="token", scopes=frozenset(token.scopes))
+    return Principal(name=token.name, kind="token", scopes=token.scopes)
 
 
-def _mark_used(db_session: Session, token: ApiToken) -> None:
+def _mark_used(db_session: Session, token: tokens.LiveToken) -> None:
     if not tokens.needs_touch(token):
         return
     with serialized_writes(db_session):
@@ -64,17 +64,20 @@ def authorize(principal: Principal | None, scope: str) -> Principal:
     return principal
 
 
-def require(scope: str) -> Callable[..., Principal]:
+def identify(request: Request) -> Principal | None:
+    """``current_principal`` in a short session of its own: no connection is held afterwards, while
+    the request reads its body or waits for its turn to write."""
+    with get_container(request).sessions() as db_session:
+        return current_principal(request, db_session)
+
+
+def require(scope: str) -> Callable[..., Awaitable[Principal]]:
     """A dependency returning the caller when it holds ``scope``; nothing runs or is stored otherwise."""
 
-    def dependency(
+    async def dependency(
         request: Request,
         _credentials: HTTPAuthorizationCredentials | None = Depends(bearer_scheme),
-        db: Session = Depends(get_db),
     ) -> Principal:
-        principal = current_principal(request, db)
-        # Hand the connection back to the pool while the request reads its body or waits its turn.
-        db.rollback()
-        return authorize(principal, scope)
+        return authorize(await run_in_threadpool(identify, request), scope)
 
     return dependency

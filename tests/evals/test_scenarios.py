@@ -2,8 +2,10 @@
 
 import asyncio
 import json
+from pathlib import Path
 
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from web.cli import app
@@ -52,3 +54,19 @@ def test_eval_command_prints_totals_as_json() -> None:
     summary = json.loads(result.stdout)
     assert (summary["passed"], summary["failed"], summary["total"]) == (1, 0, 1)
     assert summary["scenarios"][0]["id"] == "cold-start-empty-bank"
+
+
+def test_a_failing_scenario_fails_the_command(tmp_path: Path) -> None:
+    scenario = {
+        "id": "expects-the-impossible",
+        "title": "An empty bank cannot recall PM-1",
+        "memory": {},
+        "alert": {"source": "generic", "payload": {"title": "disk full", "service": "db"}},
+        "expect": {"top1": "PM-1"},
+    }
+    (tmp_path / "01.yaml").write_text(yaml.safe_dump(scenario))
+    result = CliRunner().invoke(app, ["eval", "--no-llm", "--scenarios", str(tmp_path)])
+    assert result.exit_code == 1
+    assert "FAIL  expects-the-impossible" in result.stdout
+    assert "top related incident is none, expected PM-1" in result.stdout
+    assert "passed 0, failed 1, total 1" in result.stdout

@@ -10,6 +10,7 @@ from pathlib import Path
 import typer
 
 from web.bench import briefing as briefing_bench
+from web.bench import ingest as ingest_bench
 from web.bench import recall as recall_bench
 from web.bench import retrieval as retrieval_bench
 
@@ -72,3 +73,22 @@ def briefing(
         typer.echo(json.dumps(result.as_dict()))
         return
     typer.echo(briefing_bench.summary(result))
+
+
+@app.command("ingest")
+def ingest(
+    url: str = typer.Option("http://127.0.0.1:8000", help="A running RecallOps server."),
+    token: str = typer.Option(..., envvar="RECALLOPS_BENCH_TOKEN", help="A token with alerts:write."),
+    alerts: int = typer.Option(2000, min=1, help="Alerts to post, one Alertmanager payload each."),
+    concurrency: int = typer.Option(16, min=1, help="Senders posting back to back (closed loop)."),
+    rate: float | None = typer.Option(None, min=0.1, help="Instead, pace at this many alerts/s (open loop)."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object and nothing else."),
+) -> None:
+    """Intake alerts/s and p50/p95/p99 acknowledgement latency, with the server's /healthz rate as floor."""
+    result = asyncio.run(
+        ingest_bench.run_ingest(url, token, alerts=alerts, concurrency=concurrency, rate=rate)
+    )
+    if as_json:
+        typer.echo(json.dumps(result.as_dict()))
+        return
+    typer.echo(ingest_bench.summary(result))

@@ -15,7 +15,6 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.exc import DataError, DBAPIError, OperationalError
-from sqlalchemy.orm import Session
 
 from incidents.alerts.adapters import SOURCES
 from incidents.alerts.normalized import NormalizedAlert
@@ -26,7 +25,7 @@ from web import metrics
 from web.auth import bearer_secret, require, token_principal
 from web.body import BodyError, read_json, request_body_schema
 from web.container import Container
-from web.deps import get_container, get_db
+from web.deps import get_container
 from web.security import Principal
 
 log = logging.getLogger(__name__)
@@ -102,25 +101,24 @@ def _normalize(container: Container, source: str, raw: Any) -> list[NormalizedAl
     return adapter(body, raw, container.settings.incidents.service_labels)
 
 
-def _store(db: Session, alerts: Sequence[NormalizedAlert], via: str) -> list[IngestResult]:
+def _store(container: Container, alerts: Sequence[NormalizedAlert], via: str) -> list[IngestResult]:
+    """One transaction for the whole payload, committed before the caller answers."""
     try:
-        with serialized_writes(db):
+        with container.sessions() as db, serialized_writes(db):
             results = ingest(db_session=db, alerts=alerts, via=via)
             db.commit()
     except DataError as exc:
-        db.rollback()
         raise BodyError(422, f"a value does not fit the database: {exc.orig}") from exc
     except (OperationalError, DBAPIError) as exc:
-        db.rollback()
         log.warning("alert intake could not write", extra={"error": str(exc.orig)})
         raise BodyError(503, "database busy or unavailable; retry") from exc
     return results
 
 
 async def _accept(
-    db: Session, container: Container, source: str, alerts: list[NormalizedAlert], via: str
+    container: Container, source: str, alerts: list[NormalizedAlert], via: str
 ) -> list[IngestResult]:
-    results = await run_in_threadpool(_store, db, alerts, via)
+    results = await run_in_threadpool(_store, container, alerts, via)
     if container.worker is not None and any(result.opened for result in results):
         container.worker.wake()
     for result in results:
@@ -149,13 +147,13 @@ def _summary(results: list[IngestResult]) -> dict[str, Any]:
     }
 
 
-async def _intake(request: Request, source: str, principal: Principal, db: Session) -> JSONResponse:
+async def _intake(request: Request, source: str, principal: Principal) -> JSONResponse:
     started = time.perf_counter()
     container = get_container(request)
     try:
         raw = await read_json(request, max_bytes=container.settings.incidents.max_body_bytes)
         alerts = _normalize(container, source, raw)
-        results = await _accept(db, container, source, alerts, principal.name)
+        results = await _accept(container, source, alerts, principal.name)
     except BodyError as exc:
         metrics.ALERTS_RECEIVED.labels(source, "rejected").inc()
         return JSONResponse(status_code=exc.status, content={"detail": exc.detail, "errors": exc.errors})
@@ -165,10 +163,8 @@ async def _intake(request: Request, source: str, principal: Principal, db: Sessi
 
 
 def _route(source: str, model: type[BaseModel], summary: str) -> None:
-    async def receive(
-        request: Request, principal: Principal = Depends(require(SCOPE)), db: Session = Depends(get_db)
-    ) -> JSONResponse:
-        return await _intake(request, source, principal, db)
+    async def receive(request: Request, principal: Principal = Depends(require(SCOPE))) -> JSONResponse:
+        return await _intake(request, source, principal)
 
     receive.__doc__ = summary
     path = "/api/v1/alerts" if source == "generic" else f"/api/v1/alerts/{source}"
@@ -211,7 +207,7 @@ def _pd_error(status: int, kind: str, message: str, errors: list[str]) -> JSONRe
     openapi_extra=request_body_schema(PagerDutyEvent),
     summary="PagerDuty Events API v2 (trigger, acknowledge, resolve)",
 )
-async def pagerduty(request: Request, db: Session = Depends(get_db)) -> JSONResponse:
+async def pagerduty(request: Request) -> JSONResponse:
     """Speaks PagerDuty's dialect so ``pdpyras`` works unchanged: the ``routing_key`` is a RecallOps
     token with ``alerts:write`` (a bearer header, when sent, is used instead), errors come back in
     PagerDuty's shape."""
@@ -219,13 +215,13 @@ async def pagerduty(request: Request, db: Session = Depends(get_db)) -> JSONResp
     container = get_container(request)
     try:
         raw = await read_json(request, max_bytes=container.settings.incidents.max_body_bytes)
-        principal = await run_in_threadpool(_pd_principal, request, db, raw)
+        principal = await run_in_threadpool(_pd_principal, request, container, raw)
         if principal is None:
             return _pd_error(401, "unauthorized", "Invalid routing key", ["routing_key is not a valid token"])
         if not principal.can(SCOPE):
             return _pd_error(403, "forbidden", "Forbidden", [f"{principal.name!r} lacks the {SCOPE!r} scope"])
         alerts = _normalize(container, "pagerduty", raw)
-        await _accept(db, container, "pagerduty", alerts, principal.name)
+        await _accept(container, "pagerduty", alerts, principal.name)
     except BodyError as exc:
         metrics.ALERTS_RECEIVED.labels("pagerduty", "rejected").inc()
         status = 400 if exc.status == 422 else exc.status
@@ -235,14 +231,15 @@ async def pagerduty(request: Request, db: Session = Depends(get_db)) -> JSONResp
     return JSONResponse(status_code=202, content={**PD_SUCCESS, "dedup_key": alerts[0].dedup_key})
 
 
-def _pd_principal(request: Request, db: Session, raw: Any) -> Principal | None:
+def _pd_principal(request: Request, container: Container, raw: Any) -> Principal | None:
     secret = bearer_secret(request)
     if secret is None:
         routing_key = raw.get("routing_key") if isinstance(raw, dict) else None
         if not isinstance(routing_key, str):
             raise BodyError(400, "routing_key is missing", ["routing_key: Field required"])
         secret = routing_key
-    return token_principal(db, secret)
+    with container.sessions() as db:
+        return token_principal(db, secret)
 
 
 @router.post("/api/v1/alerts/{source}", status_code=404, responses={404: {"description": "unknown source"}})

@@ -9,7 +9,7 @@ import hashlib
 import re
 import secrets
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session
@@ -23,10 +23,22 @@ NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@:+-]{0,63}$")
 LAST_USED_PRECISION = timedelta(minutes=5)  # a busy sender must not turn every request into a write
 
 
-# Checked on every authenticated request: built once, with a bind parameter.
-_LIVE_BY_HASH = select(ApiToken).where(
-    ApiToken.token_hash == bindparam("token_hash"), ApiToken.revoked_at.is_(None)
+_TOKENS = ApiToken.__table__
+# Checked on every authenticated request: built once with a bind parameter, plain columns, no ORM load.
+_LIVE_BY_HASH = select(_TOKENS.c.id, _TOKENS.c.name, _TOKENS.c.scopes, _TOKENS.c.last_used_at).where(
+    _TOKENS.c.token_hash == bindparam("token_hash"), _TOKENS.c.revoked_at.is_(None)
 )
+_TOUCH = update(_TOKENS).where(_TOKENS.c.id == bindparam("token_id")).values(last_used_at=bindparam("now"))
+
+
+@dataclass(frozen=True)
+class LiveToken:
+    """What a request learns from its token: who, which scopes, when it was last seen."""
+
+    id: int
+    name: str
+    scopes: frozenset[str]
+    last_used_at: datetime | None
 
 
 class TokenError(ValueError):
@@ -82,19 +94,22 @@ def revoke_token(*, db_session: Session, name: str) -> ApiToken:
     return token
 
 
-def verify_token(*, db_session: Session, secret: str) -> ApiToken | None:
+def verify_token(*, db_session: Session, secret: str) -> LiveToken | None:
     """The live token for this secret, or ``None``. Looked up by hash, so timing reveals nothing."""
     if not secret or len(secret) > 512:
         return None
-    return db_session.scalar(_LIVE_BY_HASH, {"token_hash": hash_secret(secret)})
+    row = db_session.execute(_LIVE_BY_HASH, {"token_hash": hash_secret(secret)}).first()
+    if row is None:
+        return None
+    return LiveToken(id=row.id, name=row.name, scopes=frozenset(row.scopes), last_used_at=row.last_used_at)
 
 
-def needs_touch(token: ApiToken) -> bool:
+def needs_touch(token: LiveToken) -> bool:
     """``last_used_at`` to a few minutes' precision: a busy sender must not make every request a write."""
     return token.last_used_at is None or utcnow() - token.last_used_at > LAST_USED_PRECISION
 
 
-def touch(*, db_session: Session, token: ApiToken) -> None:
+def touch(*, db_session: Session, token: LiveToken) -> LiveToken:
     now = utcnow()
-    db_session.execute(update(ApiToken).where(ApiToken.id == token.id).values(last_used_at=now))
-    token.last_used_at = now
+    db_session.execute(_TOUCH, {"token_id": token.id, "now": now})
+    return LiveToken(id=token.id, name=token.name, scopes=token.scopes, last_used_at=now)

@@ -18,7 +18,9 @@ def test_secret_is_shown_once_and_only_its_hash_is_stored(db: Session) -> None:
     assert stored.token_hash == hashlib.sha256(issued.secret.encode()).hexdigest()
     assert issued.secret not in (stored.token_hash, stored.prefix)
     assert issued.secret.startswith(stored.prefix)
-    assert tokens.verify_token(db_session=db, secret=issued.secret) is stored
+    live = tokens.verify_token(db_session=db, secret=issued.secret)
+    assert live is not None
+    assert (live.id, live.name, live.scopes) == (stored.id, "alertmanager-prod", frozenset({"alerts:write"}))
     assert tokens.verify_token(db_session=db, secret=issued.secret + "x") is None
     assert tokens.verify_token(db_session=db, secret="") is None
 
@@ -49,7 +51,9 @@ def test_invalid_requests_are_refused(db: Session, name: str, scopes: list[str],
 
 def test_touch_is_throttled(db: Session) -> None:
     issued = tokens.create_token(db_session=db, name="grafana", scopes=["alerts:write"])
-    token = issued.token
-    assert tokens.needs_touch(token)
-    tokens.touch(db_session=db, token=token)
-    assert not tokens.needs_touch(token)
+    token = tokens.verify_token(db_session=db, secret=issued.secret)
+    assert token is not None and tokens.needs_touch(token)
+    touched = tokens.touch(db_session=db, token=token)
+    assert not tokens.needs_touch(touched)
+    again = tokens.verify_token(db_session=db, secret=issued.secret)
+    assert again is not None and not tokens.needs_touch(again)

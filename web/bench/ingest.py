@@ -1,0 +1,182 @@
+"""``recallops bench ingest``: alert intake throughput and acknowledgement latency over real HTTP.
+
+Posts Alertmanager webhook payloads (one alert each, the costliest shape per alert) to a running
+server: unique fingerprints spread over a few service/alert-name groups, so most alerts join an open
+incident and some open new ones, as in a real alert storm. Two modes:
+
+- closed loop (default): ``concurrency`` senders post back to back; gives alerts/s.
+- paced (``rate``): one alert every 1/rate s whatever the server does (open loop); latency is
+  counted from the moment each alert was due, so a server falling behind shows up in p99.
+
+In the same run, the same client measures ``GET /healthz`` at the same concurrency: the floor of
+what this machine, server and client can do per request, so the figure reads as a ratio.
+"""
+
+import asyncio
+import secrets
+import statistics
+import time
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+
+GROUPS = 20
+FLOOR_REQUESTS = 2000
+
+
+@dataclass(frozen=True)
+class IngestBench:
+    alerts: int
+    concurrency: int
+    rate: float | None
+    errors: int
+    seconds: float
+    alerts_per_s: float
+    p50_ms: float
+    p95_ms: float
+    p99_ms: float
+    floor_rps: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def payload(run: str, i: int) -> dict[str, Any]:
+    group = i % GROUPS
+    labels = {
+        "alertname": f"BenchAlert{group}",
+        "service": f"bench-{group}",
+        "severity": "warning",
+        "n": str(i),
+    }
+    return {
+        "version": "4",
+        "status": "firing",
+        "receiver": "bench",
+        "groupKey": f"bench:{run}:{group}",
+        "groupLabels": {"alertname": labels["alertname"]},
+        "commonLabels": {},
+        "commonAnnotations": {},
+        "externalURL": "http://bench",
+        "truncatedAlerts": 0,
+        "alerts": [
+            {
+                "status": "firing",
+                "labels": labels,
+                "annotations": {"summary": f"bench alert {i}"},
+                "startsAt": datetime.now(UTC).isoformat(),
+                "endsAt": "0001-01-01T00:00:00Z",
+                "generatorURL": "",
+                "fingerprint": f"{run}-{i}",
+            }
+        ],
+    }
+
+
+def percentile(values: list[float], q: int) -> float:
+    """The q-th percentile (1-99) of the values, interpolated."""
+    if len(values) == 1:
+        return values[0]
+    return statistics.quantiles(values, n=100, method="inclusive")[q - 1]
+
+
+async def _floor(client: httpx.AsyncClient, concurrency: int, requests: int) -> float:
+    remaining = iter(range(requests))
+
+    async def worker() -> None:
+        for _ in remaining:
+            (await client.get("/healthz")).raise_for_status()
+
+    started = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    return requests / (time.perf_counter() - started)
+
+
+async def _closed_loop(
+    client: httpx.AsyncClient, bodies: list[dict[str, Any]], concurrency: int
+) -> tuple[list[float], int]:
+    latencies: list[float] = []
+    errors = 0
+    queue = iter(bodies)
+
+    async def worker() -> None:
+        nonlocal errors
+        for body in queue:
+            sent = time.perf_counter()
+            response = await client.post("/api/v1/alerts/alertmanager", json=body)
+            latencies.append(time.perf_counter() - sent)
+            errors += response.status_code != 200
+
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    return latencies, errors
+
+
+async def _paced(
+    client: httpx.AsyncClient, bodies: list[dict[str, Any]], rate: float
+) -> tuple[list[float], int]:
+    latencies: list[float] = []
+    errors = 0
+    start = time.perf_counter()
+
+    async def send(due: float, body: dict[str, Any]) -> None:
+        nonlocal errors
+        response = await client.post("/api/v1/alerts/alertmanager", json=body)
+        latencies.append(time.perf_counter() - due)
+        errors += response.status_code != 200
+
+    tasks = []
+    for i, body in enumerate(bodies):
+        due = start + i / rate
+        delay = due - time.perf_counter()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        tasks.append(asyncio.create_task(send(due, body)))
+    await asyncio.gather(*tasks)
+    return latencies, errors
+
+
+async def run_ingest(
+    url: str, token: str, *, alerts: int, concurrency: int, rate: float | None = None
+) -> IngestBench:
+    run = secrets.token_hex(4)  # fresh fingerprints, so a rerun against the same server is not all duplicates
+    bodies = [payload(run, i) for i in range(alerts)]
+    limits = httpx.Limits(max_connections=concurrency if rate is None else max(concurrency, 64))
+    headers = {"Authorization": f"Bearer {token}"}
+    async with httpx.AsyncClient(base_url=url, headers=headers, limits=limits, timeout=30.0) as client:
+        probe = await client.post("/api/v1/alerts/alertmanager", json=payload(run, alerts))
+        if probe.status_code != 200:
+            raise RuntimeError(f"server refused a benchmark alert: {probe.status_code} {probe.text[:200]}")
+        floor_rps = await _floor(client, concurrency, FLOOR_REQUESTS)
+        started = time.perf_counter()
+        if rate is None:
+            latencies, errors = await _closed_loop(client, bodies, concurrency)
+        else:
+            latencies, errors = await _paced(client, bodies, rate)
+        seconds = time.perf_counter() - started
+    ms = sorted(latency * 1000 for latency in latencies)
+    return IngestBench(
+        alerts=alerts,
+        concurrency=concurrency,
+        rate=rate,
+        errors=errors,
+        seconds=round(seconds, 3),
+        alerts_per_s=round(alerts / seconds, 1),
+        p50_ms=round(percentile(ms, 50), 2),
+        p95_ms=round(percentile(ms, 95), 2),
+        p99_ms=round(percentile(ms, 99), 2),
+        floor_rps=round(floor_rps, 1),
+    )
+
+
+def summary(result: IngestBench) -> str:
+    mode = f"paced at {result.rate:g}/s" if result.rate else f"concurrency {result.concurrency}"
+    ratio = result.alerts_per_s / result.floor_rps if result.floor_rps else 0.0
+    return (
+        f"{result.alerts} alerts ({mode}) in {result.seconds:.2f}s: {result.alerts_per_s:.1f} alerts/s, "
+        f"ack latency p50 {result.p50_ms:.1f} ms, p95 {result.p95_ms:.1f} ms, p99 {result.p99_ms:.1f} ms, "
+        f"errors {result.errors}\n"
+        f"floor: GET /healthz {result.floor_rps:.1f} req/s at the same concurrency "
+        f"(intake runs at {ratio:.0%} of it)"
+    )
