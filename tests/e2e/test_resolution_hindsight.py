@@ -85,5 +85,17 @@ def test_hindsight_stopped_while_resolving_then_one_record_after_it_is_back(
             what="profile refresh on Hindsight",
         )
         assert done["status"] == "completed", done
-        profile = http.get("/api/v1/profile").json()
-        assert profile["source"] == "memory" and profile["last_refreshed_at"]
+        profile = wait_for(
+            lambda: (p := http.get("/api/v1/profile").json())["last_refreshed_at"] and p,
+            what="profile mirrored",
+        )
+        assert profile["source"] == "memory" and profile["last_memory_seen_at"]
+
+        hindsight.stop_api()
+        try:
+            offline = http.get("/api/v1/profile").json()
+        finally:
+            hindsight.start_api()
+        assert offline["source"] == "snapshot" and offline["memory_error"]
+        assert offline["last_refreshed_at"] == profile["last_refreshed_at"]
+        assert offline["last_memory_seen_at"] == profile["last_memory_seen_at"]
