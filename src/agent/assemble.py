@@ -203,11 +203,13 @@ def assemble(conversation: Conversation) -> ModelAnswer:
         others = useful[1:3]
         if others:
             summary += " Also similar: " + ", ".join(f"{m.incident.id} [{m.item.n}]" for m in others) + "."
+    # Novel: nothing to act on, but the closest weak candidate's cause is shown, labeled uncertain.
+    causes = _causes(ranked[:1] if verdict == "novel" else useful)
     if verdict == "novel":
         useful = []
     return ModelAnswer(
         summary=summary,
-        likely_causes=_causes(useful),
+        likely_causes=causes,
         first_checks=_checks(useful, conversation),
         suggested_fix=_fix(useful, conversation),
         risky_actions=_risky(useful, conversation),

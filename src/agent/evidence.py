@@ -14,9 +14,9 @@ from memory import RecalledIncident
 from memory.corrections import parse_correction
 from memory.profile import tokens
 
-# Match strength bands: strong needs most of the error signature repeated; weak is one channel's guess.
+# Match strength bands (see ``match_strength``).
 STRONG = 0.6
-WEAK = 0.35
+WEAK = 0.5
 
 
 @dataclass(frozen=True)
@@ -52,20 +52,28 @@ def _channel_agreement(incident: RecalledIncident) -> float:
     return sum(per_rank) / max(2, len(per_rank))
 
 
-def _signature_overlap(incident: RecalledIncident, alert_tokens: set[str]) -> float:
-    """Share of the record's error-signature words the alert repeats: the same error, said again."""
+def _lexical(incident: RecalledIncident, alert_tokens: set[str]) -> float:
+    """Whether the alert says what the record says: the share of the record's error signature the alert
+    repeats, or the share of the alert's words found in the record's signature, symptom and root cause
+    (counted over at least four words, so a two-word alert cannot match fully on one shared word)."""
     record = incident.record
     signature = tokens(record.error_signature if record else incident.text[:400])
-    if not signature:
-        return 0.0
-    return len(signature & alert_tokens) / len(signature)
+    core = tokens(
+        f"{record.error_signature} {record.symptom} {record.root_cause}" if record else incident.text
+    )
+    repeated = len(signature & alert_tokens) / len(signature) if signature else 0.0
+    covered = len(alert_tokens & core) / max(len(alert_tokens), 4)
+    return max(repeated, covered)
 
 
 def match_strength(incident: RecalledIncident, alert: AlertInput) -> float:
-    """0..1: mostly whether the alert repeats the recorded error, partly how well retrieval ranked it,
-    so a record that retrieval merely ranked first, with a different error, stays a moderate match."""
-    alert_tokens = tokens(alert.description)
-    return round(0.6 * _signature_overlap(incident, alert_tokens) + 0.4 * _channel_agreement(incident), 3)
+    """0..1: mostly whether the alert says what the record says, partly how well retrieval ranked it.
+
+    Retrieval ranks are relative (something always ranks first), so ranking alone never makes a match
+    more than weak: moderate needs a sixth of the words shared at best rank, strong about a third.
+    """
+    lexical = _lexical(incident, tokens(alert.description))
+    return round(0.6 * lexical + 0.4 * _channel_agreement(incident), 3)
 
 
 def incident_service(incident: RecalledIncident) -> str:
