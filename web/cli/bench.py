@@ -12,6 +12,7 @@ import typer
 from web.bench import briefing as briefing_bench
 from web.bench import ingest as ingest_bench
 from web.bench import recall as recall_bench
+from web.bench import report as report_bench
 from web.bench import retrieval as retrieval_bench
 
 app = typer.Typer(help="Benchmarks: figures anyone can rerun on their own machine.", no_args_is_help=True)
@@ -92,3 +93,34 @@ def ingest(
         typer.echo(json.dumps(result.as_dict()))
         return
     typer.echo(ingest_bench.summary(result))
+
+
+@app.command("all")
+def all_benchmarks(
+    out: Path = typer.Option(..., "--out", file_okay=False, help="Directory for report.json and report.md."),
+    ingest_alerts: int = typer.Option(report_bench.Sizes.ingest_alerts, min=1, help="Alerts posted."),
+    ingest_concurrency: int = typer.Option(report_bench.Sizes.ingest_concurrency, min=1),
+    recall_sizes: str = typer.Option("1000,10000", help="Recall bank sizes, comma-separated."),
+    briefing_incidents: int = typer.Option(report_bench.Sizes.briefing_incidents, min=1),
+    briefing_alerts: int = typer.Option(report_bench.Sizes.briefing_alerts, min=1),
+    pages_incidents: int = typer.Option(report_bench.Sizes.pages_incidents, min=1),
+    corpus: Path = typer.Option(report_bench.Sizes.corpus, help="Retrieval corpus (JSONL)."),
+    qrels: Path = typer.Option(report_bench.Sizes.qrels, help="Retrieval judgments (TSV)."),
+) -> None:
+    """Every benchmark at small default sizes (minutes), the machine described; larger with the flags."""
+    sizes = report_bench.Sizes(
+        ingest_alerts=ingest_alerts,
+        ingest_concurrency=ingest_concurrency,
+        recall_sizes=tuple(int(s) for s in recall_sizes.split(",") if s.strip()),
+        briefing_incidents=briefing_incidents,
+        briefing_alerts=briefing_alerts,
+        pages_incidents=pages_incidents,
+        corpus=corpus,
+        qrels=qrels,
+    )
+    report = report_bench.run_and_write(sizes, out, lambda step: typer.echo(f"running {step} ...", err=True))
+    typer.echo(f"wrote {out / 'report.json'} and {out / 'report.md'}", err=True)
+    for step, error in report["errors"].items():
+        typer.echo(f"{step} failed: {error}", err=True)
+    if report["errors"]:
+        raise typer.Exit(1)
