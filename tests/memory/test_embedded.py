@@ -17,7 +17,13 @@ from hypothesis import strategies as st
 from memory.bank import MemoryBank, TagsMatch
 from memory.embedded.bank import EmbeddedBank
 from memory.embedded.index import VectorIndex
-from memory.embedded.search import candidate_depth, match_expression, tag_condition
+from memory.embedded.search import (
+    KeywordChannel,
+    candidate_depth,
+    match_expression,
+    query_terms,
+    tag_condition,
+)
 from memory.embedded.store import IndexRow
 from memory.settings import MemorySettings
 from tests.memory.conftest import wait_operation
@@ -145,7 +151,7 @@ async def test_vectors_of_another_model_are_recomputed(tmp_path: Path) -> None:
     try:
         assert [r.id for r in await upgraded.recall(query="certificate expired")] == ["a"]
         with sqlite3.connect(tmp_path / "memory.db") as conn:
-            assert conn.execute("SELECT model_id, length(vector) FROM documents").fetchall() == [
+            assert conn.execute("SELECT model_id, length(vector) FROM vectors").fetchall() == [
                 ("hashing-32", 32 * 4)
             ]
     finally:
@@ -219,11 +225,29 @@ def test_candidate_depth_grows_with_budget_and_limit() -> None:
         ('host-1234 "quoted" OR NEAR(x)', '"host" OR "1234" OR "quoted" OR "near" OR "x"'),
         ("the of and", None),
         ("", None),
-        ("Ünïcode café", '"ünïcode" OR "café"'),
+        ("Ünïcode café", '"unicode" OR "cafe"'),
     ],
 )
 def test_match_expression_quotes_every_word(query: str, expected: str | None) -> None:
-    assert match_expression(query) == expected
+    assert match_expression(query_terms(query)) == expected
+
+
+def test_keyword_channel_keeps_the_rarest_words_within_its_budget(tmp_path: Path) -> None:
+    conn = sqlite3.connect(":memory:")
+    conn.executescript(
+        "CREATE VIRTUAL TABLE documents_fts USING fts5(content);"
+        "CREATE VIRTUAL TABLE documents_vocab USING fts5vocab(documents_fts, 'row');"
+    )
+    rows = [f"common frequent row {n}" + (" scarce" if n % 10 == 0 else "") for n in range(100)]
+    rows.append("needle common")
+    conn.executemany("INSERT INTO documents_fts(content) VALUES (?)", [(r,) for r in rows])
+    channel = KeywordChannel(budget=20)
+    assert channel.terms(conn, "needle scarce common frequent", size=len(rows)) == ["needle", "scarce"]
+    assert KeywordChannel(budget=1000).terms(conn, "needle scarce common", size=len(rows)) == [
+        "needle",
+        "scarce",
+        "common",
+    ]
 
 
 def reference_admits(doc_tags: set[str], wanted: list[str], match: TagsMatch) -> bool:

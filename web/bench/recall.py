@@ -171,14 +171,14 @@ async def _timed_recall(bank: MemoryBank, queries: list[tuple[str, str]], scoped
 def _floor(
     path: Path, bank: EmbeddedBank, vectors: np.ndarray, queries: list[tuple[str, str]]
 ) -> list[float]:
-    """Matrix product + top-k, then FTS5 BM25 top-k: the unavoidable work, nothing around it."""
+    """Matrix product + top-k, then FTS5 BM25 top-k with the words the bank keeps: nothing around it."""
     k = candidate_depth("mid", 3)
     matrix = bank.index.snapshot()
     conn = sqlite3.connect(path)
     times = []
     try:
         for i, (text, _) in enumerate(queries):
-            expression = match_expression(text)
+            expression = match_expression(bank.keywords.terms(conn, text, size=len(matrix)))
             start = time.perf_counter()
             sims = matrix @ vectors[i]
             np.argpartition(-sims, k)[:k]

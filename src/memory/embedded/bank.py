@@ -34,7 +34,7 @@ from memory.bank import (
 from memory.embedded import models
 from memory.embedded.documents import fetch_by_document_id, fetch_by_ids, recalled, upsert_document
 from memory.embedded.index import VectorIndex
-from memory.embedded.search import candidate_depth, fuse, keyword_search, match_expression, tag_condition
+from memory.embedded.search import KeywordChannel, candidate_depth, fuse, tag_condition
 from memory.embedded.store import (
     DOCUMENT_COLUMNS,
     Draft,
@@ -65,6 +65,7 @@ class EmbeddedBank(MemoryBank):
         self.synthesizer = synthesizer
         self.store = Store(settings.embedded_path, timeout_s=settings.memory_timeout_s)
         self.index = VectorIndex(embedder.dimension)
+        self.keywords = KeywordChannel()
         self._tasks: set[asyncio.Task[None]] = set()
         self._swept = False
         self.channels: tuple[str, ...] = CHANNELS
@@ -160,7 +161,9 @@ class EmbeddedBank(MemoryBank):
                     self._bulk_load(conn)
                 elif latest > self.index.seq:
                     rows = conn.execute(
-                        "SELECT id, tags, ts, vector, seq FROM documents WHERE seq > ?", (self.index.seq,)
+                        "SELECT d.id, d.tags, d.ts, v.vector, d.seq FROM documents AS d "
+                        "JOIN vectors AS v ON v.doc = d.id WHERE d.seq > ?",
+                        (self.index.seq,),
                     )
                     self.index.apply(
                         IndexRow(
@@ -180,30 +183,34 @@ class EmbeddedBank(MemoryBank):
         model_id = self.embedder.model_id
         while True:
             stale = conn.execute(
-                "SELECT id, content FROM documents WHERE model_id != ? LIMIT ?", (model_id, REEMBED_BATCH)
+                "SELECT v.doc, d.content FROM vectors AS v JOIN documents AS d ON d.id = v.doc "
+                "WHERE v.model_id < ? OR v.model_id > ? LIMIT ?",
+                (model_id, model_id, REEMBED_BATCH),
             ).fetchall()
             if not stale:
                 return
             vectors = self.embedder.embed([content for _, content in stale])
             with Store.write(conn):
                 conn.executemany(
-                    "UPDATE documents SET vector = ?, model_id = ? WHERE id = ?",
+                    "UPDATE vectors SET vector = ?, model_id = ? WHERE doc = ?",
                     [(v.tobytes(), model_id, doc) for (doc, _), v in zip(stale, vectors, strict=True)],
                 )
 
     def _bulk_load(self, conn: sqlite3.Connection) -> None:
-        rows = conn.execute("SELECT id, tags, ts, vector, seq FROM documents ORDER BY id").fetchall()
+        """Every vector into the matrix: two sequential scans in one read transaction."""
+        conn.execute("BEGIN")
+        try:
+            rows = conn.execute("SELECT id, tags, ts, seq FROM documents ORDER BY id").fetchall()
+            blobs = [r[0] for r in conn.execute("SELECT vector FROM vectors ORDER BY doc")]
+        finally:
+            conn.execute("COMMIT")
         dim = self.embedder.dimension
         ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         ts = np.fromiter((r[2] for r in rows), dtype=np.float64, count=len(rows))
-        blob = b"".join(r[3] for r in rows)
-        vectors = (
-            np.frombuffer(blob, dtype=np.float32).reshape(len(rows), dim)
-            if rows
-            else np.empty((0, dim), np.float32)
-        )
-        tags = [tuple(json.loads(r[1])) for r in rows]
-        seq = max((r[4] for r in rows), default=0)
+        vectors = np.frombuffer(bytearray().join(blobs), dtype=np.float32).reshape(len(rows), dim)
+        parsed: dict[str, tuple[str, ...]] = {}
+        tags = [parsed.get(r[1]) or parsed.setdefault(r[1], tuple(json.loads(r[1]))) for r in rows]
+        seq = max((r[3] for r in rows), default=0)
         self.index.load(ids, vectors, ts, tags, seq)
 
     async def recall(
@@ -228,10 +235,14 @@ class EmbeddedBank(MemoryBank):
         if "semantic" in self.channels:
             vector = self.embedder.embed([query])[0]
             channels["semantic"] = self.index.search(vector, tags=tags, match=tags_match, k=depth)
-        if "keyword" in self.channels and match_expression(query) is not None:
-            channels["keyword"] = self.store.run(
-                lambda c: keyword_search(c, query, tags=tags, match=tags_match, k=depth)
+        if "keyword" in self.channels:
+            found = self.store.run(
+                lambda c: self.keywords.search(
+                    c, query, tags=tags, match=tags_match, k=depth, size=len(self.index)
+                )
             )
+            if found is not None:
+                channels["keyword"] = found
         candidates = {d for ids in channels.values() for d in ids}
         fused = fuse(channels, self.index.timestamps(candidates), limit)
         documents = self.store.run(lambda c: fetch_by_ids(c, [f.id for f in fused]))

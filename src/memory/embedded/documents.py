@@ -22,26 +22,28 @@ def upsert_document(conn: sqlite3.Connection, *, draft: Draft, vector: np.ndarra
     """Insert or replace one document (inside the caller's write transaction), with a fresh seq."""
     seq = Store.next_seq(conn)
     doc = conn.execute(
-        "INSERT INTO documents(document_id, content, tags, metadata, ts, context, kind, vector, "
-        "model_id, seq, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-        "ON CONFLICT(document_id) DO UPDATE SET content = excluded.content, tags = excluded.tags, "
-        "metadata = excluded.metadata, ts = excluded.ts, context = excluded.context, "
-        "kind = excluded.kind, vector = excluded.vector, model_id = excluded.model_id, "
-        "seq = excluded.seq, updated_at = excluded.updated_at RETURNING id",
+        "INSERT INTO documents(document_id, seq, ts, kind, tags, metadata, context, updated_at, content) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT(document_id) DO UPDATE SET seq = excluded.seq, ts = excluded.ts, kind = excluded.kind, "
+        "tags = excluded.tags, metadata = excluded.metadata, context = excluded.context, "
+        "updated_at = excluded.updated_at, content = excluded.content RETURNING id",
         (
             draft.document_id,
-            draft.content,
+            seq,
+            to_epoch(draft.timestamp),
+            tag_value(draft.tags, "kind"),
             dumps(draft.tags),
             dumps(draft.metadata),
-            to_epoch(draft.timestamp),
             draft.context,
-            tag_value(draft.tags, "kind"),
-            np.ascontiguousarray(vector, dtype=np.float32).tobytes(),
-            model_id,
-            seq,
             time.time(),
+            draft.content,
         ),
     ).fetchone()[0]
+    conn.execute(
+        "INSERT INTO vectors(doc, model_id, vector) VALUES (?, ?, ?) "
+        "ON CONFLICT(doc) DO UPDATE SET model_id = excluded.model_id, vector = excluded.vector",
+        (doc, model_id, np.ascontiguousarray(vector, dtype=np.float32).tobytes()),
+    )
     conn.execute("DELETE FROM document_tags WHERE doc = ?", (doc,))
     conn.executemany("INSERT INTO document_tags(tag, doc) VALUES (?, ?)", [(t, doc) for t in draft.tags])
 

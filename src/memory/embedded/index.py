@@ -37,19 +37,30 @@ class VectorIndex:
     def load(
         self, ids: np.ndarray, vectors: np.ndarray, ts: np.ndarray, tags: list[tuple[str, ...]], seq: int
     ) -> None:
-        """Replace everything at once (bulk reload from the file)."""
+        """Replace everything at once (bulk reload from the file). ``vectors`` is used in place if writable.
+
+        Records share few distinct tag sets, so postings are built per distinct set, not per record.
+        """
         with self.lock:
             n = len(ids)
-            self._matrix = np.array(vectors, dtype=np.float32, copy=True).reshape(n, self.dimension)
+            matrix = np.asarray(vectors, dtype=np.float32).reshape(n, self.dimension)
+            self._matrix = matrix if matrix.flags.writeable else matrix.copy()
             self._ids = ids.astype(np.int64)
             self._ts = ts.astype(np.float64)
-            self._tag_count = np.fromiter((len(set(t)) for t in tags), dtype=np.int32, count=n)
-            self._pos = {int(doc): i for i, doc in enumerate(self._ids.tolist())}
-            self._tags = [frozenset(t) for t in tags]
+            groups: dict[tuple[str, ...], list[int]] = {}
+            for position, combo in enumerate(tags):
+                groups.setdefault(combo, []).append(position)
+            self._tags = [frozenset()] * n
+            self._tag_count = np.zeros(n, dtype=np.int32)
             self._postings = {}
-            for i, doc_tags in enumerate(self._tags):
-                for tag in doc_tags:
-                    self._postings.setdefault(tag, set()).add(i)
+            for combo, positions in groups.items():
+                shared = frozenset(combo)
+                for position in positions:
+                    self._tags[position] = shared
+                self._tag_count[positions] = len(shared)
+                for tag in shared:
+                    self._postings.setdefault(tag, set()).update(positions)
+            self._pos = {int(doc): i for i, doc in enumerate(self._ids.tolist())}
             self._posting_arrays = {}
             self._size = n
             self.seq = seq

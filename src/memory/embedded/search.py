@@ -3,10 +3,19 @@
 The tag filter is a correlated ``EXISTS`` on the tag table evaluated for each row the ``MATCH``
 produces (FTS5 drives the join); filtering with ``rowid IN (subquery)`` instead makes SQLite scan
 the tag table first and is orders of magnitude slower on large banks.
+
+FTS5 scores every row a query matches before it can sort, so a query word found in most records
+("service", "timeout") costs milliseconds per thousand rows while adding almost nothing to the
+ranking (its IDF is near zero). The channel therefore keeps a query's words from the rarest up, within
+a budget of ``POSTINGS_BUDGET`` matching rows (the rarest word always stays). On banks smaller than
+the budget every word is kept. Document frequencies come from FTS5's own vocabulary table and are
+cached until the bank grows or shrinks by a tenth.
 """
 
 import re
 import sqlite3
+import threading
+import unicodedata
 from dataclasses import dataclass
 
 from memory.bank import Budget, TagsMatch
@@ -14,6 +23,7 @@ from memory.bank import Budget, TagsMatch
 RRF_K = 60
 CANDIDATE_DEPTH: dict[str, int] = {"low": 20, "mid": 50, "high": 150}
 MAX_QUERY_TOKENS = 48
+POSTINGS_BUDGET = 5000
 _TOKEN = re.compile(r"[^\W_]+")
 # Words so common in incident text that they only slow BM25 down; IDF would weigh them near zero.
 _STOPWORDS = frozenset(
@@ -63,12 +73,16 @@ def candidate_depth(budget: Budget, limit: int) -> int:
     return max(CANDIDATE_DEPTH[budget], 3 * limit)
 
 
-def match_expression(query: str) -> str | None:
-    """An FTS5 ``MATCH`` string: the query's distinct words, each quoted, OR-ed; None if no words."""
-    words = [w for w in dict.fromkeys(_TOKEN.findall(query.lower())) if w not in _STOPWORDS]
-    if not words:
-        return None
-    return " OR ".join(f'"{w}"' for w in words[:MAX_QUERY_TOKENS])
+def query_terms(query: str) -> list[str]:
+    """Distinct words as FTS5's tokenizer sees them (lower case, no diacritics), stop words dropped."""
+    folded = "".join(c for c in unicodedata.normalize("NFKD", query.lower()) if not unicodedata.combining(c))
+    words = [w for w in dict.fromkeys(_TOKEN.findall(folded)) if w not in _STOPWORDS]
+    return words[:MAX_QUERY_TOKENS]
+
+
+def match_expression(terms: list[str]) -> str | None:
+    """An FTS5 ``MATCH`` string: each term quoted (so ``host-1`` or ``NEAR`` stay words), OR-ed."""
+    return " OR ".join(f'"{t}"' for t in terms) if terms else None
 
 
 def tag_condition(tags: list[str] | None, match: TagsMatch) -> tuple[str, list[str]]:
@@ -89,19 +103,60 @@ def tag_condition(tags: list[str] | None, match: TagsMatch) -> tuple[str, list[s
     return cond, wanted
 
 
-def keyword_search(
-    conn: sqlite3.Connection, query: str, *, tags: list[str] | None, match: TagsMatch, k: int
-) -> list[int]:
-    """Document ids by BM25, best first, among the documents the tag filter admits."""
-    expression = match_expression(query)
-    if expression is None or k <= 0:
-        return []
-    cond, params = tag_condition(tags, match)
-    sql = (
-        "SELECT d.id FROM documents_fts AS f CROSS JOIN documents AS d ON d.id = f.rowid "
-        f"WHERE documents_fts MATCH ? AND {cond} ORDER BY f.rank, d.ts DESC LIMIT ?"
-    )
-    return [row[0] for row in conn.execute(sql, [expression, *params, k])]
+class KeywordChannel:
+    """BM25 over the FTS5 index, pruned to the query's informative words (see the module docstring)."""
+
+    def __init__(self, budget: int = POSTINGS_BUDGET) -> None:
+        self.budget = budget
+        self._df: dict[str, int] = {}
+        self._df_size = 0
+        self._lock = threading.Lock()
+
+    def terms(self, conn: sqlite3.Connection, query: str, *, size: int) -> list[str]:
+        """The words worth matching, rarest first."""
+        words = query_terms(query)
+        if size <= self.budget:
+            return words
+        with self._lock:
+            if abs(size - self._df_size) * 10 > self._df_size:
+                self._df, self._df_size = {}, size
+            for word in words:
+                if word not in self._df:
+                    row = conn.execute("SELECT doc FROM documents_vocab WHERE term = ?", (word,)).fetchone()
+                    self._df[word] = row[0] if row else 0
+            df = {w: self._df[w] for w in words}
+        chosen: list[str] = []
+        total = 0
+        for word in sorted(words, key=lambda w: df[w]):
+            if total and total + df[word] > self.budget:
+                break
+            chosen.append(word)
+            total += df[word]
+        return chosen
+
+    def search(
+        self,
+        conn: sqlite3.Connection,
+        query: str,
+        *,
+        tags: list[str] | None,
+        match: TagsMatch,
+        k: int,
+        size: int,
+    ) -> list[int] | None:
+        """Document ids by BM25, best first, among those the tag filter admits; None if no words."""
+        expression = match_expression(self.terms(conn, query, size=size))
+        if expression is None:
+            return None
+        cond, params = tag_condition(tags, match)
+        if not params:
+            sql = "SELECT rowid FROM documents_fts WHERE documents_fts MATCH ? ORDER BY rank LIMIT ?"
+        else:
+            sql = (
+                "SELECT d.id FROM documents_fts AS f CROSS JOIN documents AS d ON d.id = f.rowid "
+                f"WHERE documents_fts MATCH ? AND {cond} ORDER BY f.rank LIMIT ?"
+            )
+        return [row[0] for row in conn.execute(sql, [expression, *params, max(k, 0)])]
 
 
 @dataclass(frozen=True)

@@ -19,23 +19,27 @@ import numpy as np
 
 from memory.bank import MemoryUnavailable
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 APPEND_SEPARATOR = "\n\n"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
     id INTEGER PRIMARY KEY,
     document_id TEXT NOT NULL UNIQUE,
-    content TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    ts REAL NOT NULL,
+    kind TEXT,
     tags TEXT NOT NULL,
     metadata TEXT NOT NULL,
-    ts REAL NOT NULL,
     context TEXT,
-    kind TEXT,
-    vector BLOB NOT NULL,
-    model_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    updated_at REAL NOT NULL
+    updated_at REAL NOT NULL,
+    content TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS vectors (
+    doc INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
+    model_id TEXT NOT NULL,
+    vector BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS vectors_model ON vectors(model_id);
 CREATE INDEX IF NOT EXISTS documents_seq ON documents(seq);
 CREATE TABLE IF NOT EXISTS document_tags (
     tag TEXT NOT NULL,
@@ -46,6 +50,7 @@ CREATE INDEX IF NOT EXISTS document_tags_doc ON document_tags(doc, tag);
 CREATE VIRTUAL TABLE IF NOT EXISTS documents_fts USING fts5(
     content, content='documents', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
 );
+CREATE VIRTUAL TABLE IF NOT EXISTS documents_vocab USING fts5vocab(documents_fts, 'row');
 CREATE TRIGGER IF NOT EXISTS documents_ai AFTER INSERT ON documents BEGIN
     INSERT INTO documents_fts(rowid, content) VALUES (new.id, new.content);
 END;
@@ -181,6 +186,10 @@ class Store:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
             raise MemoryUnavailable(f"{self.path} has schema {version}, newer than this release")
+        if 0 < version < SCHEMA_VERSION:
+            raise MemoryUnavailable(
+                f"{self.path} has the pre-release layout {version}: move it aside and re-seed"
+            )
         if version < SCHEMA_VERSION:
             try:
                 conn.executescript(
