@@ -80,6 +80,20 @@ def passwd(
 
 
 @app.command()
+def role(
+    name: str = typer.Argument(...),
+    new_role: str = typer.Argument(..., metavar="ROLE", help="engineer or viewer"),
+) -> None:
+    """Change a user's role; it applies from their next request."""
+    try:
+        with cli_session() as session:
+            users.set_role(db_session=session, name=name, role=new_role)
+    except users.UserError as exc:
+        raise _fail(exc) from exc
+    typer.echo(f"{name} is now {new_role}")
+
+
+@app.command()
 def disable(name: str = typer.Argument(...)) -> None:
     """Stop a user signing in; their open sessions end and their name stays on past records."""
     try:
