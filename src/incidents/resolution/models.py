@@ -1,9 +1,9 @@
 """Post-mortems, corrections, and the memory outbox written in the same transaction as them."""
 
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from sqlalchemy import JSON, ForeignKey, Index, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -77,23 +77,36 @@ def _required_text(value: str) -> str:
     return stripped
 
 
+def _no_nul(value: str) -> str:
+    """NUL is never meaningful in a post-mortem, and PostgreSQL text cannot store it."""
+    if "\x00" in value:
+        raise ValueError("must not contain NUL characters")
+    return value
+
+
+Text = Annotated[str, AfterValidator(_no_nul)]
+RequiredText = Annotated[str, AfterValidator(_no_nul), AfterValidator(_required_text)]
+
+
 class ResolutionFields(BaseModel):
     """The post-mortem template. ``resolved_by`` is never accepted here: it is whoever is signed in."""
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
-    symptom: str = Field(max_length=20_000, description="What was observed: alerts, errors, user impact.")
-    error_signature: str = Field(max_length=5_000, description="The error as logs or metrics show it.")
-    root_cause: str = Field(max_length=20_000, description="Why it happened, as verified.")
-    resolution_steps: str = Field(max_length=20_000, description="What was done, in order.")
-    runbook_used: str = Field(default="", max_length=2_000, description="Runbook name or link, if any.")
-    outcome: str = Field(max_length=5_000, description="How it ended: restored, degraded, follow-ups.")
-    failed_attempts: str = Field(
-        default="", max_length=20_000, description="What was tried and did not help or made it worse."
+    symptom: RequiredText = Field(
+        max_length=20_000, description="What was observed: alerts, errors, user impact."
     )
-
-    _not_blank = field_validator("symptom", "error_signature", "root_cause", "resolution_steps", "outcome")(
-        _required_text
+    error_signature: RequiredText = Field(
+        max_length=5_000, description="The error as logs or metrics show it."
+    )
+    root_cause: RequiredText = Field(max_length=20_000, description="Why it happened, as verified.")
+    resolution_steps: RequiredText = Field(max_length=20_000, description="What was done, in order.")
+    runbook_used: Text = Field(default="", max_length=2_000, description="Runbook name or link, if any.")
+    outcome: RequiredText = Field(
+        max_length=5_000, description="How it ended: restored, degraded, follow-ups."
+    )
+    failed_attempts: Text = Field(
+        default="", max_length=20_000, description="What was tried and did not help or made it worse."
     )
 
 
@@ -106,18 +119,13 @@ class ResolutionUpdate(BaseModel):
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
-    symptom: str | None = Field(default=None, max_length=20_000)
-    error_signature: str | None = Field(default=None, max_length=5_000)
-    root_cause: str | None = Field(default=None, max_length=20_000)
-    resolution_steps: str | None = Field(default=None, max_length=20_000)
-    runbook_used: str | None = Field(default=None, max_length=2_000)
-    outcome: str | None = Field(default=None, max_length=5_000)
-    failed_attempts: str | None = Field(default=None, max_length=20_000)
-
-    @field_validator("symptom", "error_signature", "root_cause", "resolution_steps", "outcome")
-    @classmethod
-    def _not_blank(cls, value: str | None) -> str | None:
-        return None if value is None else _required_text(value)
+    symptom: RequiredText | None = Field(default=None, max_length=20_000)
+    error_signature: RequiredText | None = Field(default=None, max_length=5_000)
+    root_cause: RequiredText | None = Field(default=None, max_length=20_000)
+    resolution_steps: RequiredText | None = Field(default=None, max_length=20_000)
+    runbook_used: Text | None = Field(default=None, max_length=2_000)
+    outcome: RequiredText | None = Field(default=None, max_length=5_000)
+    failed_attempts: Text | None = Field(default=None, max_length=20_000)
 
 
 class ResolutionRead(BaseModel):
@@ -139,9 +147,9 @@ class ResolutionRead(BaseModel):
 class CorrectionCreate(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
-    text: str = Field(max_length=20_000, description="What the record got wrong, and what is true instead.")
-
-    _not_blank = field_validator("text")(_required_text)
+    text: RequiredText = Field(
+        max_length=20_000, description="What the record got wrong, and what is true instead."
+    )
 
 
 class CorrectionRead(BaseModel):

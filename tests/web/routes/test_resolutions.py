@@ -50,6 +50,7 @@ def test_resolve_records_the_caller_as_resolver_and_owes_memory(api: Api) -> Non
         ({**POST_MORTEM, "symptom": "   "}, "symptom"),
         ({**POST_MORTEM, "resolved_by": "someone else"}, "resolved_by"),
         ({**POST_MORTEM, "outcome": "x" * 5001}, "outcome"),
+        ({**POST_MORTEM, "failed_attempts": "nul\x00byte"}, "failed_attempts"),
     ],
 )
 def test_validation_errors_name_the_field(api: Api, body: dict[str, Any], field: str) -> None:
