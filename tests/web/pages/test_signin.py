@@ -11,9 +11,11 @@ from web.routes.pages.common import safe_next
 
 
 def test_pages_send_strangers_to_sign_in_with_a_local_next(site: Site) -> None:
-    response = site.client.get("/incidents?status=open", follow_redirects=False)
+    response = site.client.get("/incidents?status=open&service=checkout", follow_redirects=False)
     assert response.status_code == 303
-    assert response.headers["location"] == "/signin?next=/incidents?status=open"
+    assert response.headers["location"] == "/signin?next=/incidents%3Fstatus%3Dopen%26service%3Dcheckout"
+    form = site.client.get(response.headers["location"]).text
+    assert 'name="next" value="/incidents?status=open&amp;service=checkout"' in form
 
 
 def test_sign_in_sets_a_signed_httponly_lax_cookie(site: Site) -> None:

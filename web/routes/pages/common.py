@@ -104,7 +104,7 @@ def render(
 
 
 def sign_in_redirect(request: Request, exc: SignInRequired) -> RedirectResponse:
-    return RedirectResponse(f"/signin?next={quote(safe_next(exc.next_path), safe='/?=&')}", status_code=303)
+    return RedirectResponse(f"/signin?next={quote(safe_next(exc.next_path), safe='/')}", status_code=303)
 
 
 def error_page(request: Request, exc: PageError) -> HTMLResponse:
