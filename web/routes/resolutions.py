@@ -5,7 +5,8 @@ worker, which delivers the record to memory in the background. Memory being down
 the response says the write is pending, and ``GET .../memory`` shows it become synced.
 """
 
-from typing import Annotated
+from collections.abc import Callable
+from typing import Annotated, TypeVar
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Response, status
 from sqlalchemy.orm import Session
@@ -19,6 +20,7 @@ from incidents.resolution.models import (
     CorrectionRead,
     CorrectionResult,
     MemoryStatusRead,
+    Resolution,
     ResolutionCreate,
     ResolutionRead,
     ResolutionResult,
@@ -29,6 +31,7 @@ from web.container import Container
 from web.deps import get_container, get_db
 from web.security import Principal
 
+T = TypeVar("T")
 router = APIRouter(prefix="/api/v1/incidents", tags=["resolutions"])
 
 PublicId = Annotated[str, Path(min_length=1, max_length=64, description="Readable id, e.g. INC-0001")]
@@ -53,12 +56,23 @@ def _memory(db: Session, incident: Incident) -> MemoryStatusRead:
     return MemoryStatusRead(state=None) if detail is None else MemoryStatusRead.model_validate(detail)
 
 
-def _wake(container: Container) -> None:
+def _write(
+    db: Session, container: Container, public_id: str, change: Callable[[Incident], T]
+) -> tuple[Incident, T]:
+    """One write unit: load, change (a conflict is a 409), commit before answering, then wake the worker."""
+    with serialized_writes(db):
+        incident = _load(db, public_id)
+        try:
+            result = change(incident)
+        except service.ResolutionConflict as exc:
+            raise HTTPException(409, str(exc)) from exc
+        db.commit()
     if container.worker is not None:
         container.worker.wake()
+    return incident, result
 
 
-def _result(db: Session, incident: Incident, resolution: object, created: bool) -> ResolutionResult:
+def _result(db: Session, incident: Incident, resolution: Resolution, created: bool) -> ResolutionResult:
     return ResolutionResult(
         incident=incident.public_id,
         status=incident.status,
@@ -83,14 +97,12 @@ def resolve(
     container: Container = Depends(get_container),
 ) -> ResolutionResult:
     """Resolve with the post-mortem template; ``resolved_by`` is the caller. Memory is written after."""
-    with serialized_writes(db):
-        incident = _load(db, public_id)
-        try:
-            result = service.resolve(db_session=db, incident=incident, fields=body, actor=principal.name)
-        except service.ResolutionConflict as exc:
-            raise HTTPException(409, str(exc)) from exc
-        db.commit()
-    _wake(container)
+    incident, result = _write(
+        db,
+        container,
+        public_id,
+        lambda incident: service.resolve(db_session=db, incident=incident, fields=body, actor=principal.name),
+    )
     if not result.created:
         response.status_code = status.HTTP_200_OK
     return _result(db, incident, result.resolution, result.created)
@@ -110,16 +122,14 @@ def get_resolution(
 def _edit(
     public_id: str, changes: ResolutionUpdate, principal: Principal, db: Session, container: Container
 ) -> ResolutionResult:
-    with serialized_writes(db):
-        incident = _load(db, public_id)
-        try:
-            resolution = service.update_resolution(
-                db_session=db, incident=incident, changes=changes, actor=principal.name
-            )
-        except service.ResolutionConflict as exc:
-            raise HTTPException(409, str(exc)) from exc
-        db.commit()
-    _wake(container)
+    incident, resolution = _write(
+        db,
+        container,
+        public_id,
+        lambda incident: service.update_resolution(
+            db_session=db, incident=incident, changes=changes, actor=principal.name
+        ),
+    )
     return _result(db, incident, resolution, False)
 
 
@@ -161,16 +171,14 @@ def add_correction(
     container: Container = Depends(get_container),
 ) -> CorrectionResult:
     """Correct a past incident: kept as its own ``kind:correction`` memory, and the record re-synced."""
-    with serialized_writes(db):
-        incident = _load(db, public_id)
-        try:
-            correction = service.add_correction(
-                db_session=db, incident=incident, text=body.text, actor=principal.name
-            )
-        except service.ResolutionConflict as exc:
-            raise HTTPException(409, str(exc)) from exc
-        db.commit()
-    _wake(container)
+    incident, correction = _write(
+        db,
+        container,
+        public_id,
+        lambda incident: service.add_correction(
+            db_session=db, incident=incident, text=body.text, actor=principal.name
+        ),
+    )
     return CorrectionResult(
         incident=incident.public_id,
         correction=CorrectionRead.model_validate(correction),
