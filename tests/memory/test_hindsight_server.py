@@ -2,7 +2,9 @@
 
 import asyncio
 import threading
+import time
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -12,6 +14,7 @@ from memory.config import default_bank_config
 from memory.hindsight import HindsightBank
 from memory.schema import IncidentRecord, format_record
 from memory.tools import log_incident, recall_similar_incidents
+from tests.memory.conftest import wait_operation
 from tests.support.hindsight import HindsightServer, hindsight_bank
 
 pytestmark = pytest.mark.hindsight
@@ -122,3 +125,26 @@ async def test_writes_fail_while_the_server_is_down_and_records_survive_a_restar
         assert (await bank.health()).ok
     finally:
         await bank.close()
+
+
+async def test_the_profile_refreshes_itself_after_new_records_are_consolidated(bank: HindsightBank) -> None:
+    await log_incident(bank, OOM)
+    created = await bank.create_mental_model(
+        model_id="team-profile", name="Team profile", source_query="Patterns?"
+    )
+    assert (await wait_operation(bank, created)).status == "completed"
+    model = await bank.get_mental_model("team-profile")
+    assert model is not None and model.last_refreshed_at is not None
+    first = model.last_refreshed_at
+    await log_incident(bank, replace(OOM, incident_id="INC-8002", timestamp=T0 + timedelta(days=30)))
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # no refresh asked for: the consolidation trigger does it
+        current = await bank.get_mental_model("team-profile")
+        if (
+            current is not None
+            and current.last_refreshed_at is not None
+            and current.last_refreshed_at > first
+        ):
+            return
+        await asyncio.sleep(0.2)
+    pytest.fail("the mental model was not refreshed after consolidation within 120 s")
