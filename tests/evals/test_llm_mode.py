@@ -1,0 +1,53 @@
+"""With a model configured, the same scenarios run against it: here a scripted one over real HTTP."""
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.support.scripted_llm import Reply, ScriptedLLM, answer, tool_call
+from web.evals.report import DEFAULT_SCENARIOS, evaluate
+
+ANSWER = {
+    "summary": "This looks like PM-1001 [2].",
+    "likely_causes": [{"text": "maximumPoolSize 20 was sized for average load [2]", "citations": [2]}],
+    "first_checks": [{"text": "Check max_connections is above 900 [2]", "citations": [2]}],
+    "suggested_fix": [],
+    "risky_actions": [{"text": "Scaling checkout pods made it worse [2]", "citations": [2]}],
+    "related_incidents": ["PM-1001"],
+    "seen_before": "similar",
+}
+
+
+def _script(body: dict[str, Any]) -> Reply:
+    """Recall once, then answer: the shape of a real model's run."""
+    if any(m.get("role") == "tool" for m in body["messages"]):
+        return answer(ANSWER)
+    return tool_call("recall_similar_incidents", {"alert_description": "checkout pool exhausted", "limit": 5})
+
+
+@pytest.fixture
+def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedLLM]:
+    server = ScriptedLLM(fallback=_script).start()
+    monkeypatch.setenv("GROQ_API_KEY", "scripted")
+    monkeypatch.setenv("RECALLOPS_LLM_BASE_URL", server.url)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+async def test_llm_run_is_scored_and_checked_like_evidence_only(llm: ScriptedLLM) -> None:
+    summary = await evaluate(DEFAULT_SCENARIOS, mode="llm", only=["checkout-pool-flash-sale"])
+    assert summary["mode"] == "llm" and summary["total"] == 1
+    scenario = summary["scenarios"][0]
+    assert scenario["error"] is None
+    assert scenario["related"] == ["PM-1001"]
+    assert scenario["passed"], scenario["failures"]
+    # "900" is in neither the record nor the alert: the checker catches the invented figure.
+    findings = summary["faithfulness"]["findings"]
+    assert [(f["check"], f["detail"]) for f in findings] == [("supported", "900")]
+    assert summary["faithfulness"]["rates"]["cited"] == 1.0
+    assert llm.requests, "the model was never called"
+    assert json.dumps(llm.requests[0]).count("recall_similar_incidents") >= 1
