@@ -232,7 +232,9 @@ def _finish(
         for item in items:
             item.text = _strip_unknown_ids(item.text, known, invented)
     related: list[RelatedIncident] = []
-    for ident in answer.related_incidents:
+    cited = {n for items in sections.values() for item in items for n in item.citations}
+    cited_ids = [m.incident.id for m in evidence.ranked() if m.item.n in cited and m.strength >= WEAK]
+    for ident in [*answer.related_incidents, *cited_ids]:
         match = evidence.matches.get(ident)
         if match is None:
             invented.append(ident)

@@ -276,3 +276,11 @@ async def test_a_tool_call_the_provider_rejects_goes_back_to_the_model(
     assert "Failed to call a function" in (briefing.hops[0].error or "")
     last = script.requests[1]["messages"][-1]
     assert last["role"] == "user" and last["content"].startswith("Your last turn was rejected")
+
+
+async def test_incidents_the_answer_cites_are_related_even_if_not_named(
+    make_agent: Callable[..., Agent],
+) -> None:
+    script = ScriptedModel([tool_call(RECALL, RECALL_ARGS), answer(GOOD | {"related_incidents": []})])
+    briefing = await make_agent(script).brief(ALERT)
+    assert [r.id for r in briefing.related_incidents] == ["INC-0001"]
