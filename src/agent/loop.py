@@ -132,7 +132,7 @@ class Agent:
             await self.profile.add_matching(alert, evidence, conversation.memory_errors)
         conversation.messages = [
             {"role": "system", "content": SYSTEM_PROMPT},
-            {"role": "user", "content": alert_message(tools.fence, evidence.items[0])},
+            {"role": "user", "content": alert_message(tools.fence, evidence.items)},
         ]
         hops = list(carried_hops or [])
         warnings = list(carried_warnings or [])

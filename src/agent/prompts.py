@@ -72,10 +72,19 @@ def data_block(fence: str, item: EvidenceItem, note: str = "") -> str:
     return f"{header}\n{clip(item.text, MAX_ITEM_CHARS)}\n<<<END {fence}>>>"
 
 
-def alert_message(fence: str, alert_item: EvidenceItem) -> str:
-    return "A new alert fired. Brief the on-call engineer. The alert is evidence [1].\n\n" + data_block(
-        fence, alert_item
+def alert_message(fence: str, items: list[EvidenceItem]) -> str:
+    """The opening user turn: the alert as ``[1]``, then any team-profile patterns resembling it."""
+    alert, *known = items
+    text = "A new alert fired. Brief the on-call engineer. The alert is evidence [1].\n\n" + data_block(
+        fence, alert
     )
+    if known:
+        text += "\n\n" + results_message(
+            fence,
+            [(item, "") for item in known],
+            "Team reliability profile patterns that resemble this alert:",
+        )
+    return text
 
 
 def results_message(fence: str, items: list[tuple[EvidenceItem, str]], header: str) -> str:

@@ -17,6 +17,7 @@ from memory import (
     ReflectAnswer,
 )
 from memory.corrections import CorrectionRecord, format_correction
+from memory.profile import PROFILE_ID
 from memory.schema import format_record, parse_record, record_tags
 
 WORD = re.compile(r"\w+")
@@ -185,3 +186,31 @@ class FakeBank(MemoryBank):
 
     async def close(self) -> None:
         return None
+
+
+def profile_model() -> MentalModel:
+    pattern = {
+        "id": "pattern-1",
+        "title": "Database connection slots exhausted under burst",
+        "incidents": ["INC-0001"],
+        "uncertain": False,
+        "services": ["checkout-service"],
+        "early_warning_signals": [
+            {"text": "remaining connection slots are reserved", "citations": ["INC-0001"]}
+        ],
+        "risky_actions": [
+            {"text": "Scaling app replicas before checking max_connections", "citations": ["INC-0001"]}
+        ],
+        "first_checks": [
+            {"text": "Compare active connections with max_connections", "citations": ["INC-0001"]}
+        ],
+    }
+    return MentalModel(
+        id=PROFILE_ID,
+        name="profile",
+        source_query="q",
+        tags=[],
+        content="",
+        structured={"patterns": [pattern]},
+        last_refreshed_at=datetime(2026, 4, 1, tzinfo=UTC),
+    )

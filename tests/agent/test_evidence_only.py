@@ -13,9 +13,8 @@ from agent.planner import EvidenceOnlyPlanner
 from agent.profile import ProfileSource
 from agent.tools import LOG, ResolutionContext, ToolBox, open_resolution_conversation
 from incidents.incident.models import Incident
-from memory import MentalModel
 from memory.profile import PROFILE_ID
-from tests.agent.fakes import FakeBank, record
+from tests.agent.fakes import FakeBank, profile_model, record
 
 POOL = "FATAL: remaining connection slots are reserved"
 
@@ -105,34 +104,6 @@ async def test_the_incident_being_briefed_is_not_its_own_evidence(bank: FakeBank
         AlertInput(text=POOL, service="checkout-service", incident_id="INC-0001")
     )
     assert "INC-0001" not in {r.id for r in briefing.related_incidents}
-
-
-def profile_model() -> MentalModel:
-    pattern = {
-        "id": "pattern-1",
-        "title": "Database connection slots exhausted under burst",
-        "incidents": ["INC-0001"],
-        "uncertain": False,
-        "services": ["checkout-service"],
-        "early_warning_signals": [
-            {"text": "remaining connection slots are reserved", "citations": ["INC-0001"]}
-        ],
-        "risky_actions": [
-            {"text": "Scaling app replicas before checking max_connections", "citations": ["INC-0001"]}
-        ],
-        "first_checks": [
-            {"text": "Compare active connections with max_connections", "citations": ["INC-0001"]}
-        ],
-    }
-    return MentalModel(
-        id=PROFILE_ID,
-        name="profile",
-        source_query="q",
-        tags=[],
-        content="",
-        structured={"patterns": [pattern]},
-        last_refreshed_at=datetime(2026, 4, 1, tzinfo=UTC),
-    )
 
 
 async def test_matching_profile_patterns_join_the_evidence_and_are_cited(bank: FakeBank) -> None:

@@ -10,7 +10,7 @@ from agent.evidence import AlertInput
 from agent.loop import MAX_HOPS, Agent
 from agent.prompts import FINAL_HOP
 from agent.tools import LOG, RECALL
-from tests.agent.fakes import FakeBank, record
+from tests.agent.fakes import FakeBank, profile_model, record
 from tests.agent.scripted import ScriptedModel, answer, tool_call
 
 ALERT = AlertInput(
@@ -284,3 +284,15 @@ async def test_incidents_the_answer_cites_are_related_even_if_not_named(
     script = ScriptedModel([tool_call(RECALL, RECALL_ARGS), answer(GOOD | {"related_incidents": []})])
     briefing = await make_agent(script).brief(ALERT)
     assert [r.id for r in briefing.related_incidents] == ["INC-0001"]
+
+
+async def test_matching_profile_patterns_are_shown_to_the_model(
+    make_agent: Callable[..., Agent], bank: FakeBank
+) -> None:
+    bank.models[profile_model().id] = profile_model()
+    body = GOOD | {"risky_actions": [{"text": "Scaling replicas before checking max_connections [2]"}]}
+    script = ScriptedModel([answer(body | {"related_incidents": []})])
+    briefing = await make_agent(script).brief(ALERT)
+    opening = script.requests[0]["messages"][1]["content"]
+    assert "Team reliability profile patterns" in opening and "[2] profile: Team profile pattern" in opening
+    assert briefing.evidence[1].kind == "profile" and briefing.risky_actions[0].citations == [2]
