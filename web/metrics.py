@@ -34,6 +34,16 @@ BRIEFING_LATENCY = Histogram(
     ["mode"],
     buckets=(0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0),
 )
+HISTORY_RECORDS = Counter(
+    "recallops_history_records_total",
+    "Historical incidents seeded or imported, by origin and outcome (imported, updated, unchanged, rejected)",
+    ["origin", "outcome"],
+)
+MEMORY_SEARCH_LATENCY = Histogram(
+    "recallops_memory_search_seconds",
+    "Time to answer a memory search (the agent's recall tool, query embedding included)",
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
+)
 
 
 def track_open_incidents(sessions: sessionmaker[Session]) -> None:

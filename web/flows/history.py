@@ -28,6 +28,7 @@ from memory.bank import MemoryBank
 from memory.history import HistoryRow, Rejected, Runbook, describe, validate_items
 from memory.schema import kind_tag, service_tag
 from memory.tools import log_incident
+from web.metrics import HISTORY_RECORDS
 
 SEEDS_DIR = Path(__file__).resolve().parents[2] / "seeds"
 SEVERITY_UNKNOWN = "unknown"
@@ -93,9 +94,11 @@ async def import_history(
                 metadata={"origin": origin, "title": row.display_title()},
             )
             setattr(summary, outcome, getattr(summary, outcome) + 1)
+            HISTORY_RECORDS.labels(origin=origin, outcome=outcome).inc()
         if on_progress is not None:
             on_progress(1)
     summary.rejected.sort(key=lambda r: r.line)
+    HISTORY_RECORDS.labels(origin=origin, outcome="rejected").inc(len(summary.rejected))
     return summary
 
 

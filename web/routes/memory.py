@@ -20,6 +20,7 @@ from web.auth import require
 from web.container import Container
 from web.deps import get_container
 from web.flows.history import ImportSummary, import_history
+from web.metrics import MEMORY_SEARCH_LATENCY
 from web.security import Principal
 
 router = APIRouter(prefix="/api/v1/memory", tags=["memory"])
@@ -92,7 +93,8 @@ async def search(
 ) -> SearchResult:
     """The incidents the agent's recall tool returns for this text, best first."""
     try:
-        found = await recall_similar_incidents(container.bank, q, service=service or None, limit=limit)
+        with MEMORY_SEARCH_LATENCY.time():
+            found = await recall_similar_incidents(container.bank, q, service=service or None, limit=limit)
     except MemoryUnavailable as exc:
         raise HTTPException(503, f"memory unavailable: {exc}") from exc
     return SearchResult(query=q, service=service or None, incidents=[hit(i) for i in found])
