@@ -45,7 +45,7 @@ def recall(
 ) -> None:
     """Embedded recall p50/p95 (scoped and unscoped), retain/s and reopen time per size, against the floor."""
     counts = [int(s) for s in sizes.split(",") if s.strip()]
-    results = asyncio.run(recall_bench.run_recall(counts))
+    results = asyncio.run(recall_bench.run_recall(counts)) if counts else []
     if hindsight_url:
         results.append(asyncio.run(recall_bench.run_hindsight(hindsight_url)))
     if as_json:
