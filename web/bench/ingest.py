@@ -5,8 +5,9 @@ server: unique fingerprints spread over a few service/alert-name groups, so most
 incident and some open new ones, as in a real alert storm. Two modes:
 
 - closed loop (default): ``concurrency`` senders post back to back; gives alerts/s.
-- paced (``rate``): one alert every 1/rate s whatever the server does (open loop); latency is
-  counted from the moment each alert was due, so a server falling behind shows up in p99.
+- paced (``rate``): alert i is due at i/rate s, sent by the next free one of ``concurrency``
+  senders; latency is counted from the moment each alert was due, so a server falling behind
+  shows up in p99 instead of silently slowing the schedule.
 
 In the same run, the same client measures ``GET /healthz`` at the same concurrency: the floor of
 what this machine, server and client can do per request, so the figure reads as a ratio.
@@ -29,6 +30,7 @@ FLOOR_REQUESTS = 2000
 @dataclass(frozen=True)
 class IngestBench:
     alerts: int
+    per_payload: int
     concurrency: int
     rate: float | None
     errors: int
@@ -43,7 +45,7 @@ class IngestBench:
         return asdict(self)
 
 
-def payload(run: str, i: int) -> dict[str, Any]:
+def _alert(run: str, i: int) -> dict[str, Any]:
     group = i % GROUPS
     labels = {
         "alertname": f"BenchAlert{group}",
@@ -52,26 +54,29 @@ def payload(run: str, i: int) -> dict[str, Any]:
         "n": str(i),
     }
     return {
+        "status": "firing",
+        "labels": labels,
+        "annotations": {"summary": f"bench alert {i}"},
+        "startsAt": datetime.now(UTC).isoformat(),
+        "endsAt": "0001-01-01T00:00:00Z",
+        "generatorURL": "",
+        "fingerprint": f"{run}-{i}",
+    }
+
+
+def payload(run: str, first: int, count: int = 1) -> dict[str, Any]:
+    """An Alertmanager webhook carrying alerts ``first`` .. ``first + count - 1``."""
+    return {
         "version": "4",
         "status": "firing",
         "receiver": "bench",
-        "groupKey": f"bench:{run}:{group}",
-        "groupLabels": {"alertname": labels["alertname"]},
+        "groupKey": f"bench:{run}:{first}",
+        "groupLabels": {},
         "commonLabels": {},
         "commonAnnotations": {},
         "externalURL": "http://bench",
         "truncatedAlerts": 0,
-        "alerts": [
-            {
-                "status": "firing",
-                "labels": labels,
-                "annotations": {"summary": f"bench alert {i}"},
-                "startsAt": datetime.now(UTC).isoformat(),
-                "endsAt": "0001-01-01T00:00:00Z",
-                "generatorURL": "",
-                "fingerprint": f"{run}-{i}",
-            }
-        ],
+        "alerts": [_alert(run, i) for i in range(first, first + count)],
     }
 
 
@@ -114,38 +119,39 @@ async def _closed_loop(
 
 
 async def _paced(
-    client: httpx.AsyncClient, bodies: list[dict[str, Any]], rate: float
+    client: httpx.AsyncClient, bodies: list[dict[str, Any]], rate: float, concurrency: int
 ) -> tuple[list[float], int]:
+    """Alert i is due at start + i/rate; ``concurrency`` senders take them in order. Latency counts
+    from the due time, so waiting for a free sender (the server falling behind) is not hidden."""
     latencies: list[float] = []
     errors = 0
+    schedule = iter(enumerate(bodies))
     start = time.perf_counter()
 
-    async def send(due: float, body: dict[str, Any]) -> None:
+    async def sender() -> None:
         nonlocal errors
-        response = await client.post("/api/v1/alerts/alertmanager", json=body)
-        latencies.append(time.perf_counter() - due)
-        errors += response.status_code != 200
+        for i, body in schedule:
+            due = start + i / rate
+            delay = due - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            response = await client.post("/api/v1/alerts/alertmanager", json=body)
+            latencies.append(time.perf_counter() - due)
+            errors += response.status_code != 200
 
-    tasks = []
-    for i, body in enumerate(bodies):
-        due = start + i / rate
-        delay = due - time.perf_counter()
-        if delay > 0:
-            await asyncio.sleep(delay)
-        tasks.append(asyncio.create_task(send(due, body)))
-    await asyncio.gather(*tasks)
+    await asyncio.gather(*(sender() for _ in range(concurrency)))
     return latencies, errors
 
 
 async def run_ingest(
-    url: str, token: str, *, alerts: int, concurrency: int, rate: float | None = None
+    url: str, token: str, *, alerts: int, concurrency: int, rate: float | None = None, per_payload: int = 1
 ) -> IngestBench:
     run = secrets.token_hex(4)  # fresh fingerprints, so a rerun against the same server is not all duplicates
-    bodies = [payload(run, i) for i in range(alerts)]
-    limits = httpx.Limits(max_connections=concurrency if rate is None else max(concurrency, 64))
+    bodies = [payload(run, i, min(per_payload, alerts - i)) for i in range(0, alerts, per_payload)]
+    limits = httpx.Limits(max_connections=concurrency)
     headers = {"Authorization": f"Bearer {token}"}
     async with httpx.AsyncClient(base_url=url, headers=headers, limits=limits, timeout=30.0) as client:
-        probe = await client.post("/api/v1/alerts/alertmanager", json=payload(run, alerts))
+        probe = await client.post("/api/v1/alerts/alertmanager", json=payload(run, alerts + per_payload))
         if probe.status_code != 200:
             raise RuntimeError(f"server refused a benchmark alert: {probe.status_code} {probe.text[:200]}")
         floor_rps = await _floor(client, concurrency, FLOOR_REQUESTS)
@@ -153,11 +159,12 @@ async def run_ingest(
         if rate is None:
             latencies, errors = await _closed_loop(client, bodies, concurrency)
         else:
-            latencies, errors = await _paced(client, bodies, rate)
+            latencies, errors = await _paced(client, bodies, rate / per_payload, concurrency)
         seconds = time.perf_counter() - started
     ms = sorted(latency * 1000 for latency in latencies)
     return IngestBench(
         alerts=alerts,
+        per_payload=per_payload,
         concurrency=concurrency,
         rate=rate,
         errors=errors,
@@ -172,6 +179,7 @@ async def run_ingest(
 
 def summary(result: IngestBench) -> str:
     mode = f"paced at {result.rate:g}/s" if result.rate else f"concurrency {result.concurrency}"
+    mode += f", {result.per_payload} per payload" if result.per_payload > 1 else ""
     ratio = result.alerts_per_s / result.floor_rps if result.floor_rps else 0.0
     return (
         f"{result.alerts} alerts ({mode}) in {result.seconds:.2f}s: {result.alerts_per_s:.1f} alerts/s, "

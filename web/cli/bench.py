@@ -83,11 +83,16 @@ def ingest(
     alerts: int = typer.Option(2000, min=1, help="Alerts to post, one Alertmanager payload each."),
     concurrency: int = typer.Option(16, min=1, help="Senders posting back to back (closed loop)."),
     rate: float | None = typer.Option(None, min=0.1, help="Instead, pace at this many alerts/s (open loop)."),
+    per_payload: int = typer.Option(
+        1, min=1, max=1000, help="Alerts per webhook payload (grouped delivery)."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object and nothing else."),
 ) -> None:
     """Intake alerts/s and p50/p95/p99 acknowledgement latency, with the server's /healthz rate as floor."""
     result = asyncio.run(
-        ingest_bench.run_ingest(url, token, alerts=alerts, concurrency=concurrency, rate=rate)
+        ingest_bench.run_ingest(
+            url, token, alerts=alerts, concurrency=concurrency, rate=rate, per_payload=per_payload
+        )
     )
     if as_json:
         typer.echo(json.dumps(result.as_dict()))
