@@ -94,11 +94,24 @@ class Site:
         return result[0].incident
 
 
-@pytest.fixture
-def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Site]:
+def _site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, database_url: str | None) -> Iterator[Site]:
     for name in ("GROQ_API_KEY", "DATABASE_URL", "RECALLOPS_DATABASE_URL", "RECALLOPS_SSO_HEADER"):
         monkeypatch.delenv(name, raising=False)
+    if database_url:
+        monkeypatch.setenv("RECALLOPS_DATABASE_URL", database_url)
     monkeypatch.setenv("RECALLOPS_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("RECALLOPS_RUN_WORKER", "false")
     with TestClient(create_app(Settings())) as client:
         yield Site(client)
+
+
+@pytest.fixture
+def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Site]:
+    """The site on a SQLite file in its data directory."""
+    yield from _site(tmp_path, monkeypatch, None)
+
+
+@pytest.fixture
+def any_db_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, database_url: str) -> Iterator[Site]:
+    """The site on SQLite and, in a second run, on a real PostgreSQL."""
+    yield from _site(tmp_path, monkeypatch, database_url)
