@@ -21,6 +21,6 @@ def test_list_incident_acknowledge_and_resolve(any_db_site: Site) -> None:
     assert site.post_form(f"{url}/resolve", data, csrf_from=f"{url}/resolve").status_code == 303
     listing = site.client.get("/incidents").text
     assert listing.index(older) < listing.index(newer)  # open first, though opened earlier
-    assert "memory pending" in site.client.get(url).text
+    assert "memory: pending" in site.client.get(url).text
     assert newer in site.client.get("/incidents", params={"status": "resolved", "service": "payments"}).text
     assert site.client.get(f"/records/{newer}").status_code == 200

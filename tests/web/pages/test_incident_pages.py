@@ -198,7 +198,7 @@ def test_resolve_saves_the_signed_in_engineer_and_queues_memory(site: Site) -> N
     assert response.status_code == 303
     page = site.client.get(f"/incidents/{public_id}").text
     assert "Resolved by ana" in page and "mallory" not in page
-    assert "memory pending" in page
+    assert "memory: pending" in page
     assert site.client.get(f"/incidents/{public_id}/resolve", follow_redirects=False).status_code == 303
 
 
