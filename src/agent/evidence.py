@@ -8,7 +8,7 @@ wins. Match strength is computed here, once, so the planner, the labels and ``se
 
 from dataclasses import dataclass, field
 
-from agent.briefing import EvidenceItem
+from agent.briefing import EvidenceItem, EvidenceKind
 from agent.guards import INCIDENT_ID, injection_signals
 from memory import RecalledIncident
 from memory.corrections import parse_correction
@@ -216,14 +216,14 @@ class Evidence:
     def add_item(
         self,
         *,
-        kind: str,
+        kind: EvidenceKind,
         title: str,
         text: str,
         id: str | None = None,
         service: str | None = None,
         uncertain: bool = False,
     ) -> EvidenceItem:
-        """A profile pattern or a synthesized answer: cited like an incident, flagged if it needs to be."""
+        """A runbook, profile pattern or synthesis: cited like an incident, flagged if it needs to be."""
         for existing in self.items:
             if existing.kind == kind and existing.title == title and existing.text == text:
                 return existing
@@ -234,7 +234,7 @@ class Evidence:
             id=id,
             service=service,
             title=title,
-            text=text,  # type: ignore[arg-type]
+            text=text,
             uncertain=uncertain,
             flagged=bool(signals),
         )

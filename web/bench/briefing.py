@@ -16,6 +16,7 @@ import tempfile
 import time
 import uuid
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -162,7 +163,7 @@ async def run_briefing_bench(
                     briefing = await agent.brief(alert)
                     briefed = time.perf_counter()
                     await asyncio.to_thread(
-                        lambda b=briefing, n=incident_id: store(container, incident_id=n, briefing=b)
+                        partial(store, container, incident_id=incident_id, briefing=briefing)
                     )
                     ended = time.perf_counter()
                     bare = time.perf_counter()
