@@ -84,16 +84,19 @@ async def _ask(settings: Settings, alert: AlertInput, memory_on: bool) -> Briefi
 
 
 def ask(
-    text: str = typer.Argument(..., help="The alert text, as it fired."),
+    text: str = typer.Argument(..., help="The alert text, as it fired ('-' reads it from stdin)."),
     service: str | None = typer.Option(None, "--service", "-s", help="Recall within this service first."),
+    title: str = typer.Option("", help="The alert's title, if it has one apart from the text."),
     memory: MemoryChoice = typer.Option(MemoryChoice.on, help="off: brief without recalling anything."),
     as_json: bool = typer.Option(False, "--json", help="Print the briefing object only."),
 ) -> None:
     """Brief an alert from past incidents (nothing is stored)."""
+    if text == "-":
+        text = sys.stdin.read()
     if not text.strip():
         typer.echo("error: the alert text is empty", err=True)
         raise typer.Exit(code=2)
-    alert = AlertInput(text=text, service=service or None)
+    alert = AlertInput(text=text.strip(), service=service or None, title=title.strip())
     briefing = asyncio.run(_ask(Settings(), alert, memory == MemoryChoice.on))
     if as_json:
         sys.stdout.write(briefing.model_dump_json() + "\n")
