@@ -11,6 +11,7 @@ import typer
 
 from web.bench import briefing as briefing_bench
 from web.bench import ingest as ingest_bench
+from web.bench import pages as pages_bench
 from web.bench import recall as recall_bench
 from web.bench import report as report_bench
 from web.bench import retrieval as retrieval_bench
@@ -98,6 +99,20 @@ def ingest(
         typer.echo(json.dumps(result.as_dict()))
         return
     typer.echo(ingest_bench.summary(result))
+
+
+@app.command("pages")
+def pages(
+    incidents: int = typer.Option(1000, min=10, help="Incidents stored (three in four resolved)."),
+    runs: int = typer.Option(30, min=1, help="Timed requests per page (after 3 warm-up requests)."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object and nothing else."),
+) -> None:
+    """Server-side render time of each page (p50/p95), with /healthz in the same run as the floor."""
+    result = pages_bench.run_pages_bench(incidents=incidents, runs=runs)
+    if as_json:
+        typer.echo(json.dumps(result.as_dict()))
+        return
+    typer.echo(pages_bench.summary(result))
 
 
 @app.command("all")
