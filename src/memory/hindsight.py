@@ -16,7 +16,6 @@ For teams that outgrow one machine. Behaviour matches the embedded driver:
 """
 
 import asyncio
-import json
 import weakref
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -47,6 +46,8 @@ from memory.config import default_bank_config
 from memory.hindsight_results import (
     based_on_documents,
     channel_ranks,
+    directive_name,
+    error_detail,
     group_by_document,
     parse_time,
     to_incident,
@@ -113,7 +114,7 @@ class HindsightBank(MemoryBank):
         except TimeoutError as exc:
             raise MemoryUnavailable(f"hindsight {what}: no answer within {self.timeout_s:g}s") from exc
         except ApiException as exc:
-            raise MemoryUnavailable(f"hindsight {what}: HTTP {exc.status} {_body(exc.body)}") from exc
+            raise MemoryUnavailable(f"hindsight {what}: HTTP {exc.status} {error_detail(exc.body)}") from exc
         except aiohttp.ClientResponseError as exc:
             raise MemoryUnavailable(f"hindsight {what}: HTTP {exc.status} {exc.message}") from exc
         except (aiohttp.ClientError, OSError, ValidationError) as exc:
@@ -345,7 +346,7 @@ class HindsightBank(MemoryBank):
                 wanted.pop(directive.content)
         for content, priority in wanted.items():
             await self.client.acreate_directive(
-                self.bank_id, name=_directive_name(content), content=content, priority=priority
+                self.bank_id, name=directive_name(content), content=content, priority=priority
             )
 
     async def get_config(self) -> BankConfig:
@@ -402,19 +403,3 @@ class HindsightBank(MemoryBank):
 class _LoopState:
     client: Hindsight
     ready_lock: asyncio.Lock
-
-
-def _directive_name(content: str) -> str:
-    words = content.split()
-    return " ".join(words[:8]) + ("…" if len(words) > 8 else "")
-
-
-def _body(body: Any) -> str:
-    """The server's ``detail`` when it sent JSON, else the raw body, kept short for logs and pages."""
-    if not body:
-        return ""
-    try:
-        detail = json.loads(body).get("detail", body)
-    except (ValueError, AttributeError):
-        detail = body
-    return str(detail)[:300]

@@ -7,6 +7,7 @@ the fragment that matched. Pure functions over duck-typed response objects, so t
 without a server.
 """
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -151,3 +152,20 @@ def parse_time(value: str | None) -> datetime | None:
         return None
     moment = datetime.fromisoformat(value)
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def directive_name(content: str) -> str:
+    """A directive's display name: its first words."""
+    words = content.split()
+    return " ".join(words[:8]) + ("…" if len(words) > 8 else "")
+
+
+def error_detail(body: Any) -> str:
+    """The server's ``detail`` when it sent JSON, else the raw body, kept short for logs and pages."""
+    if not body:
+        return ""
+    try:
+        detail = json.loads(body).get("detail", body)
+    except (ValueError, AttributeError):
+        detail = body
+    return str(detail)[:300]
