@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, status
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from agent.briefing import Briefing
@@ -49,6 +49,8 @@ class BriefingVersionRead(BaseModel):
 
 
 class AskRequest(BaseModel):
+    model_config = ConfigDict(str_strip_whitespace=True)
+
     text: str = Field(min_length=1, max_length=20_000, description="The alert text, as it fired")
     service: str | None = Field(
         default=None, max_length=255, description="Scope recall to this service first"

@@ -4,6 +4,8 @@ nothing. In-process app on a real database (SQLite and PostgreSQL) and a real em
 import asyncio
 from datetime import UTC, datetime
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from sqlalchemy import func, select
 
 from incidents.briefings.models import Briefing, Job
@@ -122,7 +124,7 @@ def test_ask_answers_and_stores_nothing(api: Api) -> None:
     assert briefing["seen_before"] == "similar" and briefing["related_incidents"][0]["id"] == "PM-0042"
     assert "another service" in briefing["related_incidents"][0]["why"]
     assert briefings_stored(api) == before
-    empty = api.client.post("/api/v1/ask", json={"text": ""}, headers=api.auth("reader"))
+    empty = api.client.post("/api/v1/ask", json={"text": " \n "}, headers=api.auth("reader"))
     assert empty.status_code == 422 and "text" in empty.json()["detail"]
 
 
@@ -138,3 +140,20 @@ def test_replay_diffs_memory_off_and_on_and_stores_nothing(api: Api) -> None:
     assert diff["seen_before"] == {"off": "novel", "on": "recurring"}
     assert any("connection pool" in cause for cause in diff["likely_causes"]["added"])
     assert briefings_stored(api) == 0
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    text=st.text(max_size=300),
+    service=st.one_of(st.none(), st.text(max_size=40)),
+    memory=st.sampled_from(["on", "off"]),
+)
+def test_ask_answers_any_text_without_a_server_error(
+    api: Api, text: str, service: str | None, memory: str
+) -> None:
+    response = api.client.post(
+        "/api/v1/ask", json={"text": text, "service": service, "memory": memory}, headers=api.auth("reader")
+    )
+    assert response.status_code in (200, 422), response.text
+    if response.status_code == 200:
+        assert response.json()["citation_check"]["invalid_removed"] == 0
