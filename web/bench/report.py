@@ -44,7 +44,7 @@ SERVER_START_S = 60.0
 class Sizes:
     ingest_alerts: int = 2000
     ingest_concurrency: int = 16
-    recall_sizes: tuple[int, ...] = (1000, 10_000)
+    recall_sizes: tuple[int, ...] = (1000,)
     briefing_incidents: int = 2000
     briefing_alerts: int = 100
     pages_incidents: int = 1000

@@ -120,7 +120,7 @@ def all_benchmarks(
     out: Path = typer.Option(..., "--out", file_okay=False, help="Directory for report.json and report.md."),
     ingest_alerts: int = typer.Option(report_bench.Sizes.ingest_alerts, min=1, help="Alerts posted."),
     ingest_concurrency: int = typer.Option(report_bench.Sizes.ingest_concurrency, min=1),
-    recall_sizes: str = typer.Option("1000,10000", help="Recall bank sizes, comma-separated."),
+    recall_sizes: str = typer.Option("1000", help="Recall bank sizes, e.g. 1000,10000,100000."),
     briefing_incidents: int = typer.Option(report_bench.Sizes.briefing_incidents, min=1),
     briefing_alerts: int = typer.Option(report_bench.Sizes.briefing_alerts, min=1),
     pages_incidents: int = typer.Option(report_bench.Sizes.pages_incidents, min=1),
