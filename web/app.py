@@ -6,6 +6,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from web import errors, metrics
+from web.briefings import track_briefing_jobs
 from web.container import Container
 from web.memory_outbox import track_memory_outbox
 from web.routes import alerts, briefings, health, incidents, memory, pages, profile, resolutions
@@ -22,6 +23,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.container = container
         metrics.track_open_incidents(container.sessions)
         track_memory_outbox(container.sessions)
+        track_briefing_jobs(container.sessions)
         if settings.web.run_worker:
             container.worker = build_worker(container)
             container.worker.start()

@@ -8,11 +8,12 @@ after it restarts.
 
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
-from sqlalchemy.orm import Session
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session, sessionmaker
 
 from agent.briefing import Briefing
 from agent.evidence import AlertInput
@@ -27,7 +28,7 @@ from incidents.incident import service as incidents
 from incidents.incident.models import Incident
 from incidents.locking import serialized_writes
 from web.container import Container
-from web.metrics import BRIEFING_LATENCY, BRIEFINGS
+from web.metrics import BRIEFING_JOBS, BRIEFING_LATENCY, BRIEFINGS
 from web.worker import Task
 
 log = logging.getLogger(__name__)
@@ -82,6 +83,24 @@ async def open_agent(container: Container) -> AsyncIterator[Agent]:
         )
     finally:
         await model.aclose()
+
+
+def track_briefing_jobs(sessions: sessionmaker[Session]) -> None:
+    """Briefing jobs waiting, in progress and given up, counted at scrape time across every process."""
+
+    def count(state: str) -> Callable[[], float]:
+        def value() -> float:
+            try:
+                with sessions() as db:
+                    return float(briefings.job_counts(db_session=db).get(state, 0))
+            except SQLAlchemyError:
+                log.warning("briefing job count failed", exc_info=True)
+                return float("nan")
+
+        return value
+
+    for state in ("pending", "running", "failed"):
+        BRIEFING_JOBS.labels(state=state).set_function(count(state))
 
 
 def job_lease_s(container: Container) -> float:

@@ -28,6 +28,7 @@ OUTBOX_DELIVERIES = Counter(
     ["outcome"],
 )
 BRIEFINGS = Counter("recallops_briefings_total", "Briefings produced, by mode", ["mode"])
+BRIEFING_JOBS = Gauge("recallops_briefing_jobs", "Briefing jobs by state (done jobs not counted)", ["state"])
 BRIEFING_LATENCY = Histogram(
     "recallops_briefing_seconds",
     "Time the agent took to brief an incident (model calls and recall), by mode",

@@ -71,6 +71,7 @@ def test_the_worker_briefs_a_new_incident(api: Api) -> None:
     pending = api.client.get(f"/api/v1/incidents/{public_id}/briefing", headers=api.auth("reader"))
     assert pending.status_code == 404 and "briefing job is pending" in pending.json()["detail"]
 
+    assert 'recallops_briefing_jobs{state="pending"} 1.0' in api.client.get("/metrics").text
     task = briefing_task(container(api))
     assert asyncio.run(task()) is True
     assert asyncio.run(task()) is False
@@ -87,6 +88,7 @@ def test_the_worker_briefs_a_new_incident(api: Api) -> None:
     assert briefing["hops"][0]["calls"][0]["args"]["service"] == "checkout-service"
     with container(api).sessions() as db:
         assert db.scalar(select(Job.state)) == "done"
+    assert 'recallops_briefing_jobs{state="pending"} 0.0' in api.client.get("/metrics").text
     events = api.incident(public_id)["timeline"]
     assert any(e["kind"] == "briefed" for e in events)
 
