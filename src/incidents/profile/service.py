@@ -17,7 +17,10 @@ from incidents.profile.models import ProfileState
 from incidents.timeutil import utcnow
 
 IN_FLIGHT = ("pending", "running")
-STALE_OPERATION = timedelta(minutes=15)
+# A refresh still unfinished after this is presumed lost (its process died, or memory failed under it
+# before it could record the failure) and may be asked for again: a spare refresh costs little, a
+# profile stuck behind a lost one costs every briefing.
+STALE_OPERATION = timedelta(minutes=2)
 
 
 def get_state(*, db_session: Session, model_id: str) -> ProfileState | None:
@@ -38,7 +41,7 @@ def ensure_state(*, db_session: Session, model_id: str, name: str, service: str 
 
 
 def in_flight(state: ProfileState, *, now: datetime) -> bool:
-    """A refresh was asked for and has not finished (one older than 15 minutes is presumed lost)."""
+    """A refresh was asked for and has not finished (one older than ``STALE_OPERATION`` is presumed lost)."""
     return (
         state.operation_status in IN_FLIGHT
         and state.refresh_requested_at is not None
