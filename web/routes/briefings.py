@@ -67,6 +67,15 @@ def _incident(container: Container, public_id: str) -> Incident:
     return incident
 
 
+def _incident_alert(container: Container, public_id: str) -> tuple[Incident, AlertInput]:
+    """The incident (404 if unknown) and what the agent is told about it."""
+    with container.sessions() as db:
+        incident = incidents.get_by_public_id(db_session=db, public_id=public_id)
+        if incident is None:
+            raise HTTPException(404, f"no incident {public_id!r}")
+        return incident, wiring.alert_for_incident(db_session=db, incident=incident)
+
+
 def _stored(container: Container, incident: Incident, version: int | None) -> StoredBriefingRead:
     with container.sessions() as db:
         if version is None:
@@ -134,9 +143,7 @@ async def rerun_briefing(
     container: Container = Depends(get_container),
 ) -> StoredBriefingRead:
     """Brief the incident again now and store the result as its next version."""
-    incident = await run_in_threadpool(_incident, container, public_id)
-    alert = await run_in_threadpool(wiring.load_alert, container, incident.id)
-    assert alert is not None
+    incident, alert = await run_in_threadpool(_incident_alert, container, public_id)
     async with wiring.open_agent(container) as agent:
         briefing = await agent.brief(alert, memory_on=memory == "on")
     row = await run_in_threadpool(lambda: wiring.store(container, incident_id=incident.id, briefing=briefing))
@@ -164,8 +171,6 @@ async def replay_incident(
     container: Container = Depends(get_container),
 ) -> Replay:
     """The incident briefed with memory off and on, and what memory changed; nothing is stored."""
-    incident = await run_in_threadpool(_incident, container, public_id)
-    alert = await run_in_threadpool(wiring.load_alert, container, incident.id)
-    assert alert is not None
+    _, alert = await run_in_threadpool(_incident_alert, container, public_id)
     async with wiring.open_agent(container) as agent:
         return await replay(agent, alert)
