@@ -58,7 +58,6 @@ def postgres_cluster() -> Iterator[str]:
             conn.execute("CREATE DATABASE recallops")
         yield f"postgresql://recallops@127.0.0.1:{port}/recallops"
     finally:
-        subprocess.run(
-            _as_user([str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"]), capture_output=True
-        )
+        stop = [str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"]
+        subprocess.run(_as_user(stop), capture_output=True)
         shutil.rmtree(root, ignore_errors=True)
