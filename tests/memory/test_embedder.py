@@ -35,9 +35,7 @@ def test_similar_meaning_scores_higher(minilm: MiniLMEmbedder) -> None:
     assert a @ b > a @ c + 0.2
 
 
-async def test_paraphrases_recall_the_incident(
-    tmp_path: Path, minilm: MiniLMEmbedder
-) -> None:
+async def test_paraphrases_recall_the_incident(tmp_path: Path, minilm: MiniLMEmbedder) -> None:
     bank = EmbeddedBank(
         MemorySettings(data_dir=tmp_path), embedder=minilm, synthesizer=RecordingSynthesizer()
     )
