@@ -23,14 +23,14 @@ hindsight-env:
 	scripts/hindsight-env.sh
 
 test: $(STAMP) system-deps hindsight-env
-	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
+	$(BIN)/ruff check src web tests
+	$(BIN)/ruff format --check src web tests
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
-	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
+	$(BIN)/ruff check src web tests
+	$(BIN)/ruff format --check src web tests
 
 format: $(STAMP)
-	$(BIN)/ruff format .
-	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format src web tests
+	$(BIN)/ruff check --fix src web tests
