@@ -5,8 +5,11 @@ benchmark measures the configured product, never the operator's real data.
 """
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
+from memory.history import validate_items
+from web.container import Container
+from web.flows.history import import_history
 from web.settings import Settings
 
 
@@ -31,3 +34,19 @@ def sandbox_settings(
     settings.memory = settings.memory.model_copy(update=memory_update)
     settings.llm = settings.llm.model_copy(update={"llm_mode": llm})
     return settings
+
+
+async def import_records(container: Container, records: list[dict[str, Any]], *, actor: str) -> None:
+    """Import history rows exactly as ``recallops import`` does; any rejected row is an error here."""
+    rows, rejected = validate_items(list(enumerate(records, start=1)))
+    summary = await import_history(
+        sessions=container.sessions,
+        bank=container.bank,
+        rows=rows,
+        origin="import",
+        actor=actor,
+        rejected=rejected,
+    )
+    if summary.rejected:
+        reasons = "; ".join(f"{r.incident_id or r.line}: {', '.join(r.reasons)}" for r in summary.rejected)
+        raise RuntimeError(f"{len(summary.rejected)} record(s) rejected by the import: {reasons}")

@@ -24,12 +24,10 @@ from typing import Any
 from agent.evidence import AlertInput
 from memory import MemoryBank
 from memory.embedded.bank import EmbeddedBank
-from memory.history import parse_rows
 from memory.tools import recall_similar_incidents
 from web.bench.ranking import Qrels, evaluate, scored_queries
 from web.container import Container
-from web.flows.history import import_history
-from web.sandbox import sandbox_settings
+from web.sandbox import import_records, sandbox_settings
 
 DEPTH = 10
 METHODS = {"hybrid": ("semantic", "keyword"), "bm25": ("keyword",), "embedding": ("semantic",)}
@@ -117,23 +115,6 @@ async def measure(bank: MemoryBank, queries: list[Query], qrels: Qrels) -> dict[
     return out
 
 
-async def _imported(container: Container, corpus: list[dict[str, Any]]) -> None:
-    """Exactly what ``recallops import FILE.jsonl`` does with the same lines."""
-    text = "\n".join(json.dumps(import_row(r), ensure_ascii=False) for r in corpus)
-    rows, rejected = parse_rows(text)
-    summary = await import_history(
-        sessions=container.sessions,
-        bank=container.bank,
-        rows=rows,
-        origin="import",
-        actor="retrieval-benchmark",
-        rejected=rejected,
-    )
-    if summary.rejected:
-        reasons = "; ".join(f"{r.incident_id or r.line}: {', '.join(r.reasons)}" for r in summary.rejected)
-        raise RuntimeError(f"{len(summary.rejected)} corpus records were rejected by the import: {reasons}")
-
-
 async def run_retrieval(
     corpus_path: Path, qrels_path: Path, *, hindsight_url: str | None = None, workdir: Path | None = None
 ) -> dict[str, dict[str, dict[str, float | int]]]:
@@ -149,7 +130,7 @@ async def run_retrieval(
             bank = container.bank
             if not isinstance(bank, EmbeddedBank):
                 raise TypeError("the retrieval baselines need the embedded driver")
-            await _imported(container, corpus)
+            await import_records(container, [import_row(r) for r in corpus], actor="retrieval-benchmark")
             for method, channels in METHODS.items():
                 results[method] = await measure(bank.with_channels(*channels), queries, qrels)
         finally:
@@ -163,7 +144,7 @@ async def run_retrieval(
             )
             container = await asyncio.to_thread(Container.build, settings)
             try:
-                await _imported(container, corpus)
+                await import_records(container, [import_row(r) for r in corpus], actor="retrieval-benchmark")
                 results["hindsight"] = await measure(container.bank, queries, qrels)
             finally:
                 await container.aclose()

@@ -26,7 +26,6 @@ from incidents.database import transaction
 from incidents.incident import service as incidents
 from incidents.incident.models import Incident
 from incidents.resolution.service import add_correction
-from memory.history import validate_items
 from web.app import create_app
 from web.briefings import briefing_task, load_alert, open_agent
 from web.container import Container
@@ -35,7 +34,7 @@ from web.evals.scenario import Scenario, records_for
 from web.evals.scoring import Observation, plain, score
 from web.flows.history import import_history, load_seeds, retain_runbooks
 from web.memory_outbox import deliver_due
-from web.sandbox import sandbox_settings
+from web.sandbox import import_records, sandbox_settings
 
 log = logging.getLogger(__name__)
 
@@ -117,18 +116,7 @@ async def _load_memory(container: Container, scenario: Scenario, directory: Path
         await retain_runbooks(container.bank, seeds.runbooks)
     records = records_for(scenario, directory)
     if records:
-        items = [(n, r.model_dump(mode="json")) for n, r in enumerate(records, start=1)]
-        rows, rejected = validate_items(items)
-        summary = await import_history(
-            sessions=container.sessions,
-            bank=container.bank,
-            rows=rows,
-            origin="import",
-            actor="eval",
-            rejected=rejected,
-        )
-        if summary.rejected:
-            raise RuntimeError(f"records rejected: {summary.rejected}")
+        await import_records(container, [r.model_dump(mode="json") for r in records], actor="eval")
     for correction in scenario.memory.corrections:
         with transaction(container.sessions) as db:
             incident = incidents.get_by_public_id(db_session=db, public_id=correction.incident_id)
