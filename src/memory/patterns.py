@@ -19,6 +19,8 @@ in one incident is labeled uncertain.
 
 import asyncio
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -50,6 +52,10 @@ THRESHOLD_WORDS = 0.15
 # Grouping compares every pair: the profile is built from the most recent incidents, this many at most.
 MAX_INCIDENTS = 1000
 MAX_PASSES = 5
+# Embedding cost grows with length: the signature and the start of the root cause say what failed and
+# why; the word overlap still reads all of it.
+EMBED_CHARS = 400
+VECTOR_CACHE = 4 * MAX_INCIDENTS
 NEAR_DUPLICATE = 0.8
 _NUMBERED = re.compile(r"(?m)^\s*\d+[.)]\s+")
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
@@ -75,6 +81,9 @@ class OfflineSynthesizer:
     ) -> None:
         self._embedder = embedder
         self._max_incidents = max_incidents
+        # Refreshes see mostly the same incidents again: their vectors are kept (bounded, by text).
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._vectors_lock = threading.Lock()
         default = THRESHOLD_WORDS if embedder is None else THRESHOLD_BLENDED
         self._threshold = default if threshold is None else threshold
 
@@ -120,9 +129,24 @@ class OfflineSynthesizer:
                 jaccard[i, j] = jaccard[j, i] = value
         if self._embedder is None:
             return jaccard
-        vectors = self._embedder.embed(texts)
+        vectors = self._embed([text[:EMBED_CHARS] for text in texts])
         cosine = np.clip(vectors @ vectors.T, 0.0, 1.0)
         return EMBEDDING_WEIGHT * cosine + (1 - EMBEDDING_WEIGHT) * jaccard
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        assert self._embedder is not None
+        with self._vectors_lock:
+            known = {t: self._vectors[t] for t in texts if t in self._vectors}
+        missing = sorted(set(texts) - set(known))
+        if missing:
+            known.update(zip(missing, self._embedder.embed(missing), strict=True))
+        with self._vectors_lock:
+            for text in texts:
+                self._vectors[text] = known[text]
+                self._vectors.move_to_end(text)
+            while len(self._vectors) > VECTOR_CACHE:
+                self._vectors.popitem(last=False)
+        return np.stack([known[t] for t in texts])
 
 
 def _members(incidents: Sequence[RecalledIncident]) -> list[_Member]:
