@@ -1,7 +1,9 @@
 """The offline profile synthesizer: patterns by what failed and why, cited, uncertain when seen once."""
 
 import asyncio
+from collections.abc import Sequence
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -10,7 +12,7 @@ from memory.bank import MentalModel
 from memory.embedder import MiniLMEmbedder
 from memory.patterns import OfflineSynthesizer, ProfileAwareSynthesizer
 from memory.profile import PROFILE_SCHEMA, SOURCE_QUERY, load_patterns
-from tests.memory.fakes import RecordingSynthesizer
+from tests.memory.fakes import HashingEmbedder, RecordingSynthesizer
 from tests.memory.profile_records import HISTORY, JWT, POOL_A, POOL_B, correction, recalled
 
 
@@ -134,3 +136,23 @@ def test_grouping_partitions_the_incidents_and_ignores_service_names(
         for n, (i, service) in enumerate(zip(incidents, services, strict=True), start=1)
     ]
     assert sorted(p.incidents for p in synthesizer.patterns(renamed)) == sorted(p.incidents for p in patterns)
+
+
+class CountingEmbedder(HashingEmbedder):
+    def __init__(self) -> None:
+        super().__init__()
+        self.embedded: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.embedded += texts
+        return super().embed(texts)
+
+
+def test_a_refresh_embeds_only_incidents_it_has_not_seen() -> None:
+    embedder = CountingEmbedder()
+    synthesizer = OfflineSynthesizer(embedder)
+    first = synthesizer.patterns(HISTORY[:4])
+    assert len(embedder.embedded) == 4
+    again = synthesizer.patterns(HISTORY)
+    assert len(embedder.embedded) == len(HISTORY)
+    assert {i for p in first for i in p.incidents} < {i for p in again for i in p.incidents}
