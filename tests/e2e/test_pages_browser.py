@@ -216,7 +216,7 @@ def test_alert_markup_shows_as_text_and_never_runs(site: Site, browser: Browser)
     assert page.get_by_text(hostile).first.is_visible()
     assert page.evaluate("window.__pwned") is None
     shot(page, "11-markup-as-text")
-    assert not [v for v in violations if "Content Security Policy" in v and "/static/" in v]
+    assert not [v for v in violations if "Content Security Policy" in v]  # nothing even tried to run
     page.context.close()
 
 
