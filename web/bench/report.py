@@ -51,6 +51,7 @@ class Sizes:
     pages_runs: int = 20
     corpus: Path = CORPUS_DIR / "dev.jsonl"
     qrels: Path = CORPUS_DIR / "dev-qrels.tsv"
+    hindsight_url: str | None = None  # also measure recall and retrieval on this Hindsight server
 
 
 def machine() -> dict[str, Any]:
@@ -148,7 +149,10 @@ async def _ingest(sizes: Sizes) -> dict[str, Any]:
 
 
 async def _recall(sizes: Sizes) -> list[dict[str, Any]]:
-    return await recall_bench.run_recall(list(sizes.recall_sizes))
+    results = await recall_bench.run_recall(list(sizes.recall_sizes))
+    if sizes.hindsight_url:
+        results.append(await recall_bench.run_hindsight(sizes.hindsight_url))
+    return results
 
 
 async def _briefing(sizes: Sizes) -> dict[str, Any]:
@@ -166,7 +170,7 @@ async def _pages(sizes: Sizes) -> dict[str, Any]:
 
 
 async def _retrieval(sizes: Sizes) -> dict[str, Any]:
-    return await retrieval_bench.run_retrieval(sizes.corpus, sizes.qrels)
+    return await retrieval_bench.run_retrieval(sizes.corpus, sizes.qrels, hindsight_url=sizes.hindsight_url)
 
 
 async def _evals(sizes: Sizes) -> dict[str, Any]:

@@ -126,6 +126,9 @@ def all_benchmarks(
     pages_incidents: int = typer.Option(report_bench.Sizes.pages_incidents, min=1),
     corpus: Path = typer.Option(report_bench.Sizes.corpus, help="Retrieval corpus (JSONL)."),
     qrels: Path = typer.Option(report_bench.Sizes.qrels, help="Retrieval judgments (TSV)."),
+    hindsight_url: str | None = typer.Option(
+        None, "--hindsight-url", help="Also measure recall and retrieval on a running Hindsight server."
+    ),
 ) -> None:
     """Every benchmark at small default sizes (minutes), the machine described; larger with the flags."""
     sizes = report_bench.Sizes(
@@ -137,6 +140,7 @@ def all_benchmarks(
         pages_incidents=pages_incidents,
         corpus=corpus,
         qrels=qrels,
+        hindsight_url=hindsight_url,
     )
     report = report_bench.run_and_write(sizes, out, lambda step: typer.echo(f"running {step} ...", err=True))
     typer.echo(f"wrote {out / 'report.json'} and {out / 'report.md'}", err=True)
