@@ -5,12 +5,14 @@ the commit and the delivery, resolves are submitted twice and concurrently. Ever
 succeeds, the outbox catches up once memory is back, and memory holds exactly one record per incident.
 """
 
+import secrets
 import signal
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
+import psycopg
 import pytest
 
 from tests.e2e.resolution_helpers import (
@@ -106,9 +108,32 @@ def test_killed_between_commit_and_delivery_delivers_after_restart_once(tmp_path
         second.stop()
 
 
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def any_database_server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[LiveServer]:
+    """A live server on a SQLite file, or on a fresh database of the test PostgreSQL."""
+    env = dict(FAST)
+    if request.param == "postgres":
+        base = request.getfixturevalue("postgres_url").rsplit("/", 1)[0]
+        name = f"resolve_{secrets.token_hex(4)}"
+        with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
+            conn.execute(f"CREATE DATABASE {name}")
+        env["RECALLOPS_DATABASE_URL"] = f"{base}/{name}"
+    live = LiveServer(tmp_path / "data", env=env).start()
+    try:
+        yield live
+    finally:
+        live.stop()
+
+
 def test_the_same_resolve_twice_and_concurrent_resolves_make_one_record_each(
-    server: LiveServer, http: httpx.Client
+    any_database_server: LiveServer,
 ) -> None:
+    server = any_database_server
+    with client(server, issue_token(server)) as http:
+        resolve_concurrently(server, http)
+
+
+def resolve_concurrently(server: LiveServer, http: httpx.Client) -> None:
     incidents = [open_incident(http, f"service-{n}", f"Alert{n}") for n in range(4)]
     submissions = [incidents[0], *incidents]  # the first incident is resolved twice, at the same time
 
