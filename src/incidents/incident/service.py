@@ -368,6 +368,12 @@ def distinct_services(*, db_session: Session) -> list[str]:
     return list(db_session.scalars(select(Incident.service).distinct().order_by(Incident.service)))
 
 
+def distinct_severities(*, db_session: Session) -> list[str]:
+    """Severities in use, most urgent first (unknown ones last, alphabetically)."""
+    found = db_session.scalars(select(Incident.severity).distinct())
+    return sorted(found, key=lambda s: (-SEVERITY_RANK.get(s, 0), s))
+
+
 def timeline(*, db_session: Session, incident: Incident) -> list[IncidentEvent]:
     return list(
         db_session.scalars(

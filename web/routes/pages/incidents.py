@@ -88,7 +88,7 @@ def incident_list(
         "statuses": list(STATUS_CHOICES),
         "ages": list(AGES),
         "services": incident_service.distinct_services(db_session=db),
-        "severities": list(incident_service.SEVERITY_RANK),
+        "severities": incident_service.distinct_severities(db_session=db),
         "now": utcnow(),
     }
     return render(request, "incidents.html", context, principal=principal)
