@@ -9,7 +9,7 @@ group on PostgreSQL, a single writer on SQLite (``incidents.locking``).
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import cache
 from typing import Any, Literal
@@ -18,7 +18,7 @@ from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.orm import Session
 
 from incidents.alerts.models import Alert
-from incidents.alerts.normalized import NormalizedAlert
+from incidents.alerts.normalized import SERVICE_UNKNOWN, NormalizedAlert
 from incidents.incident import service as incidents
 from incidents.incident.models import Incident
 from incidents.incident.service import GroupKey
@@ -137,6 +137,7 @@ def _ingest_one(db_session: Session, alert: NormalizedAlert, via: str) -> Ingest
         incident = incidents.find_open(db_session=db_session, group=group)
     else:
         incident = _incident_of_episode(db_session, alert, starts_at, group)
+        alert = _described_by(alert, incident)
     alert_id = _insert(db_session, alert, key, starts_at, incident.id if incident else None)
     if alert_id is None:
         existing = db_session.scalar(_INCIDENT_OF_KEY, {"key": key})
@@ -185,6 +186,20 @@ def _notice(db_session: Session, incident: Incident, alert: Alert, actor: str, v
             message=f"{alert.source} acknowledged {alert.fingerprint}; incident already {incident.status}",
             data={"alert_id": alert.id, "via": via},
         )
+
+
+def _described_by(alert: NormalizedAlert, incident: Incident | None) -> NormalizedAlert:
+    """A PagerDuty acknowledge or resolve names only its dedup key: it is stored under the service
+    and alert name of the incident it belongs to, so the timeline says what was cleared."""
+    if incident is None or not alert.dedup_key or alert.service != SERVICE_UNKNOWN or alert.labels:
+        return alert
+    return replace(
+        alert,
+        service=incident.service,
+        alertname=incident.alertname,
+        severity=incident.severity,
+        summary=incident.title,
+    )
 
 
 def _incident_of_episode(

@@ -187,6 +187,12 @@ def test_pagerduty_episode(db: Session) -> None:
     assert send(db, "pagerduty", acknowledge)[0].outcome == "duplicate"
     [resolved] = send(db, "pagerduty", resolve)
     assert resolved.outcome == "stored" and resolved.incident == incident.public_id
+    notice = db.scalars(select(Alert).where(Alert.status == "resolved")).one()
+    assert (notice.service, notice.alertname) == (incident.service, incident.alertname)
+    assert (
+        "checkout-api 5xx above 5% cleared"
+        in incidents.timeline(db_session=db, incident=incident)[-1].message
+    )
     assert send(db, "pagerduty", resolve)[0].outcome == "duplicate"
     assert incident.status == "acknowledged"
     # A trigger after the resolve is a new alert; the incident is still open, so it joins it.
