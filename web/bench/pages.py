@@ -127,13 +127,7 @@ def _fill_database(
                 if rng.random() < 0.75:
                     record = synthetic_record(incident.id, rng)
                     fields = ResolutionFields(
-                        symptom=record.symptom,
-                        error_signature=record.error_signature,
-                        root_cause=record.root_cause,
-                        resolution_steps=record.resolution_steps,
-                        runbook_used=record.runbook_used,
-                        outcome=record.outcome,
-                        failed_attempts=record.failed_attempts,
+                        **{f: getattr(record, f) for f in ResolutionFields.model_fields}
                     )
                     resolution_service.resolve(db_session=db, incident=incident, fields=fields, actor="bench")
     with transaction(container.sessions) as db:  # the briefings are stored: their jobs are done
