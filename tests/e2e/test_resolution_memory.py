@@ -130,25 +130,21 @@ def test_the_same_resolve_twice_and_concurrent_resolves_make_one_record_each(
 ) -> None:
     server = any_database_server
     with client(server, issue_token(server)) as http:
-        resolve_concurrently(server, http)
+        incidents = [open_incident(http, f"service-{n}", f"Alert{n}") for n in range(4)]
+        submissions = [incidents[0], *incidents]  # the first incident is resolved twice, at the same time
 
+        def resolve(incident: str) -> int:
+            return http.post(f"/api/v1/incidents/{incident}/resolve", json=POST_MORTEM).status_code
 
-def resolve_concurrently(server: LiveServer, http: httpx.Client) -> None:
-    incidents = [open_incident(http, f"service-{n}", f"Alert{n}") for n in range(4)]
-    submissions = [incidents[0], *incidents]  # the first incident is resolved twice, at the same time
+        with ThreadPoolExecutor(max_workers=len(submissions)) as pool:
+            codes = list(pool.map(resolve, submissions))
 
-    def resolve(incident: str) -> int:
-        return http.post(f"/api/v1/incidents/{incident}/resolve", json=POST_MORTEM).status_code
-
-    with ThreadPoolExecutor(max_workers=len(submissions)) as pool:
-        codes = list(pool.map(resolve, submissions))
-
-    assert sorted(codes[:2]) == [200, 201] and codes[2:] == [201, 201, 201]
-    for incident in incidents:
-        state = wait_synced(http, incident)
-        assert state["documents"] == 1
-        assert memory_documents(server.data_dir, incident) == 1
-    again = http.post(
-        f"/api/v1/incidents/{incidents[0]}/resolve", json={**POST_MORTEM, "outcome": "different"}
-    )
-    assert again.status_code == 409 and "already resolved" in again.json()["detail"]
+        assert sorted(codes[:2]) == [200, 201] and codes[2:] == [201, 201, 201]
+        for incident in incidents:
+            state = wait_synced(http, incident)
+            assert state["documents"] == 1
+            assert memory_documents(server.data_dir, incident) == 1
+        again = http.post(
+            f"/api/v1/incidents/{incidents[0]}/resolve", json={**POST_MORTEM, "outcome": "different"}
+        )
+        assert again.status_code == 409 and "already resolved" in again.json()["detail"]
