@@ -99,30 +99,12 @@ async def _floor(client: httpx.AsyncClient, concurrency: int, requests: int) -> 
     return requests / (time.perf_counter() - started)
 
 
-async def _closed_loop(
-    client: httpx.AsyncClient, bodies: list[dict[str, Any]], concurrency: int
+async def _send_all(
+    client: httpx.AsyncClient, bodies: list[dict[str, Any]], concurrency: int, rate: float | None
 ) -> tuple[list[float], int]:
-    latencies: list[float] = []
-    errors = 0
-    queue = iter(bodies)
-
-    async def worker() -> None:
-        nonlocal errors
-        for body in queue:
-            sent = time.perf_counter()
-            response = await client.post("/api/v1/alerts/alertmanager", json=body)
-            latencies.append(time.perf_counter() - sent)
-            errors += response.status_code != 200
-
-    await asyncio.gather(*(worker() for _ in range(concurrency)))
-    return latencies, errors
-
-
-async def _paced(
-    client: httpx.AsyncClient, bodies: list[dict[str, Any]], rate: float, concurrency: int
-) -> tuple[list[float], int]:
-    """Alert i is due at start + i/rate; ``concurrency`` senders take them in order. Latency counts
-    from the due time, so waiting for a free sender (the server falling behind) is not hidden."""
+    """``concurrency`` senders take the payloads in order. Closed loop (``rate`` None): each sends as
+    soon as it is free. Paced: payload i is due at start + i/rate and its latency counts from then,
+    so waiting for a free sender (the server falling behind) is not hidden."""
     latencies: list[float] = []
     errors = 0
     schedule = iter(enumerate(bodies))
@@ -131,7 +113,7 @@ async def _paced(
     async def sender() -> None:
         nonlocal errors
         for i, body in schedule:
-            due = start + i / rate
+            due = time.perf_counter() if rate is None else start + i / rate
             delay = due - time.perf_counter()
             if delay > 0:
                 await asyncio.sleep(delay)
@@ -156,10 +138,8 @@ async def run_ingest(
             raise RuntimeError(f"server refused a benchmark alert: {probe.status_code} {probe.text[:200]}")
         floor_rps = await _floor(client, concurrency, FLOOR_REQUESTS)
         started = time.perf_counter()
-        if rate is None:
-            latencies, errors = await _closed_loop(client, bodies, concurrency)
-        else:
-            latencies, errors = await _paced(client, bodies, rate / per_payload, concurrency)
+        payload_rate = rate / per_payload if rate else None
+        latencies, errors = await _send_all(client, bodies, concurrency, payload_rate)
         seconds = time.perf_counter() - started
     ms = sorted(latency * 1000 for latency in latencies)
     return IngestBench(

@@ -191,22 +191,17 @@ def _pd_error(status: int, kind: str, message: str, errors: list[str]) -> JSONRe
     return JSONResponse(status_code=status, content=content)
 
 
-@router.post(
-    "/v2/enqueue",
-    status_code=202,
-    response_model=PagerDutyResponse,
-    responses={code: {"model": PagerDutyError} for code in (400, 401, 403, 413, 415, 503)},
-    openapi_extra=request_body_schema(PagerDutyEvent),
-    summary="PagerDuty Events API v2 (trigger, acknowledge, resolve)",
-)
-@router.post(
-    "/api/v1/alerts/pagerduty",
-    status_code=202,
-    response_model=PagerDutyResponse,
-    responses={code: {"model": PagerDutyError} for code in (400, 401, 403, 413, 415, 503)},
-    openapi_extra=request_body_schema(PagerDutyEvent),
-    summary="PagerDuty Events API v2 (trigger, acknowledge, resolve)",
-)
+PD_ROUTE: dict[str, Any] = {
+    "status_code": 202,
+    "response_model": PagerDutyResponse,
+    "responses": {code: {"model": PagerDutyError} for code in (400, 401, 403, 413, 415, 503)},
+    "openapi_extra": request_body_schema(PagerDutyEvent),
+    "summary": "PagerDuty Events API v2 (trigger, acknowledge, resolve)",
+}
+
+
+@router.post("/v2/enqueue", **PD_ROUTE)
+@router.post("/api/v1/alerts/pagerduty", **PD_ROUTE)
 async def pagerduty(request: Request) -> JSONResponse:
     """Speaks PagerDuty's dialect so ``pdpyras`` works unchanged: the ``routing_key`` is a RecallOps
     token with ``alerts:write`` (a bearer header, when sent, is used instead), errors come back in

@@ -68,10 +68,9 @@ class AlertmanagerAlert(_Open):
     fingerprint: Name = ""
 
 
-class AlertmanagerWebhook(_Open):
-    """Prometheus Alertmanager webhook, version 4."""
+class _Webhook(_Open):
+    """What Alertmanager and Grafana notifications share: the group and its labels."""
 
-    version: Literal["4"] = "4"
     groupKey: Text = ""
     truncatedAlerts: int = 0
     receiver: Text = ""
@@ -80,6 +79,12 @@ class AlertmanagerWebhook(_Open):
     commonLabels: LabelMap = Field(default_factory=dict)
     commonAnnotations: LabelMap = Field(default_factory=dict)
     externalURL: Text = ""
+
+
+class AlertmanagerWebhook(_Webhook):
+    """Prometheus Alertmanager webhook, version 4."""
+
+    version: Literal["4"] = "4"
     alerts: list[AlertmanagerAlert] = Field(min_length=1, max_length=MAX_ALERTS_PER_PAYLOAD)
 
 
@@ -92,22 +97,14 @@ class GrafanaAlert(AlertmanagerAlert):
     valueString: Text = ""
 
 
-class GrafanaWebhook(_Open):
+class GrafanaWebhook(_Webhook):
     """Grafana unified alerting webhook contact point, version 1."""
 
     version: Literal["1"] = "1"
     orgId: int = 0
-    groupKey: Text = ""
-    truncatedAlerts: int = 0
-    receiver: Text = ""
-    status: Literal["firing", "resolved"]
     state: Text = ""
     title: Text = ""
     message: Text = ""
-    groupLabels: LabelMap = Field(default_factory=dict)
-    commonLabels: LabelMap = Field(default_factory=dict)
-    commonAnnotations: LabelMap = Field(default_factory=dict)
-    externalURL: Text = ""
     alerts: list[GrafanaAlert] = Field(min_length=1, max_length=MAX_ALERTS_PER_PAYLOAD)
 
 
