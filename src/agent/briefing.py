@@ -13,7 +13,9 @@ from pydantic import BaseModel, Field
 SeenBefore = Literal["recurring", "similar", "novel"]
 Mode = Literal["llm", "evidence-only"]
 MemorySwitch = Literal["on", "off"]
-EvidenceKind = Literal["alert", "incident", "runbook", "profile", "synthesis"]
+EvidenceKind = Literal[
+    "alert", "incident", "runbook", "profile", "synthesis", "notes", "timeline", "briefing"
+]
 
 
 class CitedItem(BaseModel):

@@ -19,6 +19,7 @@ _DASHES = str.maketrans({"–": "-", "—": "-", "‐": "-", "‑": "-", "−": 
 _MARKER = re.compile(
     rf"\s?[{re.escape(_OPEN)}]\s*([0-9０-９]+(?:\s*[-–—‐‑−～〜~,，、;；]\s*[0-9０-９]+)*)\s*[{re.escape(_CLOSE)}]"
 )
+_CANONICAL = re.compile(r"[ \t]?\[\d+\]")
 # A range wider than this is not a citation a reader could check; it counts as invalid.
 MAX_RANGE = 50
 
@@ -78,6 +79,13 @@ def check_text(text: str, evidence_count: int, tally: Tally | None = None) -> tu
         return lead + _canonical(valid)
 
     return _MARKER.sub(replace, text).strip(), found
+
+
+def plain_cited(text: str, evidence_count: int, tally: Tally | None = None) -> tuple[str, list[int]]:
+    """The valid citations of ``text`` and the text without markers: for prose stored beyond this
+    conversation (a post-mortem), where ``[n]`` would point at nothing."""
+    checked, found = check_text(text, evidence_count, tally)
+    return _CANONICAL.sub("", checked).strip(), found
 
 
 def check_items(items: list[CitedItem], evidence_count: int, tally: Tally) -> list[CitedItem]:

@@ -36,6 +36,18 @@ class ModelTurn:
     usage: TokenUsage | None = None
 
 
+@dataclass(frozen=True)
+class LoggedPostMortem:
+    """What a successful ``log_incident`` carried, cleaned: the text that was (or would be) written,
+    the evidence each field cited, and whether it reached the resolution service."""
+
+    fields: dict[str, str]
+    citations: dict[str, list[int]]
+    written: bool
+    version: int | None
+    message: str
+
+
 @dataclass
 class ToolOutcome:
     """A tool call's result as a value: ``text`` goes back to the model, the rest stays structured."""
@@ -49,6 +61,7 @@ class ToolOutcome:
     matches: list[Match] = field(default_factory=list)
     scoped: bool = False
     error: str | None = None
+    logged: LoggedPostMortem | None = None
 
 
 @dataclass

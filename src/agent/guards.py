@@ -55,3 +55,13 @@ def unknown_incident_ids(text: str, known: set[str]) -> list[str]:
         if ident not in known and ident not in seen:
             seen.append(ident)
     return seen
+
+
+def replace_unknown_ids(text: str, known: set[str]) -> tuple[str, list[str]]:
+    """``text`` with every incident id no evidence carries replaced by a plain label, and those ids."""
+    unknown = unknown_incident_ids(text, known)
+    if not unknown:
+        return text, []
+    return INCIDENT_ID.sub(
+        lambda m: m.group(0) if m.group(0) in known else "(unverified incident)", text
+    ), unknown

@@ -9,10 +9,10 @@ import json
 import logging
 import re
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
-from sqlalchemy.orm import Session
 
 from agent.briefing import Briefing, Hop, ModelAnswer, RelatedIncident, ToolCallTrace
 from agent.citations import Tally, check_items, check_text
@@ -22,12 +22,13 @@ from agent.guards import INCIDENT_ID, unknown_incident_ids
 from agent.planner import EvidenceOnlyPlanner
 from agent.profile import ProfileSource
 from agent.prompts import FINAL_HOP, SYSTEM_PROMPT, alert_message, malformed_message, repair_message
-from agent.tools import ResolutionContext, ToolBox
+from agent.tools import ToolBox
 from incidents.timeutil import utcnow
 from memory import MemoryBank
 
 log = logging.getLogger(__name__)
 
+T = TypeVar("T")
 MAX_HOPS = 3
 MAX_CALLS_PER_HOP = 4
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
@@ -95,36 +96,24 @@ class Agent:
         self.memory_timeout_s = memory_timeout_s
         self.profile = profile
 
-    async def brief(
-        self,
-        alert: AlertInput,
-        *,
-        memory_on: bool = True,
-        resolution: ResolutionContext | None = None,
-        db_session: Session | None = None,
-    ) -> Briefing:
-        """A briefing, always: LLM trouble or memory trouble degrade it and say so in ``warnings``."""
-        return await self._run(self.model, alert, memory_on, resolution, db_session, first_hop=1)
+    async def brief(self, alert: AlertInput, *, memory_on: bool = True) -> Briefing:
+        """A briefing, always: LLM trouble or memory trouble degrade it and say so in ``warnings``.
+
+        Triage holds no resolution context, so ``log_incident`` is never on offer here."""
+        return await self._run(self.model, alert, memory_on, first_hop=1)
 
     async def _run(
         self,
         model: ChatModel,
         alert: AlertInput,
         memory_on: bool,
-        resolution: ResolutionContext | None,
-        db_session: Session | None,
         *,
         first_hop: int,
         carried_hops: list[Hop] | None = None,
         carried_warnings: list[str] | None = None,
     ) -> Briefing:
         evidence = Evidence(alert)
-        tools = ToolBox(
-            bank=self.bank,
-            memory_timeout_s=self.memory_timeout_s,
-            resolution=resolution,
-            db_session=db_session,
-        )
+        tools = ToolBox(bank=self.bank, memory_timeout_s=self.memory_timeout_s)
         conversation = Conversation(
             messages=[], evidence=evidence, memory_on=memory_on and self.bank is not None
         )
@@ -136,76 +125,16 @@ class Agent:
         ]
         hops = list(carried_hops or [])
         warnings = list(carried_warnings or [])
-        repairing = False
-        failure: str | None = None
-        answer: ModelAnswer | None = None
-        seen_calls: dict[tuple[str, str], ToolOutcome] = {}
-        for n in range(1, MAX_HOPS + 1):
-            last = n == MAX_HOPS
-            offered = [] if last or repairing else tools.offered(conversation)
-            if last and not repairing and len(conversation.messages) > 2:
-                conversation.messages.append({"role": "user", "content": FINAL_HOP})
-            hop = Hop(n=first_hop + n - 1, model=model.name, duration_ms=0.0, tools_offered=offered)
-            hops.append(hop)
-            started = time.perf_counter()
-            try:
-                turn = await model.complete(conversation, tools.schemas(offered) or None)
-            except LLMUnavailable as exc:
-                hop.duration_ms = round((time.perf_counter() - started) * 1000, 3)
-                hop.error = str(exc)
-                failure = f"The LLM was unavailable ({exc})"
-                log.warning("llm unavailable", extra={"hop": n, "error": str(exc)})
-                break
-            except MalformedTurn as exc:
-                hop.duration_ms = round((time.perf_counter() - started) * 1000, 3)
-                hop.error = str(exc)
-                conversation.messages.append({"role": "user", "content": malformed_message(str(exc))})
-                continue
-            hop.usage = turn.usage
-            conversation.messages.append(_assistant_message(turn))
-            if turn.tool_calls and offered:
-                for index, call in enumerate(turn.tool_calls):
-                    key = (call.name, call.arguments)
-                    if index >= MAX_CALLS_PER_HOP:
-                        text = (
-                            f"Error: at most {MAX_CALLS_PER_HOP} tool calls per turn; this one was not run."
-                        )
-                    elif key in seen_calls:
-                        text = "This exact call was already made; its results are above."
-                    else:
-                        outcome = await tools.run(call, conversation, offered)
-                        seen_calls[key] = outcome
-                        conversation.outcomes.append(outcome)
-                        hop.calls.append(_trace(outcome))
-                        text = outcome.text
-                    conversation.messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
-                hop.duration_ms = round((time.perf_counter() - started) * 1000, 3)
-                continue
-            hop.duration_ms = round((time.perf_counter() - started) * 1000, 3)
-            hop.answered = True
-            if turn.tool_calls:
-                failure = "The model asked for tools on its last hop instead of answering"
-                break
-            try:
-                answer = parse_answer(turn.content)
-                break
-            except ValueError as exc:
-                if last or repairing:
-                    failure = f"The model's answer was not a valid briefing after one repair ({exc})"
-                    break
-                repairing = True
-                conversation.messages.append({"role": "user", "content": repair_message(str(exc))})
+        answer, failure = await run_hops(
+            model, conversation, tools, hops, first_hop=first_hop, parse=parse_answer, repair=repair_message
+        )
         if answer is None:
-            failure = failure or f"The model gave no answer within {MAX_HOPS} hops"
             if isinstance(model, EvidenceOnlyPlanner):
                 raise RuntimeError(f"the evidence-only planner gave no briefing: {failure}")
-            fallback = EvidenceOnlyPlanner()
             return await self._run(
-                fallback,
+                EvidenceOnlyPlanner(),
                 alert,
                 memory_on,
-                None,
-                None,
                 first_hop=len(hops) + 1,
                 carried_hops=hops,
                 carried_warnings=[
@@ -214,6 +143,74 @@ class Agent:
                 ],
             )
         return _finish(answer, conversation, model, hops, warnings)
+
+
+async def run_hops(
+    model: ChatModel,
+    conversation: Conversation,
+    tools: ToolBox,
+    hops: list[Hop],
+    *,
+    first_hop: int,
+    parse: Callable[[str | None], T],
+    repair: Callable[[str], str],
+    answer_name: str = "briefing",
+) -> tuple[T | None, str]:
+    """The loop itself: at most ``MAX_HOPS`` model calls, each traced into ``hops``.
+
+    Returns the parsed answer, or ``None`` and why there is none (the caller falls back)."""
+    repairing = False
+    seen_calls: dict[tuple[str, str], ToolOutcome] = {}
+    for n in range(1, MAX_HOPS + 1):
+        last = n == MAX_HOPS
+        offered = [] if last or repairing else tools.offered(conversation)
+        if last and not repairing and len(conversation.messages) > 2:
+            conversation.messages.append({"role": "user", "content": FINAL_HOP})
+        hop = Hop(n=first_hop + n - 1, model=model.name, duration_ms=0.0, tools_offered=offered)
+        hops.append(hop)
+        started = time.perf_counter()
+        try:
+            turn = await model.complete(conversation, tools.schemas(offered) or None)
+        except LLMUnavailable as exc:
+            hop.duration_ms = round((time.perf_counter() - started) * 1000, 3)
+            hop.error = str(exc)
+            log.warning("llm unavailable", extra={"hop": n, "error": str(exc)})
+            return None, f"The LLM was unavailable ({exc})"
+        except MalformedTurn as exc:
+            hop.duration_ms = round((time.perf_counter() - started) * 1000, 3)
+            hop.error = str(exc)
+            conversation.messages.append({"role": "user", "content": malformed_message(str(exc))})
+            continue
+        hop.usage = turn.usage
+        conversation.messages.append(_assistant_message(turn))
+        if turn.tool_calls and offered:
+            for index, call in enumerate(turn.tool_calls):
+                key = (call.name, call.arguments)
+                if index >= MAX_CALLS_PER_HOP:
+                    text = f"Error: at most {MAX_CALLS_PER_HOP} tool calls per turn; this one was not run."
+                elif key in seen_calls:
+                    text = "This exact call was already made; its results are above."
+                else:
+                    outcome = await tools.run(call, conversation, offered)
+                    seen_calls[key] = outcome
+                    conversation.outcomes.append(outcome)
+                    hop.calls.append(_trace(outcome))
+                    text = outcome.text
+                conversation.messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
+            hop.duration_ms = round((time.perf_counter() - started) * 1000, 3)
+            continue
+        hop.duration_ms = round((time.perf_counter() - started) * 1000, 3)
+        hop.answered = True
+        if turn.tool_calls:
+            return None, "The model asked for tools on its last hop instead of answering"
+        try:
+            return parse(turn.content), ""
+        except ValueError as exc:
+            if last or repairing:
+                return None, f"The model's answer was not a valid {answer_name} after one repair ({exc})"
+            repairing = True
+            conversation.messages.append({"role": "user", "content": repair(str(exc))})
+    return None, f"The model gave no answer within {MAX_HOPS} hops"
 
 
 def _finish(

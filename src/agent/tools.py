@@ -5,27 +5,32 @@ an ``Error: ...`` text the model can read and correct, never as an exception out
 
 ``log_incident`` (the only write) is offered only with a ``ResolutionContext``, which only
 ``open_resolution_conversation`` can make: it checks in the database that the incident exists and
-that a named engineer started the conversation. The handler checks again before writing, and it
-writes nothing when the conversation carried instruction-like data. Triage never holds a context.
+that a named engineer started the conversation. The handler checks again before writing (the
+conversation is about that incident, the writer is the engineer who started it, no data in it looked
+like an instruction) and never writes memory itself: it hands the post-mortem to a
+``ResolutionRecorder``, the resolution service, which stores the resolution and its memory outbox row
+together. Triage never holds a context.
 """
 
 import asyncio
 import json
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, Field, ValidationError
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from agent.conversation import Conversation, ToolCall, ToolOutcome
+from agent.citations import Tally, plain_cited
+from agent.conversation import Conversation, LoggedPostMortem, ToolCall, ToolOutcome
 from agent.evidence import Match
+from agent.guards import replace_unknown_ids
 from agent.prompts import MAX_INCIDENTS_TO_MODEL, boundary, results_message
 from incidents.incident.models import Incident
 from memory import MemoryBank, MemoryUnavailable
 from memory import tools as memory_tools
-from memory.schema import IncidentRecord, kind_tag, service_tag
+from memory.schema import kind_tag, service_tag
 
 RECALL = "recall_similar_incidents"
 REFLECT = "get_incident_briefing"
@@ -41,6 +46,9 @@ class RecallArgs(BaseModel):
 class ReflectArgs(BaseModel):
     question: str = Field(min_length=1, max_length=2000)
     service: str | None = Field(default=None, max_length=255)
+
+
+REQUIRED_FIELDS = ("symptom", "error_signature", "root_cause", "resolution_steps", "outcome")
 
 
 class LogIncidentArgs(BaseModel):
@@ -79,8 +87,9 @@ TOOL_SCHEMAS: dict[str, dict[str, Any]] = {
     ),
     LOG: _schema(
         LOG,
-        "Write the post-mortem of the incident being resolved to memory. Only in a resolution "
-        "conversation an engineer started; the incident and author are fixed by the server.",
+        "Submit the post-mortem of the incident being resolved (cite evidence as [n] in each field). "
+        "Only in a resolution conversation an engineer started; the incident and author are fixed by "
+        "the server, which either records it as the resolution or keeps it as a draft for the engineer.",
         LogIncidentArgs,
     ),
 }
@@ -122,6 +131,26 @@ def open_resolution_conversation(*, db_session: Session, public_id: str, enginee
     )
 
 
+@dataclass(frozen=True)
+class Recorded:
+    written: bool
+    version: int | None
+    message: str
+
+
+class ResolutionRecorder(Protocol):
+    """Where ``log_incident`` hands the post-mortem: the service that owns resolutions.
+
+    ``actor`` is who the write is made for; ``record`` re-checks the incident in the database and,
+    with ``commit``, stores the resolution (a new version if one exists) with its memory outbox row."""
+
+    actor: str
+
+    async def record(
+        self, context: ResolutionContext, fields: dict[str, str], *, commit: bool
+    ) -> Recorded: ...
+
+
 class ToolBox:
     """The tools of one conversation, bound to its bank, evidence and (maybe) resolution context."""
 
@@ -131,12 +160,14 @@ class ToolBox:
         bank: MemoryBank | None,
         memory_timeout_s: float = 10.0,
         resolution: ResolutionContext | None = None,
-        db_session: Session | None = None,
+        recorder: ResolutionRecorder | None = None,
+        commit: bool = False,
     ) -> None:
         self._bank = bank
         self._timeout = memory_timeout_s
         self._resolution = resolution
-        self._db = db_session
+        self._recorder = recorder
+        self._commit = commit
         self.fence = boundary()
 
     def offered(self, conversation: Conversation) -> list[str]:
@@ -144,8 +175,12 @@ class ToolBox:
         names: list[str] = []
         if conversation.memory_on and self._bank is not None:
             names += [RECALL, REFLECT]
-            if self._resolution is not None and not conversation.evidence.injections:
-                names.append(LOG)
+        if (
+            self._resolution is not None
+            and self._recorder is not None
+            and not conversation.evidence.injections
+        ):
+            names.append(LOG)
         return names
 
     def schemas(self, names: list[str]) -> list[dict[str, Any]]:
@@ -196,7 +231,8 @@ class ToolBox:
                     True, await self._reflect(reflect_args, conversation), reflect_args.model_dump()
                 )
             log_args = LogIncidentArgs.model_validate(raw)
-            return outcome(True, await self._log(log_args, conversation), log_args.model_dump())
+            logged = await self._log(log_args, conversation)
+            return outcome(True, logged.message, log_args.model_dump(), logged=logged)
         except ValidationError as exc:
             problems = "; ".join(
                 f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors()
@@ -272,22 +308,46 @@ class ToolBox:
         )
         return results_message(self.fence, [(item, "synthesized across incidents")], "Memory's synthesis:")
 
-    async def _log(self, args: LogIncidentArgs, conversation: Conversation) -> str:
-        context = self._resolution
-        if context is None or self._db is None:
-            raise PermissionError("memory writes happen only in a resolution conversation")
+    async def _log(self, args: LogIncidentArgs, conversation: Conversation) -> LoggedPostMortem:
+        """Every check again, here, whatever was offered: the model's call is a request, not a right."""
+        context, recorder = self._resolution, self._recorder
+        if not isinstance(context, ResolutionContext) or recorder is None:
+            raise PermissionError("post-mortems are logged only in a resolution conversation")
         if conversation.evidence.injections:
             raise PermissionError("this conversation carried instruction-like data; writes are disabled")
-        current = self._db.get(Incident, context.incident_id)
-        if current is None or current.public_id != context.public_id:
-            raise PermissionError(f"incident {context.public_id} no longer exists")
-        assert self._bank is not None
-        record = IncidentRecord(
-            incident_id=context.public_id,
-            service=context.service,
-            timestamp=current.first_seen,
-            resolved_by=context.engineer,
-            **args.model_dump(),
+        if conversation.evidence.alert.incident_id != context.public_id:
+            raise PermissionError(f"this conversation is not about {context.public_id}")
+        if recorder.actor != context.engineer:
+            raise PermissionError(f"the conversation was started by {context.engineer}, not {recorder.actor}")
+        if any(o.logged is not None for o in conversation.outcomes):
+            raise PermissionError("the post-mortem was already logged once in this conversation")
+        fields, citations, _ = clean_post_mortem(args.model_dump(), conversation)
+        empty = [name for name in REQUIRED_FIELDS if not fields[name]]
+        if empty:
+            raise ValueError(f"{', '.join(empty)} empty once citations are removed")
+        recorded = await recorder.record(context, fields, commit=self._commit)
+        return LoggedPostMortem(
+            fields=fields,
+            citations=citations,
+            written=recorded.written,
+            version=recorded.version,
+            message=recorded.message,
         )
-        await self._memory(memory_tools.log_incident(self._bank, record))
-        return f"Logged the post-mortem of {context.public_id} to memory."
+
+
+def clean_post_mortem(
+    raw: dict[str, str], conversation: Conversation, tally: Tally | None = None
+) -> tuple[dict[str, str], dict[str, list[int]], list[str]]:
+    """Post-mortem fields as stored: citations read out and removed, invented incident ids replaced
+    (and returned, so the engineer is told)."""
+    count = len(conversation.evidence.items)
+    known = conversation.evidence.known_ids
+    fields: dict[str, str] = {}
+    citations: dict[str, list[int]] = {}
+    invented: list[str] = []
+    for name, value in raw.items():
+        text, cited = plain_cited(value or "", count, tally)
+        fields[name], unknown = replace_unknown_ids(text, known)
+        citations[name] = cited
+        invented += [ident for ident in unknown if ident not in invented]
+    return fields, citations, invented

@@ -1,0 +1,163 @@
+"""The evidence-only drafter: the post-mortem drafted deterministically, driving the same loop.
+
+It is a product mode (the default without an LLM key), not a test double. Fields come from the
+engineer's notes first (labeled sections such as ``Root cause:``; unlabeled notes are the resolution
+steps), then the alert (symptom, error signature), then the incident's latest briefing for anything
+still missing, labeled as drafted from the briefing. It submits ``log_incident`` only when the
+engineer asked to commit and every required field has text; otherwise it answers with the draft.
+"""
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from agent.briefing import Briefing, CitedItem, Mode
+from agent.citations import plain_cited
+from agent.conversation import Conversation, ModelTurn, ToolCall
+from agent.evidence import AlertInput
+from agent.guards import clip
+from agent.tools import LOG, REQUIRED_FIELDS
+
+DraftSource = Literal["notes", "alert", "briefing", "model", "none"]
+FIELDS = (
+    "symptom",
+    "error_signature",
+    "root_cause",
+    "resolution_steps",
+    "runbook_used",
+    "outcome",
+    "failed_attempts",
+)
+FROM_BRIEFING = "Unconfirmed, drafted from the briefing: "
+MAX_FROM_BRIEFING = 3
+# The words an engineer puts before a colon to start a section of their notes.
+LABELS: dict[str, tuple[str, ...]] = {
+    "symptom": ("symptom", "symptoms", "impact", "what happened"),
+    "error_signature": ("error signature", "signature", "error", "errors"),
+    "root_cause": ("root cause", "cause", "why"),
+    "resolution_steps": ("resolution steps", "resolution", "fix", "fixed by", "what fixed it", "steps"),
+    "runbook_used": ("runbook used", "runbook"),
+    "outcome": ("outcome", "result"),
+    "failed_attempts": ("failed attempts", "what did not work", "what didn't work", "tried", "made it worse"),
+}
+_LABEL_TO_FIELD = {label: name for name, labels in LABELS.items() for label in labels}
+_SECTION = re.compile(
+    r"^\s*(?:[-*#>]+\s*)?("
+    + "|".join(re.escape(label) for label in sorted(_LABEL_TO_FIELD, key=len, reverse=True))
+    + r")\s*[:：]\s?(.*)$",
+    re.IGNORECASE,
+)
+
+
+def note_sections(notes: str) -> tuple[dict[str, str], str]:
+    """The labeled sections of the notes by field, and the unlabeled text before or between them."""
+    sections: dict[str, list[str]] = {}
+    loose: list[str] = []
+    current: list[str] = loose
+    for line in notes.splitlines():
+        match = _SECTION.match(line)
+        if match:
+            current = sections.setdefault(_LABEL_TO_FIELD[match.group(1).lower()], [])
+            line = match.group(2)
+        current.append(line)
+    return {name: "\n".join(lines).strip() for name, lines in sections.items()}, "\n".join(loose).strip()
+
+
+@dataclass(frozen=True)
+class DraftedField:
+    text: str
+    citations: list[int]
+    source: DraftSource
+
+    def marked(self) -> str:
+        """The text with its citations as ``[n]`` markers, the form every answer takes in the loop."""
+        return self.text + "".join(f" [{n}]" for n in self.citations) if self.text else ""
+
+
+def _alert_fields(alert: AlertInput) -> tuple[str, str]:
+    lines = [line.strip() for line in alert.text.splitlines() if line.strip()]
+    told = [line for line in lines if not line.startswith("Labels:")] or lines
+    first = told[0] if told else ""
+    symptom = alert.title if not first or first in alert.title else f"{alert.title}: {first}".strip(": ")
+    return clip(" ".join(symptom.split()), 500), clip(" ".join(" ".join(told).split()), 500)
+
+
+def _plain(item: CitedItem, briefing: Briefing) -> str:
+    text, _ = plain_cited(item.text, len(briefing.evidence))
+    return " ".join(text.split())
+
+
+def _briefing_fields(briefing: Briefing) -> dict[str, str]:
+    """What the briefing offers for fields the notes leave empty: its best cause, fix and runbook."""
+    found: dict[str, str] = {}
+    causes = [_plain(item, briefing) for item in briefing.likely_causes[:1]]
+    if causes and causes[0]:
+        found["root_cause"] = causes[0]
+    fixes = [_plain(item, briefing) for item in briefing.suggested_fix[:MAX_FROM_BRIEFING]]
+    if any(fixes):
+        found["resolution_steps"] = "\n".join(f"{i}. {fix}" for i, fix in enumerate(filter(None, fixes), 1))
+    cited = {
+        n for items in (briefing.first_checks, briefing.suggested_fix) for i in items for n in i.citations
+    }
+    runbooks = [e for e in briefing.evidence if e.kind == "runbook" and e.n in cited]
+    if runbooks:
+        found["runbook_used"] = runbooks[0].id or runbooks[0].title
+    return found
+
+
+def draft_fields(
+    *,
+    notes: str,
+    alert: AlertInput,
+    briefing: Briefing | None,
+    notes_n: int,
+    briefing_n: int | None,
+) -> dict[str, DraftedField]:
+    """Each template field with where it came from: notes, then alert, then briefing, else empty."""
+    sections, loose = note_sections(notes)
+    if loose and "resolution_steps" not in sections:
+        sections["resolution_steps"] = loose
+    symptom, signature = _alert_fields(alert)
+    from_alert = {"symptom": symptom, "error_signature": signature}
+    from_briefing = _briefing_fields(briefing) if briefing is not None and briefing_n else {}
+    fields: dict[str, DraftedField] = {}
+    for name in FIELDS:
+        if sections.get(name):
+            fields[name] = DraftedField(sections[name], [notes_n], "notes")
+        elif from_alert.get(name):
+            fields[name] = DraftedField(from_alert[name], [1], "alert")
+        elif from_briefing.get(name) and briefing_n:
+            fields[name] = DraftedField(FROM_BRIEFING + from_briefing[name], [briefing_n], "briefing")
+        else:
+            fields[name] = DraftedField("", [], "none")
+    return fields
+
+
+class EvidenceOnlyDrafter:
+    """A deterministic model for the resolution conversation: submit when asked and complete, then answer."""
+
+    name = "evidence-only"
+    mode: Mode = "evidence-only"
+
+    def __init__(self, fields: dict[str, DraftedField], *, commit: bool) -> None:
+        self.fields = fields
+        self.commit = commit
+
+    @property
+    def ready(self) -> bool:
+        return all(self.fields[name].text for name in REQUIRED_FIELDS)
+
+    def _body(self) -> dict[str, str]:
+        return {name: field.marked() for name, field in self.fields.items()}
+
+    async def complete(self, conversation: Conversation, tools: list[dict[str, Any]] | None) -> ModelTurn:
+        offered = {tool["function"]["name"] for tool in tools or []}
+        tried = any(o.tool == LOG for o in conversation.outcomes)
+        if self.commit and self.ready and LOG in offered and not tried:
+            call = ToolCall(id="draft-1", name=LOG, arguments=json.dumps(self._body()))
+            return ModelTurn(content=None, tool_calls=[call])
+        return ModelTurn(content=json.dumps(self._body()))
+
+    async def aclose(self) -> None:
+        return None
