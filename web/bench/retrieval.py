@@ -71,12 +71,21 @@ NOT_RECORDED = "not recorded"
 REQUIRED = ("symptom", "error_signature", "root_cause", "resolution_steps", "outcome")
 
 
+def _timestamp(date: str) -> str:
+    """The record's date at midnight UTC; a year or a year and month alone means its first day."""
+    parts = date.strip().split("-")
+    if not parts[0].isdigit() or len(parts) > 3:
+        raise ValueError(f"unusable date {date!r}: expected YYYY-MM-DD")
+    year, month, day = [*parts, "01", "01"][:3]
+    return f"{year}-{month.zfill(2)}-{day.zfill(2)}T00:00:00Z"
+
+
 def import_row(record: Mapping[str, Any]) -> dict[str, str]:
     """Protocol step 1: one corpus record as a historical incident; labels and details stay out."""
     row = {
         "incident_id": record["id"],
         "service": _first_service(record),
-        "timestamp": f"{record['date']}T00:00:00Z",
+        "timestamp": _timestamp(str(record.get("date") or "")),
         "symptom": (record.get("summary") or "").strip(),
         "error_signature": _joined(record.get("manifestation") or []),
         "root_cause": ((record.get("root_cause") or {}).get("details") or "").strip(),

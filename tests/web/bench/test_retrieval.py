@@ -71,6 +71,9 @@ def test_protocol_mapping_keeps_causes_out_of_queries_and_labels_out_of_records(
     assert SECRET_CAUSE not in query.description and "Rolled" not in query.description
     gap = import_row({**CORPUS[0], "root_cause": {"labels": [], "details": ""}})
     assert gap["root_cause"] == NOT_RECORDED
+    assert import_row(CORPUS[0])["timestamp"] == "2020-05-01T00:00:00Z"
+    assert import_row({**CORPUS[0], "date": "2019-7"})["timestamp"] == "2019-07-01T00:00:00Z"
+    assert import_row({**CORPUS[0], "services": []})["service"] == "unknown"
 
 
 def test_qrels_loader_skips_the_header(tmp_path: Path) -> None:
