@@ -24,6 +24,7 @@ from typing import Any
 from agent.evidence import AlertInput
 from memory import MemoryBank
 from memory.embedded.bank import EmbeddedBank
+from memory.history import MAX_TEXT
 from memory.tools import recall_similar_incidents
 from web.bench.ranking import Qrels, evaluate, scored_queries
 from web.container import Container
@@ -58,15 +59,16 @@ def load_qrels(path: Path) -> dict[str, dict[str, int]]:
 
 def _first_service(record: Mapping[str, Any]) -> str:
     services = [s.strip() for s in record.get("services") or [] if s and s.strip()]
-    return services[0] if services else "unknown"
+    return " ".join(services[0].split())[:255] if services else "unknown"
 
 
 def _joined(values: Iterable[str]) -> str:
     return "; ".join(v.strip() for v in values if v and v.strip())
 
 
-# The import refuses a post-mortem with an empty required field; a few public ones have gaps, and the
-# protocol imports every record, so a gap is imported as this marker (the same words in every such record).
+# The import refuses a post-mortem with an empty required field or a field over its size limit; a few
+# public ones have gaps, and the protocol imports every record, so a gap is imported as this marker (the
+# same words in every such record) and an oversized field is cut at the limit.
 NOT_RECORDED = "not recorded"
 REQUIRED = ("symptom", "error_signature", "root_cause", "resolution_steps", "outcome")
 
@@ -95,7 +97,8 @@ def import_row(record: Mapping[str, Any]) -> dict[str, str]:
         "failed_attempts": "",
         "resolved_by": "",
     }
-    return {key: (value or NOT_RECORDED) if key in REQUIRED else value for key, value in row.items()}
+    filled = {key: (value or NOT_RECORDED) if key in REQUIRED else value for key, value in row.items()}
+    return {key: value[:MAX_TEXT] for key, value in filled.items()}
 
 
 def query_for(record: Mapping[str, Any]) -> Query:

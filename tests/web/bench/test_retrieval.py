@@ -5,6 +5,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from memory.history import MAX_TEXT
 from web.bench.retrieval import NOT_RECORDED, import_row, load_qrels, query_for
 from web.cli import app
 
@@ -74,6 +75,7 @@ def test_protocol_mapping_keeps_causes_out_of_queries_and_labels_out_of_records(
     assert import_row(CORPUS[0])["timestamp"] == "2020-05-01T00:00:00Z"
     assert import_row({**CORPUS[0], "date": "2019-7"})["timestamp"] == "2019-07-01T00:00:00Z"
     assert import_row({**CORPUS[0], "services": []})["service"] == "unknown"
+    assert len(import_row({**CORPUS[0], "summary": "x" * 30_000})["symptom"]) == MAX_TEXT
 
 
 def test_qrels_loader_skips_the_header(tmp_path: Path) -> None:
