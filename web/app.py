@@ -9,7 +9,17 @@ from web import errors, metrics
 from web.briefings import track_briefing_jobs
 from web.container import Container
 from web.memory_outbox import track_memory_outbox
-from web.routes import alerts, briefings, health, incidents, memory, pages, profile, resolutions
+from web.routes import (
+    alerts,
+    briefings,
+    health,
+    incidents,
+    memory,
+    pages,
+    profile,
+    resolution_conversation,
+    resolutions,
+)
 from web.settings import Settings
 from web.tasks import build_worker
 
@@ -44,6 +54,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(incidents.router)
     app.include_router(briefings.router)
     app.include_router(resolutions.router)
+    app.include_router(resolution_conversation.router)
     app.include_router(profile.router)
     app.include_router(memory.router)
     pages.install(app, settings.web)

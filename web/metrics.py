@@ -28,6 +28,11 @@ OUTBOX_DELIVERIES = Counter(
     ["outcome"],
 )
 BRIEFINGS = Counter("recallops_briefings_total", "Briefings produced, by mode", ["mode"])
+RESOLUTION_DRAFTS = Counter(
+    "recallops_resolution_drafts_total",
+    "Resolution conversations run, by mode and whether the post-mortem was logged",
+    ["mode", "logged"],
+)
 BRIEFING_JOBS = Gauge("recallops_briefing_jobs", "Briefing jobs by state (done jobs not counted)", ["state"])
 BRIEFING_LATENCY = Histogram(
     "recallops_briefing_seconds",

@@ -8,6 +8,7 @@ from web.cli import eval as eval_cli
 from web.cli import history as history_cli
 from web.cli import memory as memory_cli
 from web.cli import profile as profile_cli
+from web.cli import resolve_draft as resolve_draft_cli
 from web.cli import token as token_cli
 from web.cli import user as user_cli
 
@@ -18,6 +19,7 @@ app.command("seed")(history_cli.seed)
 app.command("import")(history_cli.import_)
 app.command("ask")(ask.ask)
 app.command("replay")(ask.replay_command)
+app.command("resolve-draft")(resolve_draft_cli.resolve_draft)
 app.add_typer(db.app, name="db")
 app.add_typer(user_cli.app, name="user")
 app.add_typer(token_cli.app, name="token")
