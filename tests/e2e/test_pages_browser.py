@@ -132,6 +132,7 @@ def test_an_engineer_works_an_incident_from_alert_to_profile(site: Site, browser
 
     incident = site.post_alert()
     page.locator(f"a:text-is('{incident}')").wait_for()  # the list refreshes itself
+    assert fits_width(page)
     shot(page, "02-incident-list")
 
     page.click(f"a:text-is('{incident}')")
@@ -139,6 +140,7 @@ def test_an_engineer_works_an_incident_from_alert_to_profile(site: Site, browser
     summary = page.locator("#summary .lead").inner_text()
     assert "INC-" in summary
     assert page.locator("#signal").get_by_text("env=prod").is_visible()
+    assert fits_width(page)
     shot(page, "03-incident")
 
     citation = page.locator("#incident-live a.cite[href^='/records/']").first
@@ -177,6 +179,7 @@ def test_an_engineer_works_an_incident_from_alert_to_profile(site: Site, browser
 
     wait_for(profile_cites_it, timeout=120, interval=1, what="the profile to show the new pattern")
     assert page.locator("svg.chart rect").count() > 0
+    assert fits_width(page)
     shot(page, "07-profile")
 
     page.goto(f"{site.url}/memory?q=certificate+signed+by+unknown+authority")
