@@ -6,10 +6,11 @@ resolution service (``resolved_by`` = the caller). Without it nothing is written
 confirms the draft (``resolve_body``) with ``POST .../resolve``.
 """
 
+import re
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Path
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agent.resolution import MAX_NOTES_CHARS, ResolutionDraft
 from web import resolution_drafts
@@ -20,6 +21,7 @@ from web.security import Principal
 
 router = APIRouter(prefix="/api/v1/incidents", tags=["resolutions"])
 
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 PublicId = Annotated[str, Path(min_length=1, max_length=64, description="Readable id, e.g. INC-0001")]
 
 
@@ -35,6 +37,14 @@ class ConversationRequest(BaseModel):
     commit: bool = Field(
         default=False, description="Store the post-mortem as the resolution when it is complete"
     )
+
+    @field_validator("notes")
+    @classmethod
+    def _storable(cls, value: str) -> str:
+        """A NUL or a lone surrogate can be neither stored nor answered back as JSON."""
+        if _UNSTORABLE.search(value):
+            raise ValueError("must not contain NUL characters or unpaired surrogates")
+        return value
 
 
 @router.post(
