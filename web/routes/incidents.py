@@ -3,6 +3,7 @@
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Query
+from pydantic import AfterValidator
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -25,7 +26,17 @@ from web.security import Principal
 router = APIRouter(prefix="/api/v1/incidents", tags=["incidents"])
 
 StatusFilter = Literal["triggered", "acknowledged", "resolved", "open"]
-PublicId = Annotated[str, Path(min_length=1, max_length=64, description="Readable id, e.g. INC-0001")]
+
+
+def _storable(value: str) -> str:
+    """PostgreSQL refuses NUL in text: a 422 here rather than a database error later."""
+    if "\x00" in value:
+        raise ValueError("must not contain NUL characters")
+    return value
+
+
+Storable = Annotated[str, AfterValidator(_storable)]
+PublicId = Annotated[Storable, Path(min_length=1, max_length=64, description="Readable id, e.g. INC-0001")]
 AUTH_ERRORS: dict[int | str, dict[str, str]] = {
     401: {"description": "missing or invalid token"},
     403: {"description": "token lacks the scope"},
@@ -58,8 +69,8 @@ def _recurrence_of(db: Session, incident: Incident) -> str | None:
 @router.get("", response_model=IncidentPageRead, responses=AUTH_ERRORS)
 def list_incidents(
     status: Annotated[list[StatusFilter], Query(description="Repeat to combine; 'open' = not resolved")] = [],  # noqa: B006
-    service_name: Annotated[str | None, Query(alias="service", max_length=255)] = None,
-    severity: Annotated[str | None, Query(max_length=32)] = None,
+    service_name: Annotated[Storable | None, Query(alias="service", max_length=255)] = None,
+    severity: Annotated[Storable | None, Query(max_length=32)] = None,
     since: Annotated[Timestamp | None, Query(description="Opened at or after this time (ISO 8601)")] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
     offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,

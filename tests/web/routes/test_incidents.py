@@ -42,6 +42,8 @@ def test_list_filters_and_pages(loaded: Api) -> None:
         ("limit=0", "limit"),
         ("limit=100000", "limit"),
         ("offset=-1", "offset"),
+        ("service=a%00b", "NUL"),
+        ("severity=%00", "NUL"),
     ],
 )
 def test_bad_filters_are_422_naming_the_field(loaded: Api, query: str, problem: str) -> None:
@@ -62,6 +64,8 @@ def test_detail_shows_alerts_and_timeline(loaded: Api) -> None:
     ]
     missing = loaded.client.get("/api/v1/incidents/INC-9999", headers=loaded.auth("reader"))
     assert missing.status_code == 404 and "INC-9999" in missing.json()["detail"]
+    nul = loaded.client.get("/api/v1/incidents/INC%000001", headers=loaded.auth("reader"))
+    assert nul.status_code == 422 and "NUL" in nul.json()["detail"]
 
 
 def test_acknowledge_needs_incidents_write_and_names_the_actor(loaded: Api) -> None:
