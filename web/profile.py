@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import distinct, select
+from sqlalchemy import select
 
 from incidents.database import transaction
 from incidents.incident.models import Incident
@@ -194,7 +194,7 @@ async def _check(container: Container, debounce_s: float) -> bool:
     did_work = False
     with container.sessions() as db:
         states = {s.model_id: s for s in profile_state.list_states(db_session=db)}
-        services = list(db.scalars(select(distinct(Incident.service)).where(Incident.status == "resolved")))
+        services = list(db.scalars(select(Incident.service).where(Incident.status == "resolved").distinct()))
     now = utcnow()
     for state in states.values():
         if state.operation_id and profile_state.in_flight(state, now=now):
