@@ -8,13 +8,14 @@ import textwrap
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory.bank import MemoryBank, TagsMatch
+from memory.bank import MemoryBank, ReflectAnswer, TagsMatch
 from memory.embedded.bank import EmbeddedBank
 from memory.embedded.index import VectorIndex
 from memory.embedded.search import (
@@ -316,3 +317,42 @@ async def test_closing_the_bank_fails_a_refresh_in_flight(tmp_path: Path) -> Non
         assert done is not None and done.status == "failed" and "cancelled" in (done.error or "")
     finally:
         await reopened.close()
+
+
+class LockingSynthesizer(RecordingSynthesizer):
+    """Takes the memory file's write lock while the refresh synthesizes, as another writer would."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.path = path
+        self.holder: sqlite3.Connection | None = None
+
+    async def synthesize(self, **kwargs: Any) -> ReflectAnswer:
+        self.holder = sqlite3.connect(self.path, isolation_level=None)
+        self.holder.execute("BEGIN EXCLUSIVE")
+        return await super().synthesize(**kwargs)
+
+
+async def test_refresh_that_cannot_save_or_record_still_ends_failed(tmp_path: Path) -> None:
+    synthesizer = LockingSynthesizer(tmp_path / "memory.db")
+    bank = make_bank(tmp_path, synthesizer=synthesizer, memory_timeout_s=0.2)
+    try:
+        assert bank.store.path == synthesizer.path
+        await put(bank, "INC-1", "redis eviction storm", ["service:cache"])
+        operation = await bank.create_mental_model(model_id="m", name="M", source_query="what fails?")
+        await asyncio.wait_for(asyncio.gather(*bank._tasks), timeout=60)
+        assert synthesizer.holder is not None
+        locked = await bank.get_operation(operation.id)
+        assert locked is not None and locked.status == "failed"
+        assert "MemoryUnavailable" in (locked.error or "")
+        synthesizer.holder.execute("ROLLBACK")
+        synthesizer.holder.close()
+        assert await bank.get_operation(operation.id) == locked
+        reopened = make_bank(tmp_path)
+        try:
+            stored = await reopened.get_operation(operation.id)
+            assert stored is not None and stored.status == "failed" and stored.error == locked.error
+        finally:
+            await reopened.close()
+    finally:
+        await bank.close()

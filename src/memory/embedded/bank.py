@@ -17,6 +17,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 import numpy as np
+from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
 from memory.bank import (
     BankConfig,
@@ -26,6 +27,7 @@ from memory.bank import (
     MemoryUnavailable,
     MentalModel,
     Operation,
+    OperationStatus,
     RecalledIncident,
     ReflectAnswer,
     TagsMatch,
@@ -51,6 +53,9 @@ T = TypeVar("T")
 REFLECT_DEPTH = 20
 MODEL_SCOPE_LIMIT = 500
 ORPHANED_OPERATION_S = 3600.0
+# Recording a refresh's end retries a locked file this many times (backoff between tries) before the
+# outcome is kept in memory instead.
+RECORD_ATTEMPTS = 4
 REEMBED_BATCH = 256
 CHANNELS = ("semantic", "keyword")
 
@@ -68,6 +73,8 @@ class EmbeddedBank(MemoryBank):
         self.keywords = KeywordChannel()
         self._tasks: set[asyncio.Task[None]] = set()
         self._swept = False
+        # Ends of operations the file refused to record: reported by ``get_operation`` until written.
+        self._unrecorded: dict[str, Operation] = {}
         self.channels: tuple[str, ...] = CHANNELS
 
     def with_channels(self, *channels: str) -> "EmbeddedBank":
@@ -319,17 +326,47 @@ class EmbeddedBank(MemoryBank):
                     c, model.id, content=answer.text, structured=answer.structured
                 )
             )
-            await self._call(lambda c: models.set_operation(c, op_id, "completed"))
         except asyncio.CancelledError:
-            await self._fail(op_id, "cancelled: the bank was closed before the refresh finished")
+            message = "cancelled: the bank was closed before the refresh finished"
+            await self._finish(op_id, model.id, "failed", message, attempts=1)
             raise
         except Exception as exc:  # a failed refresh is reported on its operation, not lost in a task
-            await self._fail(op_id, f"{type(exc).__name__}: {exc}")
+            await self._finish(op_id, model.id, "failed", f"{type(exc).__name__}: {exc}")
+        else:
+            await self._finish(op_id, model.id, "completed")
 
-    async def _fail(self, op_id: str, message: str) -> None:
-        """Mark the operation failed; if memory is gone too, the orphan sweep will say so later."""
-        with contextlib.suppress(MemoryUnavailable):
-            await self._call(lambda c: models.set_operation(c, op_id, "failed", message))
+    async def _finish(
+        self,
+        op_id: str,
+        target: str,
+        status: OperationStatus,
+        message: str | None = None,
+        *,
+        attempts: int = RECORD_ATTEMPTS,
+    ) -> None:
+        """Record the operation's end, retrying a busy file; if it stays busy, keep the end here.
+
+        Without this a refresh whose save hit a locked file would read "running" until some later
+        process swept orphans, and every poller would wait on it.
+        """
+        try:
+            async for attempt in AsyncRetrying(
+                retry=retry_if_exception_type(MemoryUnavailable),
+                stop=stop_after_attempt(attempts),
+                wait=wait_exponential(multiplier=0.25, max=4.0),
+                reraise=True,
+            ):
+                with attempt:
+                    await self._call(lambda c: models.set_operation(c, op_id, status, message))
+        except MemoryUnavailable:
+            self._unrecorded[op_id] = Operation(
+                id=op_id,
+                status=status,
+                kind="refresh_mental_model",
+                target=target,
+                error=message,
+                finished_at=models.utcnow(),
+            )
 
     async def _sweep_orphans(self) -> None:
         if not self._swept:
@@ -337,6 +374,18 @@ class EmbeddedBank(MemoryBank):
             self._swept = True
 
     async def get_operation(self, operation_id: str) -> Operation | None:
+        """The operation as stored, or its end as known here when the file could not take it yet.
+
+        An end kept in memory is written on the way once the file accepts it.
+        """
+        unrecorded = self._unrecorded.get(operation_id)
+        if unrecorded is not None:
+            with contextlib.suppress(MemoryUnavailable):
+                await self._call(
+                    lambda c: models.set_operation(c, operation_id, unrecorded.status, unrecorded.error)
+                )
+                del self._unrecorded[operation_id]
+            return unrecorded
         return await self._call(lambda c: models.get_operation(c, operation_id))
 
     # ----- configuration and health -----
