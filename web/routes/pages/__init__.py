@@ -15,6 +15,7 @@ from web.routes.pages import incident, incidents, memory, profile, records, repl
 from web.routes.pages.common import PageError, SignInRequired, error_page, sign_in_redirect
 from web.settings import WebSettings
 from web.templating import STATIC_DIR
+from web.throttle import SignInThrottle
 
 ROUTERS = (
     signin.router,
@@ -30,6 +31,7 @@ ROUTERS = (
 
 def install(app: FastAPI, settings: WebSettings) -> None:
     sessions.install(app, settings)
+    app.state.signin_throttle = SignInThrottle()
     app.add_middleware(SecurityHeaders)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     for router in ROUTERS:
