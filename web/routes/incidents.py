@@ -106,17 +106,17 @@ def list_incidents(
     responses={**AUTH_ERRORS, 404: {"description": "no such incident"}},
 )
 def get_incident(
-    public_id: PublicId, _: Principal = Depends(require("read")), db: Session = Depends(get_db)
+    public_id: PublicId,
+    alerts_limit: Annotated[int, Query(ge=1, le=500, description="Newest alerts to include")] = 50,
+    _: Principal = Depends(require("read")),
+    db: Session = Depends(get_db),
 ) -> IncidentDetail:
-    """The incident with its alerts (firing ones marked once cleared) and its whole timeline."""
+    """The incident with its newest alerts (firing ones marked once cleared) and its whole timeline."""
     incident = _load(db, public_id)
-    alerts = service.incident_alerts(db_session=db, incident=incident)
-    cleared = {(a.source, a.fingerprint, a.starts_at) for a in alerts if a.status == "resolved"}
+    window = service.newest_alerts(db_session=db, incident=incident, limit=alerts_limit)
     alert_reads = [
-        AlertRead.model_validate(a).model_copy(
-            update={"cleared": a.status == "firing" and (a.source, a.fingerprint, a.starts_at) in cleared}
-        )
-        for a in alerts
+        AlertRead.model_validate(a).model_copy(update={"cleared": a.id in window.cleared})
+        for a in window.alerts
     ]
     recurrences = list(
         db.scalars(
@@ -126,8 +126,9 @@ def get_incident(
     base = _read(incident, _recurrence_of(db, incident))
     return IncidentDetail(
         **base.model_dump(),
-        active_alerts=sum(a.status == "firing" and not a.cleared for a in alert_reads),
+        active_alerts=service.active_alert_count(db_session=db, incident=incident),
         recurrences=recurrences,
+        alerts_total=window.total,
         alerts=alert_reads,
         timeline=[EventRead.model_validate(e) for e in service.timeline(db_session=db, incident=incident)],
     )

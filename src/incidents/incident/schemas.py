@@ -65,7 +65,8 @@ class IncidentRead(BaseModel):
 class IncidentDetail(IncidentRead):
     active_alerts: int
     recurrences: list[str]
-    alerts: list[AlertRead]
+    alerts_total: int
+    alerts: list[AlertRead]  # the newest ``alerts_limit`` of ``alerts_total``, oldest first
     timeline: list[EventRead]
 
 

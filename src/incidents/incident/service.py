@@ -60,6 +60,15 @@ class IncidentPage:
     offset: int
 
 
+@dataclass(frozen=True)
+class AlertWindow:
+    """The newest alerts of an incident (oldest first among them), out of ``total``."""
+
+    alerts: list[Alert]
+    total: int
+    cleared: set[int]  # ids of firing alerts among them that a resolved notice has cleared
+
+
 def get_by_public_id(*, db_session: Session, public_id: str) -> Incident | None:
     return db_session.scalar(select(Incident).where(Incident.public_id == public_id))
 
@@ -342,6 +351,32 @@ def list_incidents(
 
 def incident_alerts(*, db_session: Session, incident: Incident) -> list[Alert]:
     return list(db_session.scalars(select(Alert).where(Alert.incident_id == incident.id).order_by(Alert.id)))
+
+
+def newest_alerts(*, db_session: Session, incident: Incident, limit: int) -> AlertWindow:
+    """At most ``limit`` of the incident's newest alerts: a storm of thousands stays one bounded read."""
+    total = db_session.scalar(select(func.count(Alert.id)).where(Alert.incident_id == incident.id)) or 0
+    newest = db_session.scalars(
+        select(Alert).where(Alert.incident_id == incident.id).order_by(Alert.id.desc()).limit(limit)
+    )
+    alerts = list(reversed(list(newest)))
+    firing = {a.fingerprint for a in alerts if a.status == "firing"}
+    resolved = (
+        db_session.execute(
+            select(Alert.source, Alert.fingerprint, Alert.starts_at).where(
+                Alert.incident_id == incident.id,
+                Alert.status == "resolved",
+                Alert.fingerprint.in_(sorted(firing)),
+            )
+        )
+        if firing
+        else []
+    )
+    keys = {tuple(row) for row in resolved}
+    cleared = {
+        a.id for a in alerts if a.status == "firing" and (a.source, a.fingerprint, a.starts_at) in keys
+    }
+    return AlertWindow(alerts=alerts, total=total, cleared=cleared)
 
 
 def latest_alert(*, db_session: Session, incident: Incident) -> Alert | None:

@@ -110,3 +110,31 @@ def test_recurrence_is_linked_both_ways(api: Api) -> None:
     assert api.post(AM, first).json()["incidents"] == ["INC-0002"]
     assert api.incident("INC-0002")["recurrence_of"] == "INC-0001"
     assert api.incident("INC-0001")["recurrences"] == ["INC-0002"]
+
+
+def test_detail_caps_alerts_to_the_newest_and_counts_them_all(api: Api) -> None:
+    payload = capture("alertmanager", "amtool-1-firing")
+    template = payload["alerts"][0]
+    payload["alerts"] = [{**template, "fingerprint": f"storm{n:04d}"} for n in range(60)]
+    assert api.post(AM, payload).json()["incidents"] == ["INC-0001"]
+    resolve = {**payload, "status": "resolved"}
+    resolve["alerts"] = [
+        {**template, "fingerprint": "storm0000", "status": "resolved", "endsAt": "2026-11-29T22:00:00Z"}
+    ]
+    assert api.post(AM, resolve).status_code == 200
+
+    detail = api.incident("INC-0001")
+    assert (detail["alerts_total"], len(detail["alerts"]), detail["active_alerts"]) == (61, 50, 59)
+    assert [a["fingerprint"] for a in detail["alerts"]][-2:] == ["storm0059", "storm0000"]
+    assert detail["alerts"][-1]["status"] == "resolved"
+    assert not any(a["cleared"] for a in detail["alerts"])
+
+    headers = api.auth("reader")
+    everything = api.client.get("/api/v1/incidents/INC-0001?alerts_limit=500", headers=headers).json()
+    assert (everything["alerts_total"], len(everything["alerts"])) == (61, 61)
+    assert [a["cleared"] for a in everything["alerts"] if a["fingerprint"] == "storm0000"] == [True, False]
+    newest = api.client.get("/api/v1/incidents/INC-0001?alerts_limit=1", headers=headers).json()
+    assert [(a["fingerprint"], a["status"]) for a in newest["alerts"]] == [("storm0000", "resolved")]
+    for bad in ("0", "501", "x"):
+        response = api.client.get(f"/api/v1/incidents/INC-0001?alerts_limit={bad}", headers=headers)
+        assert response.status_code == 422 and "alerts_limit" in response.json()["detail"]
