@@ -6,6 +6,7 @@ reached in time, so callers degrade in one place.
 """
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -77,6 +78,17 @@ class Health:
     detail: str
     documents: int | None = None
     last_memory_seen_at: datetime | None = None
+
+
+def check_retain(*, document_id: str, timestamp: datetime, metadata: Mapping[str, object]) -> None:
+    """What every driver refuses before a write, so a bad record fails the same way on either."""
+    if not document_id:
+        raise ValueError("document_id is required: without it a re-import would duplicate records")
+    if timestamp.tzinfo is None:
+        raise ValueError("timestamp must be timezone-aware")
+    bad = [k for k, v in metadata.items() if not isinstance(v, str)]
+    if bad:
+        raise ValueError(f"metadata values must be strings: {', '.join(bad)}")
 
 
 class MemoryBank(ABC):

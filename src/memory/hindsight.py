@@ -41,6 +41,7 @@ from memory.bank import (
     ReflectAnswer,
     TagsMatch,
     UpdateMode,
+    check_retain,
 )
 from memory.config import default_bank_config
 from memory.hindsight_results import (
@@ -163,13 +164,7 @@ class HindsightBank(MemoryBank):
         context: str | None = None,
         update_mode: UpdateMode = "replace",
     ) -> None:
-        if not document_id:
-            raise ValueError("document_id is required: without it a re-import would duplicate records")
-        if timestamp.tzinfo is None:
-            raise ValueError("timestamp must be timezone-aware")
-        bad = [k for k, v in metadata.items() if not isinstance(v, str)]
-        if bad:
-            raise ValueError(f"metadata values must be strings: {', '.join(bad)}")
+        check_retain(document_id=document_id, timestamp=timestamp, metadata=metadata)
         await self._ensure_bank()
         tags = list(dict.fromkeys(tags))
         async with self._guard("retain"):

@@ -32,6 +32,7 @@ from memory.bank import (
     ReflectAnswer,
     TagsMatch,
     UpdateMode,
+    check_retain,
 )
 from memory.embedded import models
 from memory.embedded.documents import fetch_by_document_id, fetch_by_ids, recalled, upsert_document
@@ -105,13 +106,7 @@ class EmbeddedBank(MemoryBank):
         context: str | None = None,
         update_mode: UpdateMode = "replace",
     ) -> None:
-        if not document_id:
-            raise ValueError("document_id is required: without it a re-import would duplicate records")
-        if timestamp.tzinfo is None:
-            raise ValueError("timestamp must be timezone-aware")
-        bad = [k for k, v in metadata.items() if not isinstance(v, str)]
-        if bad:
-            raise ValueError(f"metadata values must be strings: {', '.join(bad)}")
+        check_retain(document_id=document_id, timestamp=timestamp, metadata=metadata)
         draft = Draft(document_id, content, list(dict.fromkeys(tags)), dict(metadata), timestamp, context)
         await asyncio.to_thread(self._retain_sync, draft, update_mode)
 
