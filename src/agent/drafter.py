@@ -18,17 +18,9 @@ from agent.conversation import Conversation, ModelTurn, ToolCall
 from agent.evidence import AlertInput
 from agent.guards import clip
 from agent.tools import LOG, REQUIRED_FIELDS
+from incidents.resolution.models import TEMPLATE as FIELDS
 
 DraftSource = Literal["notes", "alert", "briefing", "model", "none"]
-FIELDS = (
-    "symptom",
-    "error_signature",
-    "root_cause",
-    "resolution_steps",
-    "runbook_used",
-    "outcome",
-    "failed_attempts",
-)
 FROM_BRIEFING = "Unconfirmed, drafted from the briefing: "
 MAX_FROM_BRIEFING = 3
 # The words an engineer puts before a colon to start a section of their notes.

@@ -14,19 +14,10 @@ from sqlalchemy.orm import Session
 
 from incidents.incident.models import Incident
 from incidents.incident.service import add_event, get_by_public_id
-from incidents.resolution.models import Resolution
+from incidents.resolution.models import TEMPLATE, Resolution
 
 Origin = Literal["seed", "import"]
 Outcome = Literal["imported", "updated", "unchanged"]
-TEMPLATE = (
-    "symptom",
-    "error_signature",
-    "root_cause",
-    "resolution_steps",
-    "runbook_used",
-    "outcome",
-    "failed_attempts",
-)
 
 
 class HistoryConflict(Exception):

@@ -110,6 +110,10 @@ class ResolutionFields(BaseModel):
     )
 
 
+# The template's field names in the form's order: what imports carry and drafts fill.
+TEMPLATE: tuple[str, ...] = tuple(ResolutionFields.model_fields)
+
+
 class ResolutionCreate(ResolutionFields):
     pass
 
