@@ -15,6 +15,7 @@ from agent.evidence import AlertInput
 from agent.replay import ListDiff, Replay, replay
 from incidents.incident import service as incidents
 from web.briefings import alert_for_incident, open_agent
+from web.cli.common import found_incident, print_result
 from web.container import Container
 from web.settings import Settings
 
@@ -98,10 +99,7 @@ def ask(
         raise typer.Exit(code=2)
     alert = AlertInput(text=text.strip(), service=service or None, title=title.strip())
     briefing = asyncio.run(_ask(Settings(), alert, memory == MemoryChoice.on))
-    if as_json:
-        sys.stdout.write(briefing.model_dump_json() + "\n")
-    else:
-        typer.echo(render(briefing))
+    print_result(briefing, as_json=as_json, render=render)
 
 
 async def _replay(settings: Settings, public_id: str) -> Replay | None:
@@ -123,11 +121,5 @@ def replay_command(
     as_json: bool = typer.Option(False, "--json", help="Print the replay object only."),
 ) -> None:
     """Brief an incident with memory off and on and show what memory changed (nothing is stored)."""
-    result = asyncio.run(_replay(Settings(), incident))
-    if result is None:
-        typer.echo(f"error: no incident {incident!r}", err=True)
-        raise typer.Exit(code=1)
-    if as_json:
-        sys.stdout.write(result.model_dump_json() + "\n")
-    else:
-        typer.echo(render_replay(result))
+    result = found_incident(asyncio.run(_replay(Settings(), incident)), incident)
+    print_result(result, as_json=as_json, render=render_replay)

@@ -1,12 +1,19 @@
-"""What every command group shares: a migrated database session under the process's settings."""
+"""What every command group shares: a migrated database session under the process's settings, and
+how a command prints the object it answers with."""
 
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TypeVar
 
+import typer
+from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
 from incidents.database import make_engine, make_session_factory, transaction, upgrade
 from web.settings import Settings
+
+M = TypeVar("M", bound=BaseModel)
 
 
 @contextmanager
@@ -19,3 +26,19 @@ def cli_session() -> Iterator[Session]:
             yield session
     finally:
         engine.dispose()
+
+
+def found_incident(result: M | None, incident: str) -> M:
+    """The command's answer, or exit 1 saying the incident does not exist."""
+    if result is None:
+        typer.echo(f"error: no incident {incident!r}", err=True)
+        raise typer.Exit(code=1)
+    return result
+
+
+def print_result(result: M, *, as_json: bool, render: Callable[[M], str]) -> None:
+    """With ``--json`` the object alone on stdout (so it pipes into ``jq``), else its rendering."""
+    if as_json:
+        sys.stdout.write(result.model_dump_json() + "\n")
+    else:
+        typer.echo(render(result))

@@ -13,6 +13,7 @@ import typer
 
 from agent.resolution import MAX_NOTES_CHARS, ResolutionDraft
 from web import resolution_drafts
+from web.cli.common import found_incident, print_result
 from web.container import Container
 from web.settings import Settings
 
@@ -66,14 +67,8 @@ def resolve_draft(
     if len(notes) > MAX_NOTES_CHARS:
         typer.echo(f"error: the notes are over {MAX_NOTES_CHARS} characters", err=True)
         raise typer.Exit(code=2)
-    result = asyncio.run(_draft(Settings(), incident, notes, commit, engineer))
-    if result is None:
-        typer.echo(f"error: no incident {incident!r}", err=True)
-        raise typer.Exit(code=1)
-    if as_json:
-        sys.stdout.write(result.model_dump_json() + "\n")
-    else:
-        typer.echo(render(result))
+    result = found_incident(asyncio.run(_draft(Settings(), incident, notes, commit, engineer)), incident)
+    print_result(result, as_json=as_json, render=render)
     if commit and not result.logged:
         typer.echo("error: nothing was written (see the warnings)", err=True)
         raise typer.Exit(code=NOT_WRITTEN)
