@@ -224,12 +224,7 @@ async def _settle(container: Container, model_id: str, operation: Operation) -> 
         if state is not None and state.operation_id == operation.id:
             profile_state.record_operation(state, status=operation.status, error=operation.error)
             if model is not None:
-                profile_state.record_model(
-                    state,
-                    content=model.content,
-                    structured=model.structured,
-                    last_refreshed_at=model.last_refreshed_at,
-                )
+                _record_model(state, model)
         db.commit()
 
 
@@ -243,13 +238,14 @@ def _mirror(container: Container, model: MentalModel) -> None:
         state = profile_state.ensure_state(
             db_session=db, model_id=model.id, name=model.name, service=_service_of(model)
         )
-        profile_state.record_model(
-            state,
-            content=model.content,
-            structured=model.structured,
-            last_refreshed_at=model.last_refreshed_at,
-        )
+        _record_model(state, model)
         db.commit()
+
+
+def _record_model(state: ProfileState, model: MentalModel) -> None:
+    profile_state.record_model(
+        state, content=model.content, structured=model.structured, last_refreshed_at=model.last_refreshed_at
+    )
 
 
 def _service_of(model: MentalModel) -> str | None:
