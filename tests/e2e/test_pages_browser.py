@@ -192,6 +192,23 @@ def test_an_engineer_works_an_incident_from_alert_to_profile(site: Site, browser
     page.context.close()
 
 
+def test_an_engineer_drafts_the_resolve_form_from_notes(site: Site, browser: Browser) -> None:
+    incident = site.post_alert(title="Orders queue backlog above 10k", service="orders-service")
+    page = new_page(browser)
+    sign_in(page, site, "ana", f"/incidents/{incident}/resolve")
+    page.click("summary:text('Draft from my notes')")
+    page.fill("#f-notes", "Root cause: consumer group stuck after a rebalance\nFix: restarted the consumers")
+    page.click("button:text('Draft the fields below')")
+    page.wait_for_url(f"**/incidents/{incident}/resolve/draft")
+    assert page.input_value("#f-root_cause") == "consumer group stuck after a rebalance"
+    assert page.locator("#s-root_cause").inner_text() == "from your notes"
+    assert page.locator("#s-outcome").inner_text() == "not in your notes"
+    assert page.locator("#draft-warnings").get_by_text("Required field(s) still empty").is_visible()
+    assert fits_width(page)
+    shot(page, "05b-resolve-drafted-from-notes")
+    page.context.close()
+
+
 def test_a_viewer_reads_but_is_refused_the_resolve_action(site: Site, browser: Browser) -> None:
     incident = site.post_alert(title="Cart service 5xx above 5%", service="cart-service")
     page = new_page(browser)
