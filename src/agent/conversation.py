@@ -6,10 +6,12 @@ how one loop serves both.
 """
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from datetime import datetime
+from typing import Any, Protocol, TypedDict
 
-from agent.briefing import Mode, TokenUsage
+from agent.briefing import CitationCheck, Hop, MemorySwitch, Mode, TokenUsage
 from agent.evidence import Evidence, Match
+from incidents.timeutil import utcnow
 
 
 class LLMUnavailable(Exception):
@@ -82,3 +84,26 @@ class ChatModel(Protocol):
     async def complete(self, conversation: Conversation, tools: list[dict[str, Any]] | None) -> ModelTurn: ...
 
     async def aclose(self) -> None: ...
+
+
+class RunFields(TypedDict):
+    mode: Mode
+    memory: MemorySwitch
+    hops: list[Hop]
+    citation_check: CitationCheck
+    warnings: list[str]
+    generated_at: datetime
+
+
+def run_fields(
+    conversation: Conversation, model: ChatModel, hops: list[Hop], check: CitationCheck, warnings: list[str]
+) -> RunFields:
+    """How an answer came about, reported alike by briefings and resolution drafts (warnings once each)."""
+    return RunFields(
+        mode=model.mode,
+        memory="on" if conversation.memory_on else "off",
+        hops=hops,
+        citation_check=check,
+        warnings=list(dict.fromkeys(warnings)),
+        generated_at=utcnow(),
+    )

@@ -16,14 +16,21 @@ from pydantic import ValidationError
 
 from agent.briefing import Briefing, Hop, ModelAnswer, RelatedIncident, ToolCallTrace
 from agent.citations import Tally, check_items, check_text
-from agent.conversation import ChatModel, Conversation, LLMUnavailable, MalformedTurn, ModelTurn, ToolOutcome
+from agent.conversation import (
+    ChatModel,
+    Conversation,
+    LLMUnavailable,
+    MalformedTurn,
+    ModelTurn,
+    ToolOutcome,
+    run_fields,
+)
 from agent.evidence import WEAK, AlertInput, Evidence
 from agent.guards import INCIDENT_ID, unknown_incident_ids
 from agent.planner import EvidenceOnlyPlanner
 from agent.profile import ProfileSource
 from agent.prompts import FINAL_HOP, SYSTEM_PROMPT, alert_message, malformed_message, repair_message
 from agent.tools import ToolBox
-from incidents.timeutil import utcnow
 from memory import MemoryBank
 
 log = logging.getLogger(__name__)
@@ -265,12 +272,7 @@ def _finish(
         related_incidents=related,
         seen_before=seen,
         evidence=evidence.items,
-        mode=model.mode,
-        memory="on" if conversation.memory_on else "off",
-        hops=hops,
-        citation_check=tally.as_check(),
-        warnings=list(dict.fromkeys(warnings)),
-        generated_at=utcnow(),
+        **run_fields(conversation, model, hops, tally.as_check(), warnings),
     )
 
 

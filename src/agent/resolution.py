@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from agent.briefing import Briefing, CitationCheck, EvidenceItem, Hop, MemorySwitch, Mode
 from agent.citations import Tally, plain_cited
-from agent.conversation import ChatModel, Conversation, ToolOutcome
+from agent.conversation import ChatModel, Conversation, ToolOutcome, run_fields
 from agent.drafter import FIELDS, DraftSource, EvidenceOnlyDrafter, draft_fields
 from agent.evidence import AlertInput, Evidence
 from agent.guards import clip
@@ -30,7 +30,6 @@ from agent.tools import (
     ToolBox,
     clean_post_mortem,
 )
-from incidents.timeutil import utcnow
 
 MAX_NOTES_CHARS = 20_000
 MAX_TIMELINE_LINES = 30
@@ -359,12 +358,7 @@ def _finish(
         draft=draft,
         resolve_body=fields,
         evidence=conversation.evidence.items,
-        mode=model.mode,
-        memory="on" if conversation.memory_on else "off",
-        hops=hops,
-        citation_check=tally.as_check(),
-        warnings=list(dict.fromkeys(warnings)),
-        generated_at=utcnow(),
+        **run_fields(conversation, model, hops, tally.as_check(), warnings),
     )
 
 
