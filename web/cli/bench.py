@@ -5,7 +5,9 @@ With ``--json`` a benchmark prints one JSON object on stdout and nothing else.
 
 import asyncio
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, Protocol, TypeVar
 
 import typer
 
@@ -15,6 +17,19 @@ from web.bench import pages as pages_bench
 from web.bench import recall as recall_bench
 from web.bench import report as report_bench
 from web.bench import retrieval as retrieval_bench
+
+
+class BenchResult(Protocol):
+    def as_dict(self) -> dict[str, Any]: ...
+
+
+R = TypeVar("R", bound=BenchResult)
+
+
+def _print(result: R, *, as_json: bool, summary: Callable[[R], str]) -> None:
+    """One JSON object with ``--json``, else the benchmark's own summary."""
+    typer.echo(json.dumps(result.as_dict()) if as_json else summary(result))
+
 
 app = typer.Typer(help="Benchmarks: figures anyone can rerun on their own machine.", no_args_is_help=True)
 
@@ -71,10 +86,7 @@ def briefing(
     result = asyncio.run(
         briefing_bench.run_briefing_bench(incidents=incidents, alerts=alerts, bank_dir=bank_dir, exact=exact)
     )
-    if as_json:
-        typer.echo(json.dumps(result.as_dict()))
-        return
-    typer.echo(briefing_bench.summary(result))
+    _print(result, as_json=as_json, summary=briefing_bench.summary)
 
 
 @app.command("ingest")
@@ -95,10 +107,7 @@ def ingest(
             url, token, alerts=alerts, concurrency=concurrency, rate=rate, per_payload=per_payload
         )
     )
-    if as_json:
-        typer.echo(json.dumps(result.as_dict()))
-        return
-    typer.echo(ingest_bench.summary(result))
+    _print(result, as_json=as_json, summary=ingest_bench.summary)
 
 
 @app.command("pages")
@@ -109,10 +118,7 @@ def pages(
 ) -> None:
     """Server-side render time of each page (p50/p95), with /healthz in the same run as the floor."""
     result = pages_bench.run_pages_bench(incidents=incidents, runs=runs)
-    if as_json:
-        typer.echo(json.dumps(result.as_dict()))
-        return
-    typer.echo(pages_bench.summary(result))
+    _print(result, as_json=as_json, summary=pages_bench.summary)
 
 
 @app.command("all")
