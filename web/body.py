@@ -31,6 +31,18 @@ def _no_constants(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+async def read_capped(request: Request, *, max_bytes: int, advice: str = "") -> bytes:
+    """The raw body, refused (413) as soon as what has streamed in passes ``max_bytes``."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > max_bytes:
+            raise BodyError(413, f"body is over the {max_bytes}-byte limit{advice}")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 async def read_json(request: Request, *, max_bytes: int) -> Any:
     media = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if media != "application/json" and not media.endswith("+json"):
@@ -38,14 +50,7 @@ async def read_json(request: Request, *, max_bytes: int) -> Any:
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > max_bytes:
         raise BodyError(413, f"body of {declared} bytes is over the {max_bytes}-byte limit")
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > max_bytes:
-            raise BodyError(413, f"body is over the {max_bytes}-byte limit")
-        chunks.append(chunk)
-    data = b"".join(chunks)
+    data = await read_capped(request, max_bytes=max_bytes)
     if not data.strip():
         raise BodyError(400, "empty body: expected a JSON object")
     try:

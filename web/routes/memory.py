@@ -17,6 +17,7 @@ from memory.history import parse_rows
 from memory.schema import tag_value
 from memory.tools import recall_similar_incidents
 from web.auth import require
+from web.body import BodyError, read_capped
 from web.container import Container
 from web.deps import get_container
 from web.flows.history import ImportSummary, import_history
@@ -107,15 +108,12 @@ async def _read_text(request: Request) -> str:
             415,
             f"send JSONL (application/x-ndjson) or a JSON list (application/json), not {media or 'nothing'}",
         )
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_IMPORT_BYTES:
-            raise HTTPException(413, f"body is over the {MAX_IMPORT_BYTES}-byte limit; split the file")
-        chunks.append(chunk)
     try:
-        text = b"".join(chunks).decode("utf-8")
+        data = await read_capped(request, max_bytes=MAX_IMPORT_BYTES, advice="; split the file")
+    except BodyError as exc:
+        raise HTTPException(exc.status, exc.detail) from exc
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise HTTPException(400, "body is not UTF-8") from exc
     if not text.strip():

@@ -3,7 +3,10 @@
 import json
 from typing import Any
 
+import pytest
+
 from tests.web.routes.conftest import Api
+from web.routes import memory as memory_routes
 
 
 def post_mortem(incident_id: str, **overrides: Any) -> dict[str, Any]:
@@ -76,6 +79,13 @@ def test_import_refuses_bad_requests(api: Api) -> None:
     assert import_(api, "  ").status_code == 400
     response = api.client.post("/api/v1/memory/import", content=jsonl(post_mortem("PM-5")))
     assert response.status_code == 401
+
+
+def test_import_over_the_size_limit_is_413(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(memory_routes, "MAX_IMPORT_BYTES", 64)
+    response = import_(api, jsonl(post_mortem("PM-6")))
+    assert response.status_code == 413
+    assert response.json()["detail"] == "body is over the 64-byte limit; split the file"
 
 
 def test_search_returns_what_the_agent_would_recall(api: Api) -> None:
