@@ -28,6 +28,17 @@ def cli_session() -> Iterator[Session]:
         engine.dispose()
 
 
+@contextmanager
+def refusing_session(refused: type[Exception]) -> Iterator[Session]:
+    """``cli_session`` where the service refusing (``refused``) is an error line and exit 1, not a trace."""
+    try:
+        with cli_session() as session:
+            yield session
+    except refused as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(code=1) from exc
+
+
 def found_incident(result: M | None, incident: str) -> M:
     """The command's answer, or exit 1 saying the incident does not exist."""
     if result is None:

@@ -5,14 +5,9 @@ import json
 import typer
 
 from incidents.auth import tokens
-from web.cli.common import cli_session
+from web.cli.common import cli_session, refusing_session
 
 app = typer.Typer(help="API tokens (bearer tokens with scopes).", no_args_is_help=True)
-
-
-def _fail(exc: tokens.TokenError) -> typer.Exit:
-    typer.echo(f"error: {exc}", err=True)
-    return typer.Exit(code=1)
 
 
 @app.command()
@@ -23,11 +18,8 @@ def create(
     ),
 ) -> None:
     """Create a token and print its secret once (stdout); only a hash is kept."""
-    try:
-        with cli_session() as session:
-            issued = tokens.create_token(db_session=session, name=name, scopes=scope)
-    except tokens.TokenError as exc:
-        raise _fail(exc) from exc
+    with refusing_session(tokens.TokenError) as session:
+        issued = tokens.create_token(db_session=session, name=name, scopes=scope)
     typer.echo(f"token {name!r} created with scopes {', '.join(issued.token.scopes)}", err=True)
     typer.echo("store it now: it cannot be shown again", err=True)
     typer.echo(issued.secret)
@@ -69,9 +61,6 @@ def list_(
 @app.command()
 def revoke(name: str = typer.Argument(..., help="The token's name.")) -> None:
     """Revoke a token: it stops working at once; its name stays taken."""
-    try:
-        with cli_session() as session:
-            tokens.revoke_token(db_session=session, name=name)
-    except tokens.TokenError as exc:
-        raise _fail(exc) from exc
+    with refusing_session(tokens.TokenError) as session:
+        tokens.revoke_token(db_session=session, name=name)
     typer.echo(f"token {name!r} revoked")

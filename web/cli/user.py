@@ -5,14 +5,9 @@ import sys
 import typer
 
 from incidents.auth import users
-from web.cli.common import cli_session
+from web.cli.common import cli_session, refusing_session
 
 app = typer.Typer(help="User accounts for the pages.", no_args_is_help=True)
-
-
-def _fail(exc: users.UserError) -> typer.Exit:
-    typer.echo(f"error: {exc}", err=True)
-    return typer.Exit(code=1)
 
 
 def _new_password(generate: bool) -> tuple[str, bool]:
@@ -38,11 +33,8 @@ def add(
     generated = False
     if not sso and password is None:
         password, generated = _new_password(generate)
-    try:
-        with cli_session() as session:
-            users.add_user(db_session=session, name=name, role=role, password=None if sso else password)
-    except users.UserError as exc:
-        raise _fail(exc) from exc
+    with refusing_session(users.UserError) as session:
+        users.add_user(db_session=session, name=name, role=role, password=None if sso else password)
     typer.echo(f"user {name} added ({role}{', SSO only' if sso else ''})")
     if generated:
         typer.echo(f"password: {password}")
@@ -69,11 +61,8 @@ def passwd(
 ) -> None:
     """Set a user's password; their open sessions end."""
     new, generated = (password, False) if password else _new_password(generate)
-    try:
-        with cli_session() as session:
-            users.set_password(db_session=session, name=name, password=new)
-    except users.UserError as exc:
-        raise _fail(exc) from exc
+    with refusing_session(users.UserError) as session:
+        users.set_password(db_session=session, name=name, password=new)
     typer.echo(f"password set for {name}")
     if generated:
         typer.echo(f"password: {new}")
@@ -85,20 +74,14 @@ def role(
     new_role: str = typer.Argument(..., metavar="ROLE", help="engineer or viewer"),
 ) -> None:
     """Change a user's role; it applies from their next request."""
-    try:
-        with cli_session() as session:
-            users.set_role(db_session=session, name=name, role=new_role)
-    except users.UserError as exc:
-        raise _fail(exc) from exc
+    with refusing_session(users.UserError) as session:
+        users.set_role(db_session=session, name=name, role=new_role)
     typer.echo(f"{name} is now {new_role}")
 
 
 @app.command()
 def disable(name: str = typer.Argument(...)) -> None:
     """Stop a user signing in; their open sessions end and their name stays on past records."""
-    try:
-        with cli_session() as session:
-            users.disable_user(db_session=session, name=name)
-    except users.UserError as exc:
-        raise _fail(exc) from exc
+    with refusing_session(users.UserError) as session:
+        users.disable_user(db_session=session, name=name)
     typer.echo(f"user {name} disabled")
