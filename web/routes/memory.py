@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from memory import MemoryUnavailable, RecalledIncident
 from memory.history import parse_rows
-from memory.schema import tag_value
+from memory.schema import IncidentRecord, tag_value
 from memory.tools import recall_similar_incidents
 from web.auth import require
 from web.body import BodyError, read_capped
@@ -35,20 +35,6 @@ ERRORS: dict[int | str, dict[str, str]] = {
 }
 
 
-class RecordRead(BaseModel):
-    incident_id: str
-    service: str
-    timestamp: datetime
-    symptom: str
-    error_signature: str
-    root_cause: str
-    resolution_steps: str
-    runbook_used: str
-    outcome: str
-    failed_attempts: str
-    resolved_by: str
-
-
 class MemoryHit(BaseModel):
     id: str
     service: str | None
@@ -58,7 +44,7 @@ class MemoryHit(BaseModel):
     tags: list[str]
     metadata: dict[str, str]
     timestamp: datetime | None
-    record: RecordRead | None
+    record: IncidentRecord | None
     text: str
 
 
@@ -79,7 +65,7 @@ def hit(incident: RecalledIncident) -> MemoryHit:
         tags=incident.tags,
         metadata=incident.metadata,
         timestamp=incident.timestamp,
-        record=RecordRead.model_validate(record.__dict__) if record else None,
+        record=record,
         text=incident.text,
     )
 
