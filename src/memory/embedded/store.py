@@ -6,6 +6,7 @@ Every write stamps the document with a fresh ``seq`` so another process can load
 """
 
 import json
+import logging
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
@@ -88,6 +89,7 @@ CREATE TABLE IF NOT EXISTS bank_config (
 );
 """
 
+log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
@@ -156,6 +158,8 @@ class Store:
         self._connections_lock = threading.Lock()
         self._initialized = False
         self._init_lock = threading.Lock()
+        self._active = 0  # work running on a connection; close() waits for it
+        self._idle = threading.Condition()
 
     def _connect(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -202,12 +206,18 @@ class Store:
 
     def run(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``work`` on this thread's connection, mapping any SQLite failure to ``MemoryUnavailable``."""
+        with self._idle:
+            self._active += 1
         try:
             return work(self.connection())
         except sqlite3.Error as exc:
             raise MemoryUnavailable(f"embedded memory at {self.path}: {exc}") from exc
         except OSError as exc:
             raise MemoryUnavailable(f"embedded memory at {self.path}: {exc}") from exc
+        finally:
+            with self._idle:
+                self._active -= 1
+                self._idle.notify_all()
 
     @staticmethod
     @contextmanager
@@ -230,11 +240,21 @@ class Store:
         return int(row[0])
 
     def close(self) -> None:
-        with self._connections_lock:
-            for conn in self._connections:
-                conn.close()
-            self._connections.clear()
-        self._local = threading.local()
+        """Close every connection once no work is running on one.
+
+        Closing a connection another thread is using crashes the interpreter inside SQLite, so work
+        still running after the wait keeps its connection (left to the garbage collector) instead.
+        """
+        with self._idle:
+            if not self._idle.wait_for(lambda: self._active == 0, timeout=self.timeout_s + 5):
+                log.warning("embedded memory closed with work still running", extra={"path": str(self.path)})
+                self._local = threading.local()
+                return
+            with self._connections_lock:
+                for conn in self._connections:
+                    conn.close()
+                self._connections.clear()
+            self._local = threading.local()
 
 
 def dumps(value: object) -> str:
