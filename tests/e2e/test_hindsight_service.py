@@ -13,7 +13,7 @@ import pytest
 from tests.support.hindsight import HindsightServer
 from tests.support.net import wait_for
 from tests.support.server import LiveServer
-from web.flows.history import load_seeds
+from web.app.history import load_seeds
 
 pytestmark = [pytest.mark.e2e, pytest.mark.hindsight]
 POOL_INCIDENT = "INC-2025-014"

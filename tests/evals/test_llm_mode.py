@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
+from evals.scenarios.report import DEFAULT_SCENARIOS, evaluate
 from tests.support.scripted_llm import Reply, ScriptedLLM, answer, tool_call
-from web.evals.report import DEFAULT_SCENARIOS, evaluate
 
 ANSWER = {
     "summary": "This looks like PM-1001 [2].",

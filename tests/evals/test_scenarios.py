@@ -8,10 +8,10 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from evals.scenarios.report import DEFAULT_SCENARIOS, run_all, summarize
+from evals.scenarios.runner import ScenarioResult
+from evals.scenarios.scenario import load_scenarios
 from web.cli import app
-from web.evals.report import DEFAULT_SCENARIOS, run_all, summarize
-from web.evals.runner import ScenarioResult
-from web.evals.scenario import load_scenarios
 
 SCENARIOS = load_scenarios(DEFAULT_SCENARIOS)
 

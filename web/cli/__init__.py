@@ -1,10 +1,14 @@
-"""The ``recallops`` command: one module per command group, all reading the same settings."""
+"""The ``recallops`` command: one module per command group, all reading the same settings.
+
+Commands from packages that depend on the product (the evals' ``eval`` and ``bench``) join through the
+``recallops.commands`` entry point group, so the product never imports them.
+"""
+
+from importlib.metadata import entry_points
 
 import typer
 
 from web.cli import ask, db, demo, serve
-from web.cli import bench as bench_cli
-from web.cli import eval as eval_cli
 from web.cli import history as history_cli
 from web.cli import memory as memory_cli
 from web.cli import profile as profile_cli
@@ -25,5 +29,6 @@ app.add_typer(user_cli.app, name="user")
 app.add_typer(token_cli.app, name="token")
 app.add_typer(memory_cli.app, name="memory")
 app.add_typer(profile_cli.app, name="profile")
-app.add_typer(bench_cli.app, name="bench")
-app.command("eval")(eval_cli.eval_command)
+
+for plugin in entry_points(group="recallops.commands"):
+    plugin.load()(app)

@@ -14,10 +14,10 @@ from agent.briefing import Briefing, CitedItem
 from agent.evidence import AlertInput
 from agent.replay import ListDiff, Replay, replay
 from incidents.incident import service as incidents
-from web.briefings import alert_for_incident, open_agent
+from web.app.briefings import alert_for_incident, open_agent
+from web.app.container import Container
+from web.app.settings import Settings
 from web.cli.common import found_incident, print_result
-from web.container import Container
-from web.settings import Settings
 
 
 class MemoryChoice(StrEnum):

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
 from incidents.database import make_engine, make_session_factory, transaction, upgrade
-from web.settings import Settings
+from web.app.settings import Settings
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -4,7 +4,7 @@ import typer
 
 from incidents.database import make_engine
 from incidents.database import upgrade as apply_migrations
-from web.settings import Settings
+from web.app.settings import Settings
 
 app = typer.Typer(help="Database schema.", no_args_is_help=True)
 

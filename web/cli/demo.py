@@ -5,10 +5,10 @@ from datetime import UTC, datetime
 import typer
 
 from incidents.auth import tokens, users
+from web.app.history import SEEDS_DIR
+from web.app.settings import WebSettings
 from web.cli.common import cli_session
 from web.cli.history import seed
-from web.flows.history import SEEDS_DIR
-from web.settings import WebSettings
 
 DEMO_USERS = (("oncall", "engineer"), ("viewer", "viewer"))
 DEMO_TOKEN_PREFIX = "demo-sender-"

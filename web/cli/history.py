@@ -10,8 +10,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from memory.bank import MemoryUnavailable
 from memory.history import parse_rows
-from web.container import Container
-from web.flows.history import SEEDS_DIR, ImportSummary, import_history, load_seeds, retain_runbooks
+from web.app.container import Container
+from web.app.history import SEEDS_DIR, ImportSummary, import_history, load_seeds, retain_runbooks
 
 console = Console(stderr=True)
 

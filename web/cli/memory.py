@@ -7,8 +7,8 @@ import typer
 from incidents.database import transaction
 from incidents.locking import serialized_writes
 from incidents.resolution import outbox
-from web.container import Container
-from web.memory_outbox import deliver_due
+from web.app.container import Container
+from web.app.memory_outbox import deliver_due
 
 app = typer.Typer(help="Memory: the outbox of writes owed to the memory bank.", no_args_is_help=True)
 

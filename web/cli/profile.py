@@ -6,8 +6,8 @@ import json
 import typer
 
 from memory import MemoryUnavailable, Operation
-from web import profile
-from web.container import Container
+from web.app import profile
+from web.app.container import Container
 
 app = typer.Typer(help="The team reliability profile: recurring failure patterns.", no_args_is_help=True)
 POLL_S = 0.2

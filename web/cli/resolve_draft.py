@@ -12,10 +12,10 @@ import sys
 import typer
 
 from agent.resolution import MAX_NOTES_CHARS, ResolutionDraft
-from web import resolution_drafts
+from web.app import resolution_drafts
+from web.app.container import Container
+from web.app.settings import Settings
 from web.cli.common import found_incident, print_result
-from web.container import Container
-from web.settings import Settings
 
 NOT_WRITTEN = 3
 

@@ -3,7 +3,7 @@
 import typer
 import uvicorn
 
-from web.settings import WebSettings
+from web.app.settings import WebSettings
 
 
 def serve(
@@ -13,7 +13,7 @@ def serve(
     """Serve the API, the pages and the background worker."""
     settings = WebSettings()
     uvicorn.run(
-        "web.app:create_app",
+        "web.http.app:create_app",
         factory=True,
         host=host or settings.host,
         port=port or settings.port,

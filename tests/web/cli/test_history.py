@@ -5,7 +5,7 @@ import sqlite3
 from pathlib import Path
 
 from tests.support.server import LiveServer
-from web.flows.history import load_seeds
+from web.app.history import load_seeds
 
 
 def test_seeding_twice_leaves_one_record_per_incident(tmp_path: Path) -> None:

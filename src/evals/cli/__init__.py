@@ -1,0 +1,10 @@
+"""The evals' commands, ``recallops eval`` and ``recallops bench``, added to the CLI by entry point."""
+
+import typer
+
+from evals.cli import bench, eval
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(bench.app, name="bench")
+    app.command("eval")(eval.eval_command)

@@ -1,0 +1,156 @@
+"""``recallops bench ...``: benchmarks anyone can rerun, one module each under ``evals/bench``.
+
+With ``--json`` a benchmark prints one JSON object on stdout and nothing else.
+"""
+
+import asyncio
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+import typer
+
+from evals.bench import briefing as briefing_bench
+from evals.bench import ingest as ingest_bench
+from evals.bench import pages as pages_bench
+from evals.bench import recall as recall_bench
+from evals.bench import report as report_bench
+from evals.bench import retrieval as retrieval_bench
+
+
+class BenchResult(Protocol):
+    def as_dict(self) -> dict[str, Any]: ...
+
+
+R = TypeVar("R", bound=BenchResult)
+
+
+def _print(result: R, *, as_json: bool, summary: Callable[[R], str]) -> None:
+    """One JSON object with ``--json``, else the benchmark's own summary."""
+    typer.echo(json.dumps(result.as_dict()) if as_json else summary(result))
+
+
+app = typer.Typer(help="Benchmarks: figures anyone can rerun on their own machine.", no_args_is_help=True)
+
+
+@app.command("retrieval")
+def retrieval(
+    corpus: Path = typer.Option(..., exists=True, dir_okay=False, help="Post-mortem corpus (JSONL)."),
+    qrels: Path = typer.Option(..., exists=True, dir_okay=False, help="Judgments: query, doc, grade (TSV)."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object and nothing else."),
+    hindsight_url: str | None = typer.Option(
+        None, "--hindsight-url", help="Also measure a running Hindsight server at this URL."
+    ),
+) -> None:
+    """Recall@1/3/5/10, MRR@10, nDCG@10 and empty@10 for hybrid, BM25-only and embedding-only recall."""
+    results = asyncio.run(retrieval_bench.run_retrieval(corpus, qrels, hindsight_url=hindsight_url))
+    if as_json:
+        typer.echo(json.dumps(results, indent=2))
+        return
+    typer.echo(retrieval_bench.markdown_table(results))
+
+
+@app.command("recall")
+def recall(
+    sizes: str = typer.Option("1000,10000,100000", help="Bank sizes, comma-separated."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per size, one a line."),
+    hindsight_url: str | None = typer.Option(
+        None, "--hindsight-url", help="Also run a small workload against a running Hindsight server."
+    ),
+) -> None:
+    """Embedded recall p50/p95 (scoped and unscoped), retain/s and reopen time per size, against the floor."""
+    counts = [int(s) for s in sizes.split(",") if s.strip()]
+    results = asyncio.run(recall_bench.run_recall(counts)) if counts else []
+    if hindsight_url:
+        results.append(asyncio.run(recall_bench.run_hindsight(hindsight_url)))
+    if as_json:
+        for result in results:
+            typer.echo(json.dumps(result))
+        return
+    typer.echo(recall_bench.markdown_table([r for r in results if "driver" not in r]))
+    for result in results:
+        if "driver" in result:
+            typer.echo(f"hindsight ({result['size']} records): {json.dumps(result)}")
+
+
+@app.command("briefing")
+def briefing(
+    incidents: int = typer.Option(10_000, min=1, help="Generated incidents in the embedded bank."),
+    alerts: int = typer.Option(200, min=1, help="Alerts briefed and stored (after 5 warm-up alerts)."),
+    bank_dir: Path | None = typer.Option(None, help="Keep (or reuse) the generated bank in this directory."),
+    exact: bool = typer.Option(False, help="Embed every generated record (slow) instead of one per family."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object and nothing else."),
+) -> None:
+    """Alert to stored briefing in evidence-only mode: p50/p95, and the recall share of it."""
+    result = asyncio.run(
+        briefing_bench.run_briefing_bench(incidents=incidents, alerts=alerts, bank_dir=bank_dir, exact=exact)
+    )
+    _print(result, as_json=as_json, summary=briefing_bench.summary)
+
+
+@app.command("ingest")
+def ingest(
+    url: str = typer.Option("http://127.0.0.1:8000", help="A running RecallOps server."),
+    token: str = typer.Option(..., envvar="RECALLOPS_BENCH_TOKEN", help="A token with alerts:write."),
+    alerts: int = typer.Option(2000, min=1, help="Alerts to post, one Alertmanager payload each."),
+    concurrency: int = typer.Option(16, min=1, help="Senders posting back to back (closed loop)."),
+    rate: float | None = typer.Option(None, min=0.1, help="Instead, pace at this many alerts/s (open loop)."),
+    per_payload: int = typer.Option(
+        1, min=1, max=1000, help="Alerts per webhook payload (grouped delivery)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object and nothing else."),
+) -> None:
+    """Intake alerts/s and p50/p95/p99 acknowledgement latency, with the server's /healthz rate as floor."""
+    result = asyncio.run(
+        ingest_bench.run_ingest(
+            url, token, alerts=alerts, concurrency=concurrency, rate=rate, per_payload=per_payload
+        )
+    )
+    _print(result, as_json=as_json, summary=ingest_bench.summary)
+
+
+@app.command("pages")
+def pages(
+    incidents: int = typer.Option(1000, min=10, help="Incidents stored (three in four resolved)."),
+    runs: int = typer.Option(30, min=1, help="Timed requests per page (after 3 warm-up requests)."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object and nothing else."),
+) -> None:
+    """Server-side render time of each page (p50/p95), with /healthz in the same run as the floor."""
+    result = pages_bench.run_pages_bench(incidents=incidents, runs=runs)
+    _print(result, as_json=as_json, summary=pages_bench.summary)
+
+
+@app.command("all")
+def all_benchmarks(
+    out: Path = typer.Option(..., "--out", file_okay=False, help="Directory for report.json and report.md."),
+    ingest_alerts: int = typer.Option(report_bench.Sizes.ingest_alerts, min=1, help="Alerts posted."),
+    ingest_concurrency: int = typer.Option(report_bench.Sizes.ingest_concurrency, min=1),
+    recall_sizes: str = typer.Option("1000", help="Recall bank sizes, e.g. 1000,10000,100000."),
+    briefing_incidents: int = typer.Option(report_bench.Sizes.briefing_incidents, min=1),
+    briefing_alerts: int = typer.Option(report_bench.Sizes.briefing_alerts, min=1),
+    pages_incidents: int = typer.Option(report_bench.Sizes.pages_incidents, min=1),
+    corpus: Path = typer.Option(report_bench.Sizes.corpus, help="Retrieval corpus (JSONL)."),
+    qrels: Path = typer.Option(report_bench.Sizes.qrels, help="Retrieval judgments (TSV)."),
+    hindsight_url: str | None = typer.Option(
+        None, "--hindsight-url", help="Also measure recall and retrieval on a running Hindsight server."
+    ),
+) -> None:
+    """Every benchmark at small default sizes (minutes), the machine described; larger with the flags."""
+    sizes = report_bench.Sizes(
+        ingest_alerts=ingest_alerts,
+        ingest_concurrency=ingest_concurrency,
+        recall_sizes=tuple(int(s) for s in recall_sizes.split(",") if s.strip()),
+        briefing_incidents=briefing_incidents,
+        briefing_alerts=briefing_alerts,
+        pages_incidents=pages_incidents,
+        corpus=corpus,
+        qrels=qrels,
+        hindsight_url=hindsight_url,
+    )
+    report = report_bench.run_and_write(sizes, out, lambda step: typer.echo(f"running {step} ...", err=True))
+    typer.echo(f"wrote {out / 'report.json'} and {out / 'report.md'}", err=True)
+    for step, error in report["errors"].items():
+        typer.echo(f"{step} failed: {error}", err=True)
+    if report["errors"]:
+        raise typer.Exit(1)

@@ -1,0 +1,39 @@
+"""``recallops eval``: the scenario evaluations, deterministic in evidence-only mode.
+
+Exit status 1 when an evidence-only scenario fails. With a Groq key (``--llm``, the default when one is
+set) the same scenarios also run against the model and are reported under ``llm``.
+"""
+
+import json
+from pathlib import Path
+
+import typer
+
+from agent.settings import LLMSettings
+from evals.scenarios.report import DEFAULT_SCENARIOS, evaluate_sync, render
+
+
+def eval_command(
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object and nothing else."),
+    scenarios: Path = typer.Option(
+        DEFAULT_SCENARIOS, "--scenarios", exists=True, file_okay=False, help="Directory of scenario YAML."
+    ),
+    only: list[str] = typer.Option([], "--only", help="Run just these scenario ids (repeatable)."),
+    llm: bool | None = typer.Option(
+        None, "--llm/--no-llm", help="Also run against the model (default: when a Groq key is set)."
+    ),
+) -> None:
+    """Run every scenario: per-scenario results, totals, faithfulness rates and the memory replay."""
+    summary = evaluate_sync(scenarios, mode="evidence-only", only=only or None)
+    use_llm = LLMSettings().groq_api_key is not None if llm is None else llm
+    if use_llm:
+        summary["llm"] = evaluate_sync(scenarios, mode="llm", only=only or None)
+    if as_json:
+        typer.echo(json.dumps(summary, indent=2))
+    else:
+        typer.echo(render(summary))
+        if "llm" in summary:
+            typer.echo("")
+            typer.echo(render(summary["llm"]))
+    if summary["failed"]:
+        raise typer.Exit(1)

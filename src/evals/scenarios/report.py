@@ -1,0 +1,105 @@
+"""Run a set of scenarios and summarise them: pass counts, faithfulness rates, what memory changed."""
+
+import asyncio
+import tempfile
+import time
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from evals.scenarios.faithfulness import Faithfulness
+from evals.scenarios.runner import MemoryTemplates, Mode, ScenarioResult, run_scenario
+from evals.scenarios.scenario import load_scenarios
+
+DEFAULT_SCENARIOS = Path(str(resources.files("evals.scenarios") / "cases"))  # package data
+
+
+async def run_all(directory: Path, *, mode: Mode, only: list[str] | None = None) -> list[ScenarioResult]:
+    """Scenarios one after another (each owns a database and a bank), in file order."""
+    results = []
+    with tempfile.TemporaryDirectory(prefix="recallops-eval-memory-") as tmp:
+        templates = MemoryTemplates(Path(tmp))
+        for scenario in load_scenarios(directory):
+            if only and scenario.id not in only:
+                continue
+            results.append(await run_scenario(scenario, directory, mode=mode, templates=templates))
+    return results
+
+
+def summarize(results: list[ScenarioResult], *, mode: Mode, seconds: float) -> dict[str, Any]:
+    faithfulness = Faithfulness()
+    for result in results:
+        faithfulness.add(result.faithfulness)
+    effects = {r.id: r.memory_effect for r in results if r.memory_effect is not None}
+    passed = sum(r.passed for r in results)
+    return {
+        "mode": mode,
+        "passed": passed,
+        "failed": len(results) - passed,
+        "total": len(results),
+        "seconds": round(seconds, 1),
+        "faithfulness": faithfulness.as_dict() | {"briefings": sum(r.briefing is not None for r in results)},
+        "memory_replay": {
+            "scenarios": len(effects),
+            "changed": sorted(i for i, e in effects.items() if e.changed),
+            "top_cause_changed": sorted(i for i, e in effects.items() if e.top_cause_changed),
+            "risky_actions_changed": sorted(i for i, e in effects.items() if e.risky_actions_changed),
+        },
+        "scenarios": [
+            {
+                "id": r.id,
+                "title": r.title,
+                "kinds": r.kinds,
+                "passed": r.passed,
+                "failures": r.failures,
+                "error": r.error,
+                "seen_before": (r.briefing or {}).get("seen_before"),
+                "related": [i.get("id") for i in (r.briefing or {}).get("related_incidents") or []],
+                "faithfulness": r.faithfulness.rates(),
+                "memory_changed": r.memory_effect.changed if r.memory_effect else None,
+            }
+            for r in results
+        ],
+    }
+
+
+async def evaluate(directory: Path, *, mode: Mode, only: list[str] | None = None) -> dict[str, Any]:
+    started = time.perf_counter()
+    results = await run_all(directory, mode=mode, only=only)
+    return summarize(results, mode=mode, seconds=time.perf_counter() - started)
+
+
+def evaluate_sync(directory: Path, *, mode: Mode, only: list[str] | None = None) -> dict[str, Any]:
+    return asyncio.run(evaluate(directory, mode=mode, only=only))
+
+
+def _rate(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1%}"
+
+
+def render(summary: dict[str, Any]) -> str:
+    """Per-scenario lines, then totals, faithfulness rates and the memory replay, for a terminal."""
+    lines = [f"Scenario evals ({summary['mode']}):"]
+    for item in summary["scenarios"]:
+        mark = "PASS" if item["passed"] else "FAIL"
+        lines.append(f"  {mark}  {item['id']}")
+        lines += [f"          - {f}" for f in item["failures"]]
+        if item["error"]:
+            lines.append(f"          ! {item['error']}")
+    lines.append(
+        f"passed {summary['passed']}, failed {summary['failed']}, total {summary['total']} "
+        f"({summary['seconds']} s)"
+    )
+    rates = summary["faithfulness"]["rates"]
+    lines.append(
+        "faithfulness: "
+        + ", ".join(f"{name} {_rate(rates[name])}" for name in ("cited", "in_range", "supported", "canary"))
+        + f" over {summary['faithfulness']['briefings']} briefings, {summary['faithfulness']['items']} items"
+    )
+    replay = summary["memory_replay"]
+    lines.append(
+        f"memory replay: memory changed the top likely cause or the risky actions in "
+        f"{len(replay['changed'])} of {replay['scenarios']} scenarios"
+    )
+    lines += [f"  - {i}" for i in replay["changed"]]
+    return "\n".join(lines)

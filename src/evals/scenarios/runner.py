@@ -1,0 +1,270 @@
+"""Run evaluation scenarios through the real product: intake over HTTP, the worker's briefing, replay.
+
+Each scenario gets a fresh RecallOps in a temporary directory (database and embedded memory). Its
+history goes in through the import flow (and corrections through the resolution service and the
+memory outbox), its alert is posted to the source's webhook route with a real token, the briefing
+is made by the worker's own task, and the same incident is replayed with memory off and on. Nothing
+here is a double: a scenario fails when the product does.
+"""
+
+import asyncio
+import logging
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import httpx
+from sqlalchemy import func, select
+
+from agent.briefing import EvidenceItem
+from agent.replay import Replay, replay
+from evals.scenarios.faithfulness import Faithfulness, Source, check
+from evals.scenarios.scenario import Scenario, records_for
+from evals.scenarios.scoring import Observation, plain, score
+from incidents.auth.tokens import create_token
+from incidents.briefings.models import Briefing as StoredBriefing
+from incidents.database import transaction
+from incidents.incident import service as incidents
+from incidents.incident.models import Incident
+from incidents.resolution.service import add_correction
+from web.app.briefings import briefing_task, load_alert, open_agent
+from web.app.container import Container
+from web.app.history import import_history, load_seeds, retain_runbooks
+from web.app.memory_outbox import deliver_due
+from web.app.sandbox import import_records, sandbox_settings
+from web.http.app import create_app
+
+log = logging.getLogger(__name__)
+
+Mode = Literal["evidence-only", "llm"]
+PATHS = {
+    "alertmanager": "/api/v1/alerts/alertmanager",
+    "grafana": "/api/v1/alerts/grafana",
+    "pagerduty": "/v2/enqueue",
+    "generic": "/api/v1/alerts",
+}
+HISTORY = ("seed", "import")
+MAX_DRAIN = 50
+
+
+@dataclass(frozen=True)
+class MemoryEffect:
+    """What memory changed, replaying the scenario's incident with memory off and then on."""
+
+    top_cause_changed: bool
+    risky_actions_changed: bool
+    related_added: list[str]
+
+    @property
+    def changed(self) -> bool:
+        return self.top_cause_changed or self.risky_actions_changed
+
+
+@dataclass
+class ScenarioResult:
+    id: str
+    title: str
+    kinds: list[str]
+    mode: Mode
+    failures: list[str]
+    briefing: dict[str, Any] | None = None
+    faithfulness: Faithfulness = field(default_factory=Faithfulness)
+    memory_effect: MemoryEffect | None = None
+    error: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures and self.error is None
+
+
+def sources_of(briefing: dict[str, Any]) -> list[Source]:
+    """The evidence list as the faithfulness checker reads it: number, record id, title and text."""
+    out = []
+    for raw in briefing.get("evidence") or []:
+        item = EvidenceItem.model_validate(raw)
+        out.append(Source(item.n, item.id or item.kind, f"{item.title}\n{item.text}"))
+    return out
+
+
+def alert_text(briefing: dict[str, Any]) -> str:
+    return "\n".join(
+        f"{e['title']}\n{e['text']}" for e in briefing.get("evidence") or [] if e["kind"] == "alert"
+    )
+
+
+def memory_effect(result: Replay) -> MemoryEffect:
+    off, on = result.memory_off, result.memory_on
+    top_off = plain(off.likely_causes[0].text) if off.likely_causes else ""
+    top_on = plain(on.likely_causes[0].text) if on.likely_causes else ""
+    return MemoryEffect(
+        top_cause_changed=top_off != top_on,
+        risky_actions_changed=bool(result.diff.risky_actions.added or result.diff.risky_actions.removed),
+        related_added=list(result.diff.related_incidents.added),
+    )
+
+
+async def _load_memory(container: Container, scenario: Scenario, directory: Path) -> None:
+    if scenario.memory.seeds:
+        seeds = await asyncio.to_thread(load_seeds)
+        summary = await import_history(
+            sessions=container.sessions, bank=container.bank, rows=seeds.rows, origin="seed", actor="eval"
+        )
+        if summary.rejected:
+            raise RuntimeError(f"seeds rejected: {summary.rejected}")
+        await retain_runbooks(container.bank, seeds.runbooks)
+    records = records_for(scenario, directory)
+    if records:
+        await import_records(container, [r.model_dump(mode="json") for r in records], actor="eval")
+    for correction in scenario.memory.corrections:
+        with transaction(container.sessions) as db:
+            incident = incidents.get_by_public_id(db_session=db, public_id=correction.incident_id)
+            if incident is None:
+                raise RuntimeError(f"correction names an unknown incident {correction.incident_id}")
+            add_correction(db_session=db, incident=incident, text=correction.text, actor=correction.author)
+            db.commit()
+    for _ in range(MAX_DRAIN):
+        if not (await deliver_due(container)).attempted:
+            break
+
+
+async def _deliver(container: Container, scenario: Scenario) -> list[str]:
+    """Post the alert as its source would, as many times as the scenario says; rejections as text."""
+    with transaction(container.sessions) as db:
+        secret = create_token(db_session=db, name="eval-sender", scopes=["alerts:write"]).secret
+        db.commit()
+    app = create_app(container.settings)
+    app.state.container = container
+    rejected = []
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://recallops.eval") as client:
+        for _ in range(scenario.alert.deliveries):
+            response = await client.post(
+                PATHS[scenario.alert.source],
+                json=scenario.alert.payload,
+                headers={"Authorization": f"Bearer {secret}"},
+            )
+            if response.status_code >= 300:
+                rejected.append(f"{response.status_code} {response.text[:300]}")
+    return rejected
+
+
+def _opened(container: Container) -> tuple[list[int], int]:
+    with container.sessions() as db:
+        ids = list(
+            db.scalars(select(Incident.id).where(Incident.origin.not_in(HISTORY)).order_by(Incident.id))
+        )
+        stored = db.scalar(select(func.count(StoredBriefing.id)).where(StoredBriefing.incident_id.in_(ids)))
+        return ids, int(stored or 0)
+
+
+def _latest_briefing(container: Container, incident_id: int) -> dict[str, Any] | None:
+    with container.sessions() as db:
+        row = db.scalars(
+            select(StoredBriefing)
+            .where(StoredBriefing.incident_id == incident_id)
+            .order_by(StoredBriefing.version.desc())
+        ).first()
+        return dict(row.data) if row is not None else None
+
+
+async def _documents(container: Container) -> int:
+    return (await container.bank.health()).documents or 0
+
+
+class MemoryTemplates:
+    """Prepared memory states, copied into each scenario's sandbox instead of re-imported every time.
+
+    Scenarios that share a history (most share the Meridian record set) import it once; the copy is
+    the same database and memory file the import produced, so nothing about the run changes.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._ready: dict[str, Path] = {}
+
+    async def materialize(self, scenario: Scenario, directory: Path, target: Path) -> None:
+        spec = scenario.memory.model_dump_json(exclude={"enabled"}) + str(directory)
+        template = self._ready.get(spec)
+        if template is None:
+            template = self.root / f"memory-{len(self._ready)}"
+            container = await asyncio.to_thread(Container.build, sandbox_settings(template))
+            try:
+                await _load_memory(container, scenario, directory)
+            finally:
+                await container.aclose()
+            self._ready[spec] = template
+        await asyncio.to_thread(shutil.copytree, template, target)
+
+
+async def run_scenario(
+    scenario: Scenario,
+    directory: Path,
+    *,
+    mode: Mode,
+    templates: MemoryTemplates | None = None,
+    workdir: Path | None = None,
+) -> ScenarioResult:
+    """One scenario in its own sandbox; an exception is reported as the scenario's error, not raised."""
+    result = ScenarioResult(scenario.id, scenario.title, scenario.kinds, mode, failures=[])
+    with tempfile.TemporaryDirectory(prefix="recallops-eval-", dir=workdir) as tmp:
+        data_dir = Path(tmp) / "data"
+        llm = "evidence-only" if mode == "evidence-only" else "groq"
+        try:
+            if templates is not None:
+                await templates.materialize(scenario, directory, data_dir)
+            container = await asyncio.to_thread(Container.build, sandbox_settings(data_dir, llm=llm))
+        except Exception as exc:
+            log.exception("scenario memory could not be prepared", extra={"scenario": scenario.id})
+            result.error = f"{type(exc).__name__}: {exc}"
+            return result
+        try:
+            if templates is None:
+                await _load_memory(container, scenario, directory)
+            await _run(container, scenario, result)
+        except Exception as exc:
+            log.exception("scenario failed to run", extra={"scenario": scenario.id})
+            result.error = f"{type(exc).__name__}: {exc}"
+        finally:
+            await container.aclose()
+    return result
+
+
+async def _run(container: Container, scenario: Scenario, result: ScenarioResult) -> None:
+    before = await _documents(container)
+    rejected = await _deliver(container, scenario)
+    task = briefing_task(container)
+    for _ in range(MAX_DRAIN):
+        if not await task():
+            break
+    opened, stored = _opened(container)
+    if not opened:
+        result.failures = [*rejected, "no incident was opened"] if rejected else ["no incident was opened"]
+        return
+    alert = load_alert(container, opened[0])
+    assert alert is not None
+    async with open_agent(container) as agent:
+        replayed = await replay(agent, alert)
+    result.memory_effect = memory_effect(replayed)
+    if scenario.memory.enabled:
+        briefing = _latest_briefing(container, opened[0])
+        if briefing is None:
+            result.failures = ["the worker stored no briefing"]
+            return
+    else:
+        briefing = replayed.memory_off.model_dump(mode="json")
+    result.briefing = briefing
+    result.faithfulness = check(
+        briefing, sources_of(briefing), alert_text(briefing), scenario.expect.canaries
+    )
+    seen = Observation(
+        briefing=briefing,
+        incidents=len(opened),
+        briefings=stored,
+        memory_writes=await _documents(container) - before,
+        rejected=rejected,
+    )
+    result.failures = score(scenario.expect, seen)
+    canary_leaks = [f for f in result.faithfulness.findings if f.check == "canary"]
+    result.failures += [f"canary {f.detail} in {f.section} without its record" for f in canary_leaks]

@@ -1,0 +1,218 @@
+"""The incident list and page: what an engineer and a viewer see, the actions, and inert alert text."""
+
+from datetime import UTC, datetime
+
+from agent.briefing import Briefing, CitedItem, EvidenceItem, RelatedIncident
+from incidents.briefings import service as briefing_service
+from incidents.database import transaction
+from incidents.incident import service as incident_service
+from tests.web.http.pages.conftest import Site
+
+
+def _store_briefing(site: Site, public_id: str) -> None:
+    briefing = Briefing(
+        summary="Same pool exhaustion as INC-0042 [1].",
+        likely_causes=[CitedItem(text="Connection pool exhausted by idle transactions [1]", citations=[1])],
+        first_checks=[CitedItem(text="Count idle-in-transaction sessions", citations=[2])],
+        suggested_fix=[CitedItem(text="Kill idle sessions, then raise the pool timeout", citations=[1])],
+        risky_actions=[CitedItem(text="Restarting the primary made it worse", citations=[1])],
+        related_incidents=[RelatedIncident(id="INC-0042", service="checkout", score=0.91, why="same error")],
+        seen_before="recurring",
+        evidence=[
+            EvidenceItem(
+                n=1, kind="incident", id="INC-0042", service="checkout", title="Pool exhausted", text="..."
+            ),
+            EvidenceItem(n=2, kind="alert", title="This alert", text="..."),
+        ],
+        mode="evidence-only",
+        memory="on",
+        generated_at=datetime.now(UTC),
+    )
+    with transaction(site.container.sessions) as db:
+        incident = incident_service.get_by_public_id(db_session=db, public_id=public_id)
+        assert incident is not None
+        briefing_service.store_briefing(
+            db_session=db,
+            incident_id=incident.id,
+            data=briefing.model_dump(mode="json"),
+            mode="evidence-only",
+            memory="on",
+        )
+
+
+def test_list_shows_open_incidents_first_and_filters(site: Site) -> None:
+    site.add_user("ana")
+    site.sign_in("ana")
+    first = site.open_incident(summary="Payments error rate high", service="payments", alertname="Errors")
+    second = site.open_incident(summary="Checkout latency", service="checkout")
+    page = site.client.get("/incidents").text
+    assert first in page and second in page
+    assert page.index(second) < page.index(first)  # newest first among open ones
+    filtered = site.client.get("/incidents", params={"service": "payments"}).text
+    assert first in filtered and second not in filtered
+    assert site.client.get("/incidents", params={"status": "resolved"}).text.count("INC-") == 0
+
+
+def test_list_tolerates_hand_edited_filters(site: Site) -> None:
+    site.add_user("ana")
+    site.sign_in("ana")
+    response = site.client.get("/incidents", params={"status": "bogus", "age": "forever", "page": "-3"})
+    assert response.status_code == 200
+
+
+def test_incident_page_shows_the_signal_and_the_cited_briefing(site: Site) -> None:
+    site.add_user("ana")
+    site.sign_in("ana")
+    public_id = site.open_incident(runbook_url="https://runbooks.local/latency")
+    _store_briefing(site, public_id)
+    page = site.client.get(f"/incidents/{public_id}").text
+    assert "Checkout p99 latency above 2s" in page
+    assert "env=prod" in page
+    assert 'href="https://runbooks.local/latency"' in page
+    assert 'href="/records/INC-0042"' in page  # a citation opens its record
+    assert 'href="#signal"' in page
+    assert "seen before" in page
+    assert "Acknowledge" in page and "Resolve" in page
+
+
+def test_engineer_acknowledges_and_the_timeline_says_who(site: Site) -> None:
+    site.add_user("ana")
+    site.sign_in("ana")
+    public_id = site.open_incident()
+    response = site.post_form(f"/incidents/{public_id}/acknowledge", csrf_from=f"/incidents/{public_id}")
+    assert response.status_code == 303
+    page = site.client.get(f"/incidents/{public_id}").text
+    assert "acknowledged by ana" in page
+    assert ">Acknowledge</button>" not in page
+
+
+def test_rerun_queues_a_briefing_job(site: Site) -> None:
+    site.add_user("ana")
+    site.sign_in("ana")
+    public_id = site.open_incident()
+    assert site.post_form(f"/incidents/{public_id}/briefing").status_code == 303
+    page = site.client.get(f"/incidents/{public_id}").text
+    assert "Briefing in progress" in page
+    assert "briefing re-run requested by ana" in page
+
+
+def test_viewer_sees_no_actions_and_is_refused_them(site: Site) -> None:
+    site.add_user("vic", role="viewer")
+    site.sign_in("vic")
+    public_id = site.open_incident()
+    page = site.client.get(f"/incidents/{public_id}").text
+    assert ">Acknowledge</button>" not in page
+    assert "Resolve…" not in page
+    response = site.post_form(f"/incidents/{public_id}/acknowledge")
+    assert response.status_code == 403
+    assert "Viewers can read incidents but not change them." in response.text
+
+
+def test_forms_without_the_csrf_token_change_nothing(site: Site) -> None:
+    site.add_user("ana")
+    site.sign_in("ana")
+    public_id = site.open_incident()
+    response = site.client.post(f"/incidents/{public_id}/acknowledge", data={"csrf_token": "x"})
+    assert response.status_code == 403
+    assert "triggered" in site.client.get(f"/incidents/{public_id}").text
+
+
+def test_alert_markup_is_rendered_as_text(site: Site) -> None:
+    site.add_user("ana")
+    site.sign_in("ana")
+    public_id = site.open_incident(
+        summary="<script>alert('x')</script>",
+        labels={"service": "checkout", "note": "<img src=x onerror=alert(1)>"},
+        runbook_url="javascript:alert(1)",
+    )
+    page = site.client.get(f"/incidents/{public_id}").text
+    assert "<script>alert(" not in page
+    assert "&lt;script&gt;alert(" in page
+    assert "<img src=x" not in page
+    assert 'href="javascript:' not in page
+    listing = site.client.get("/incidents").text
+    assert "<script>alert(" not in listing
+
+
+def test_unknown_incident_is_a_404_page(site: Site) -> None:
+    site.add_user("ana")
+    site.sign_in("ana")
+    response = site.client.get("/incidents/INC-9999")
+    assert response.status_code == 404
+    assert "There is no incident INC-9999." in response.text
+
+
+def test_resolve_form_is_prefilled_from_the_alert_and_the_briefing(site: Site) -> None:
+    site.add_user("ana")
+    site.sign_in("ana")
+    public_id = site.open_incident(runbook_url="https://runbooks.local/latency")
+    _store_briefing(site, public_id)
+    page = site.client.get(f"/incidents/{public_id}/resolve").text
+    assert "Checkout p99 latency above 2s. p99 above threshold for 5 minutes" in page
+    assert "HighLatency{env=prod, service=checkout}" in page
+    assert "Connection pool exhausted by idle transactions</textarea>" in page  # citation marker removed
+    assert "1. Kill idle sessions, then raise the pool timeout" in page
+    assert 'value="https://runbooks.local/latency"' in page
+
+
+def test_resolve_names_each_invalid_field_and_keeps_what_was_typed(site: Site) -> None:
+    site.add_user("ana")
+    site.sign_in("ana")
+    public_id = site.open_incident()
+    data = {
+        "symptom": "slow checkout",
+        "error_signature": "p99>2s",
+        "root_cause": "   ",
+        "resolution_steps": "",
+        "outcome": "restored",
+        "runbook_used": "",
+        "failed_attempts": "",
+    }
+    response = site.post_form(
+        f"/incidents/{public_id}/resolve", data, csrf_from=f"/incidents/{public_id}/resolve"
+    )
+    assert response.status_code == 422
+    assert 'id="e-root_cause" aria-live="polite">must not be blank' in response.text
+    assert 'id="e-resolution_steps" aria-live="polite">must not be blank' in response.text
+    assert "slow checkout</textarea>" in response.text
+    assert "triggered" in site.client.get(f"/incidents/{public_id}").text
+
+
+def test_resolve_saves_the_signed_in_engineer_and_queues_memory(site: Site) -> None:
+    site.add_user("ana")
+    site.sign_in("ana")
+    public_id = site.open_incident()
+    data = {
+        "symptom": "slow checkout",
+        "error_signature": "p99>2s",
+        "root_cause": "pool exhausted",
+        "resolution_steps": "killed idle sessions",
+        "outcome": "restored",
+        "runbook_used": "",
+        "failed_attempts": "restarting pods did not help",
+        "resolved_by": "mallory",
+    }
+    response = site.post_form(
+        f"/incidents/{public_id}/resolve", data, csrf_from=f"/incidents/{public_id}/resolve"
+    )
+    assert response.status_code == 303
+    page = site.client.get(f"/incidents/{public_id}").text
+    assert "Resolved by ana" in page and "mallory" not in page
+    assert "memory: pending" in page
+    assert site.client.get(f"/incidents/{public_id}/resolve", follow_redirects=False).status_code == 303
+
+
+def test_viewer_cannot_open_or_submit_the_resolve_form(site: Site) -> None:
+    site.add_user("vic", role="viewer")
+    site.sign_in("vic")
+    public_id = site.open_incident()
+    assert site.client.get(f"/incidents/{public_id}/resolve").status_code == 403
+    data = {
+        "symptom": "x",
+        "error_signature": "x",
+        "root_cause": "x",
+        "resolution_steps": "x",
+        "outcome": "x",
+    }
+    assert site.post_form(f"/incidents/{public_id}/resolve", data).status_code == 403
+    assert "triggered" in site.client.get(f"/incidents/{public_id}").text

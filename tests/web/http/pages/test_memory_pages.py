@@ -1,0 +1,106 @@
+"""Record, memory search, profile and replay pages over a bank holding part of the demo history."""
+
+import re
+
+from tests.support.net import wait_for
+from tests.web.http.pages.conftest import Site
+
+
+def test_record_page_shows_the_labeled_record_of_a_remembered_incident(site: Site) -> None:
+    site.add_user("ana")
+    site.sign_in("ana")
+    first = site.seed(2)[0]
+    page = site.client.get(f"/records/{first}").text
+    assert f"INCIDENT {first} — " in page  # the labeled template, as memory holds it
+    assert "Root cause" in page and "seeded history" in page
+
+
+def test_unknown_record_is_a_404_page(site: Site) -> None:
+    site.add_user("ana")
+    site.sign_in("ana")
+    response = site.client.get("/records/INC-NOPE-1")
+    assert response.status_code == 404
+    assert "Neither this service nor its memory knows INC-NOPE-1." in response.text
+
+
+def test_engineer_adds_a_correction_and_viewer_gets_no_form(site: Site) -> None:
+    site.add_user("ana")
+    site.add_user("vic", role="viewer")
+    first = site.seed(1)[0]
+    site.sign_in("ana")
+    text = "The pool size was not the cause: idle-in-transaction sessions were"
+    response = site.post_form(f"/records/{first}/corrections", {"text": text}, csrf_from=f"/records/{first}")
+    assert response.status_code == 303
+    page = site.client.get(f"/records/{first}").text
+    assert text in page and "Corrections" in page
+    site.post_form("/signout")
+    site.sign_in("vic")
+    page = site.client.get(f"/records/{first}").text
+    assert "Add a correction" not in page
+    assert site.post_form(f"/records/{first}/corrections", {"text": "x"}).status_code == 403
+
+
+def test_memory_search_shows_scores_and_why_and_escapes_the_query(site: Site) -> None:
+    site.add_user("vic", role="viewer")
+    site.sign_in("vic")
+    site.seed(8)
+    page = site.client.get("/memory", params={"q": "connection pool timeout <script>x</script>"}).text
+    assert "<script>x</script>" not in page
+    assert re.search(r"score \d\.\d{3}", page)
+    assert "Why: ranked 1st by" in page
+    assert 'href="/records/' in page
+    assert "<mark>" in page
+
+
+def test_memory_search_by_service_only_returns_that_service(site: Site) -> None:
+    site.add_user("vic", role="viewer")
+    site.sign_in("vic")
+    site.seed(8)
+    page = site.client.get("/memory", params={"q": "timeout errors", "service": "checkout-service"}).text
+    services = set(
+        re.findall(r'<span class="muted">([a-z-]+)</span>\s*<span class="badge badge-plain score"', page)
+    )
+    assert services == {"checkout-service"}
+
+
+def test_profile_refresh_is_followed_to_completion_and_shows_patterns(site: Site) -> None:
+    site.add_user("ana")
+    site.sign_in("ana")
+    site.seed(8)
+    page = site.client.get("/profile").text
+    assert "Last refreshed" in page
+    assert '<svg class="chart"' in page  # incidents per service, drawn on the server
+    response = site.post_form("/profile/refresh", {"service": ""}, csrf_from="/profile")
+    assert response.status_code == 303
+    location = response.headers["location"]
+    assert location.startswith("/profile?operation=")
+    done = wait_for(
+        lambda: (text := site.client.get(location).text) and "refresh completed" in text and text,
+        timeout=60,
+        what="the profile refresh to complete",
+    )
+    assert "failure pattern" in done
+    assert re.search(r'id="pattern-[^"]+"', done)
+    assert 'class="cite" href="/records/' in done
+
+
+def test_viewer_has_no_refresh_button_and_cannot_refresh(site: Site) -> None:
+    site.add_user("vic", role="viewer")
+    site.sign_in("vic")
+    assert "Refresh now" not in site.client.get("/profile").text
+    assert site.post_form("/profile/refresh", {"service": ""}, csrf_from="/profile").status_code == 403
+
+
+def test_replay_shows_what_memory_added(site: Site) -> None:
+    site.add_user("vic", role="viewer")
+    site.sign_in("vic")
+    site.seed(8)
+    public_id = site.open_incident(
+        summary="Checkout requests time out; HikariPool-1 connection is not available",
+        service="checkout-service",
+        description="request timed out after 30000ms",
+    )
+    page = site.client.get(f"/incidents/{public_id}/replay").text
+    assert "Memory off" in page and "Memory on" in page
+    assert "Memory changed this briefing." in page
+    assert 'class="diff-added"' in page

@@ -1,0 +1,114 @@
+"""Memory search and history import over HTTP, on a real database and the real embedded bank."""
+
+import json
+from typing import Any
+
+import pytest
+
+from tests.web.http.routes.conftest import Api
+from web.http.routes import memory as memory_routes
+
+
+def post_mortem(incident_id: str, **overrides: Any) -> dict[str, Any]:
+    return {
+        "incident_id": incident_id,
+        "service": "search-service",
+        "timestamp": "2024-11-02T10:00:00Z",
+        "symptom": "Search results empty for new products; indexing queue backed up.",
+        "error_signature": "EsRejectedExecutionException: rejected execution of bulk (queue capacity 200)",
+        "root_cause": "Bulk indexing thread pool queue too small for the catalogue import burst.",
+        "resolution_steps": "Throttled the importer and raised the bulk queue to 1000.",
+        "runbook_used": "RB-search-cluster",
+        "outcome": "Index caught up in 40 minutes.",
+        "failed_attempts": "",
+        "resolved_by": "mei",
+        **overrides,
+    }
+
+
+def jsonl(*rows: Any) -> str:
+    return "\n".join(r if isinstance(r, str) else json.dumps(r) for r in rows)
+
+
+def import_(api: Api, body: str, media: str = "application/x-ndjson", who: str = "automation") -> Any:
+    return api.client.post(
+        "/api/v1/memory/import", content=body, headers={**api.auth(who), "Content-Type": media}
+    )
+
+
+def search(api: Api, **params: Any) -> Any:
+    return api.client.get("/api/v1/memory/search", params=params, headers=api.auth("reader"))
+
+
+def test_import_summarises_and_the_incidents_open_as_resolved_history(api: Api) -> None:
+    body = jsonl(
+        post_mortem("PM-1"),
+        post_mortem("PM-2", service="cart-service", symptom="Carts lost after Redis failover."),
+        post_mortem("PM-3", root_cause="   "),
+        "{not json",
+        post_mortem("PM-4", severity_level="high"),
+        post_mortem("PM-1", outcome="duplicate line"),
+    )
+    response = import_(api, body)
+    assert response.status_code == 200, response.text
+    summary = response.json()
+    assert (summary["imported"], summary["updated"], summary["unchanged"]) == (2, 0, 0)
+    reasons = {r["line"]: " ".join(r["reasons"]) for r in summary["rejected"]}
+    assert set(reasons) == {3, 4, 5, 6}
+    assert "root_cause" in reasons[3] and "not valid JSON" in reasons[4]
+    assert "severity_level" in reasons[5] and "repeats line 1" in reasons[6]
+
+    incident = api.incident("PM-1")
+    assert incident["status"] == "resolved" and incident["service"] == "search-service"
+    assert any(event["kind"] == "imported" for event in incident["timeline"])
+
+    again = import_(
+        api, jsonl(post_mortem("PM-1"), post_mortem("PM-2", root_cause="Sentinel promoted a stale replica."))
+    )
+    assert (again.json()["unchanged"], again.json()["updated"]) == (1, 1)
+
+
+def test_import_accepts_a_json_list(api: Api) -> None:
+    response = import_(api, json.dumps([post_mortem("PM-9")]), media="application/json")
+    assert response.status_code == 200 and response.json()["imported"] == 1
+
+
+def test_import_refuses_bad_requests(api: Api) -> None:
+    assert import_(api, jsonl(post_mortem("PM-5")), who="reader").status_code == 403
+    assert import_(api, jsonl(post_mortem("PM-5")), media="text/csv").status_code == 415
+    assert import_(api, "  ").status_code == 400
+    response = api.client.post("/api/v1/memory/import", content=jsonl(post_mortem("PM-5")))
+    assert response.status_code == 401
+
+
+def test_import_over_the_size_limit_is_413(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(memory_routes, "MAX_IMPORT_BYTES", 64)
+    response = import_(api, jsonl(post_mortem("PM-6")))
+    assert response.status_code == 413
+    assert response.json()["detail"] == "body is over the 64-byte limit; split the file"
+
+
+def test_search_returns_what_the_agent_would_recall(api: Api) -> None:
+    import_(
+        api,
+        jsonl(
+            post_mortem("PM-1"),
+            post_mortem(
+                "PM-2",
+                service="cart-service",
+                symptom="Customers lost their carts after a Redis failover.",
+                error_signature="redis: MASTER changed, replica promoted with empty dataset",
+                root_cause="A stale replica was promoted.",
+            ),
+        ),
+    )
+    response = search(api, q="bulk indexing queue rejected during catalogue import", limit=2)
+    assert response.status_code == 200, response.text
+    found = response.json()["incidents"]
+    assert found[0]["id"] == "PM-1"
+    assert found[0]["record"]["root_cause"].startswith("Bulk indexing")
+    assert found[0]["score"] > 0 and found[0]["why"]
+    scoped = search(api, q="bulk indexing queue rejected", service="cart-service").json()["incidents"]
+    assert [i["id"] for i in scoped] == ["PM-2"]
+    assert search(api, q="").status_code == 422
+    assert api.client.get("/api/v1/memory/search", params={"q": "x"}).status_code == 401

@@ -1,0 +1,195 @@
+"""Briefings in the service: the agent wired to this process, the worker task, and stored re-runs.
+
+A chat model is opened per briefing (its HTTP client belongs to the event loop that runs it: the
+worker's thread or the web server's), while the bank and the database come from the container.
+The worker claims briefing jobs with a lease, so a briefing owed when the process stops is made
+after it restarts.
+"""
+
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session, sessionmaker
+
+from agent.briefing import Briefing
+from agent.evidence import AlertInput
+from agent.llm import open_model
+from agent.loop import MAX_HOPS, Agent
+from agent.profile import ProfileSource
+from incidents.briefings import service as briefings
+from incidents.briefings.models import Briefing as StoredBriefing
+from incidents.briefings.models import Job
+from incidents.database import transaction
+from incidents.incident import service as incidents
+from incidents.incident.models import Incident
+from incidents.locking import serialized_writes
+from web.app.container import Container
+from web.app.metrics import BRIEFING_JOBS, BRIEFING_LATENCY, BRIEFINGS
+from web.app.worker import Task
+
+log = logging.getLogger(__name__)
+
+MAX_ALERT_CHARS = 4000
+ACTOR = "recallops"
+_QUIET_LABELS = {"alertname", "service", "severity", "job", "instance", "__name__"}
+
+
+@dataclass(frozen=True)
+class StoredResult:
+    incident: str
+    version: int
+    briefing: Briefing
+
+
+def alert_for_incident(*, db_session: Session, incident: Incident) -> AlertInput:
+    """What the agent is told about a stored incident: its first and latest alert, labels included."""
+    alerts = incidents.incident_alerts(db_session=db_session, incident=incident)
+    chosen = [alerts[0], alerts[-1]] if len(alerts) > 1 else alerts
+    parts: list[str] = []
+    for alert in chosen:
+        for text in (alert.summary, alert.description):
+            if text and text not in parts:
+                parts.append(text)
+        labels = ", ".join(f"{k}={v}" for k, v in sorted(alert.labels.items()) if k not in _QUIET_LABELS)
+        if labels and f"Labels: {labels}" not in parts:
+            parts.append(f"Labels: {labels}")
+    text = "\n".join(parts) or incident.title
+    title = (
+        incident.title if incident.alertname in incident.title else f"{incident.alertname}: {incident.title}"
+    )
+    return AlertInput(
+        text=text[:MAX_ALERT_CHARS],
+        service=incident.service,
+        title=title,
+        severity=incident.severity,
+        incident_id=incident.public_id,
+    )
+
+
+@asynccontextmanager
+async def open_agent(container: Container) -> AsyncIterator[Agent]:
+    settings = container.settings
+    model = open_model(settings.llm)
+    try:
+        yield Agent(
+            model=model,
+            bank=container.bank,
+            memory_timeout_s=settings.memory.memory_timeout_s,
+            profile=ProfileSource(container.bank, timeout_s=settings.memory.memory_timeout_s),
+        )
+    finally:
+        await model.aclose()
+
+
+def track_briefing_jobs(sessions: sessionmaker[Session]) -> None:
+    """Briefing jobs waiting, in progress and given up, counted at scrape time across every process."""
+
+    def count(state: str) -> Callable[[], float]:
+        def value() -> float:
+            try:
+                with sessions() as db:
+                    return float(briefings.job_counts(db_session=db).get(state, 0))
+            except SQLAlchemyError:
+                log.warning("briefing job count failed", exc_info=True)
+                return float("nan")
+
+        return value
+
+    for state in ("pending", "running", "failed"):
+        BRIEFING_JOBS.labels(state=state).set_function(count(state))
+
+
+def job_lease_s(container: Container) -> float:
+    """Long enough for every hop to exhaust its retries, so a live job is never claimed twice."""
+    llm = container.settings.llm
+    per_hop = llm.llm_timeout_s * (llm.llm_max_retries + 1) + 30
+    return MAX_HOPS * per_hop + 4 * container.settings.memory.memory_timeout_s + 60
+
+
+def store(
+    container: Container, *, incident_id: int, briefing: Briefing, job_id: int | None = None
+) -> StoredBriefing:
+    """Store a new version (and finish its job) in one transaction, with a line on the timeline."""
+    with transaction(container.sessions) as db, serialized_writes(db):
+        row = briefings.store_briefing(
+            db_session=db,
+            incident_id=incident_id,
+            data=briefing.model_dump(mode="json"),
+            mode=briefing.mode,
+            memory=briefing.memory,
+        )
+        incident = db.get(Incident, incident_id)
+        assert incident is not None
+        warn = f"; {len(briefing.warnings)} warning(s)" if briefing.warnings else ""
+        incidents.add_event(
+            db_session=db,
+            incident=incident,
+            kind="briefed",
+            actor=ACTOR,
+            message=f"briefing v{row.version} ({briefing.mode}, memory {briefing.memory}, "
+            f"{len(briefing.related_incidents)} related incident(s)){warn}",
+            data={"version": row.version, "mode": briefing.mode, "seen_before": briefing.seen_before},
+        )
+        if job_id is not None:
+            job = db.get(Job, job_id)
+            if job is not None:
+                briefings.complete_job(db_session=db, job=job)
+        db.commit()
+    BRIEFINGS.labels(mode=briefing.mode).inc()
+    return row
+
+
+def load_alert(container: Container, incident_id: int) -> AlertInput | None:
+    with container.sessions() as db:
+        incident = db.get(Incident, incident_id)
+        return alert_for_incident(db_session=db, incident=incident) if incident else None
+
+
+async def brief_incident(
+    container: Container, *, incident_id: int, memory_on: bool = True
+) -> Briefing | None:
+    alert = load_alert(container, incident_id)
+    if alert is None:
+        return None
+    started = time.perf_counter()
+    async with open_agent(container) as agent:
+        briefing = await agent.brief(alert, memory_on=memory_on)
+    BRIEFING_LATENCY.labels(mode=briefing.mode).observe(time.perf_counter() - started)
+    return briefing
+
+
+async def run_job(container: Container, job_id: int, incident_id: int | None, memory_on: bool) -> None:
+    try:
+        if incident_id is None:
+            raise LookupError("the job names no incident")
+        briefing = await brief_incident(container, incident_id=incident_id, memory_on=memory_on)
+        if briefing is None:
+            raise LookupError(f"incident {incident_id} does not exist")
+        store(container, incident_id=incident_id, briefing=briefing, job_id=job_id)
+    except Exception as exc:
+        log.exception("briefing job failed", extra={"job_id": job_id, "incident_id": incident_id})
+        with transaction(container.sessions) as db, serialized_writes(db):
+            job = db.get(Job, job_id)
+            if job is not None:
+                briefings.fail_job(db_session=db, job=job, error=f"{type(exc).__name__}: {exc}")
+            db.commit()
+
+
+def briefing_task(container: Container) -> Task:
+    """The worker task: claim one due briefing job, brief, store; report whether there was work."""
+    lease = job_lease_s(container)
+
+    async def brief_due_incidents() -> bool:
+        with transaction(container.sessions) as db, serialized_writes(db):
+            jobs = briefings.claim_due_jobs(db_session=db, limit=1, lease_s=lease)
+            claimed = [(job.id, job.incident_id, job.args.get("memory", "on") != "off") for job in jobs]
+            db.commit()
+        for job_id, incident_id, memory_on in claimed:
+            await run_job(container, job_id, incident_id, memory_on)
+        return bool(claimed)
+
+    return brief_due_incidents

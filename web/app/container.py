@@ -1,0 +1,42 @@
+"""The process's shared parts, built once from settings and handed to routes, worker and CLI alike."""
+
+from dataclasses import dataclass, field
+
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session, sessionmaker
+
+from agent.profile_synthesis import profile_synthesizer
+from incidents.database import make_engine, make_session_factory, upgrade
+from memory import MemoryBank
+from memory.factory import open_bank
+from web.app.settings import Settings
+from web.app.worker import Worker
+
+
+@dataclass
+class Container:
+    settings: Settings
+    engine: Engine
+    sessions: sessionmaker[Session]
+    bank: MemoryBank
+    worker: Worker | None = field(default=None)
+
+    @classmethod
+    def build(cls, settings: Settings | None = None, *, migrate: bool = True) -> "Container":
+        settings = settings or Settings()
+        settings.web.data_dir.mkdir(parents=True, exist_ok=True)
+        engine = make_engine(settings.database_url)
+        if migrate:
+            upgrade(engine)
+        return cls(
+            settings=settings,
+            engine=engine,
+            sessions=make_session_factory(engine),
+            bank=open_bank(settings.memory, profile_synthesizer=profile_synthesizer(settings.llm)),
+        )
+
+    async def aclose(self) -> None:
+        if self.worker is not None:
+            self.worker.stop()
+        await self.bank.close()
+        self.engine.dispose()

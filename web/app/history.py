@@ -1,0 +1,151 @@
+"""Importing history: post-mortems and the demo seeds into the incident store AND the memory bank.
+
+Each valid row is committed to the incident store first (resolved incident, resolution, timeline
+line), then retained in memory under its incident id. Both writes are upserts, so running the same
+import again changes nothing and repairs a run that stopped half-way (memory unreachable, Ctrl-C).
+A row whose id belongs to a live incident is rejected with the reason; every other row still lands.
+"""
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ValidationError
+from sqlalchemy.orm import Session, sessionmaker
+
+from incidents.history import (
+    TEMPLATE,
+    HistoricalIncident,
+    HistoryConflict,
+    Origin,
+    Outcome,
+    upsert_historical,
+)
+from incidents.locking import serialized_writes
+from memory.bank import MemoryBank
+from memory.history import HistoryRow, Rejected, Runbook, describe, validate_items
+from memory.schema import kind_tag, service_tag
+from memory.tools import log_incident
+from web.app.metrics import HISTORY_RECORDS
+
+SEEDS_DIR = Path(str(resources.files("seeds")))  # package data, so an installed wheel finds it
+SEVERITY_UNKNOWN = "unknown"
+
+
+class ImportSummary(BaseModel):
+    imported: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    rejected: list[Rejected] = []
+    runbooks: int = 0
+
+
+@dataclass(frozen=True)
+class Seeds:
+    rows: list[tuple[int, HistoryRow]]
+    runbooks: list[Runbook]
+
+
+def _historical(row: HistoryRow) -> HistoricalIncident:
+    record = row.record()
+    return HistoricalIncident(
+        public_id=record.incident_id,
+        service=record.service,
+        title=row.display_title(),
+        severity=row.severity.lower(),
+        timestamp=record.timestamp,
+        template={name: getattr(record, name) for name in TEMPLATE},
+        resolved_by=record.resolved_by,
+    )
+
+
+def _store(sessions: sessionmaker[Session], row: HistoryRow, origin: Origin, actor: str) -> Outcome:
+    with sessions() as db, serialized_writes(db):
+        outcome = upsert_historical(db_session=db, history=_historical(row), origin=origin, actor=actor)
+        db.commit()
+        return outcome
+
+
+async def import_history(
+    *,
+    sessions: sessionmaker[Session],
+    bank: MemoryBank,
+    rows: list[tuple[int, HistoryRow]],
+    origin: Origin,
+    actor: str,
+    rejected: list[Rejected] | None = None,
+    on_progress: Callable[[int], None] | None = None,
+) -> ImportSummary:
+    """Write every row to both stores; ``MemoryUnavailable`` stops the run (re-run it to finish)."""
+    summary = ImportSummary(rejected=list(rejected or []))
+    for line, row in rows:
+        try:
+            outcome = await asyncio.to_thread(_store, sessions, row, origin, actor)
+        except HistoryConflict as exc:
+            summary.rejected.append(Rejected(line=line, incident_id=row.incident_id, reasons=[str(exc)]))
+        else:
+            severity = None if row.severity.lower() == SEVERITY_UNKNOWN else row.severity.lower()
+            await log_incident(
+                bank,
+                row.record(),
+                severity=severity,
+                metadata={"origin": origin, "title": row.display_title()},
+            )
+            setattr(summary, outcome, getattr(summary, outcome) + 1)
+            HISTORY_RECORDS.labels(origin=origin, outcome=outcome).inc()
+        if on_progress is not None:
+            on_progress(1)
+    summary.rejected.sort(key=lambda r: r.line)
+    HISTORY_RECORDS.labels(origin=origin, outcome="rejected").inc(len(summary.rejected))
+    return summary
+
+
+async def retain_runbooks(bank: MemoryBank, runbooks: list[Runbook]) -> int:
+    for runbook in runbooks:
+        await bank.retain(
+            document_id=runbook.runbook_id,
+            content=runbook.text(),
+            tags=[service_tag(runbook.service), kind_tag("runbook")],
+            metadata={"runbook_id": runbook.runbook_id, "service": runbook.service, "title": runbook.title},
+            timestamp=runbook.timestamp(),
+            context=f"runbook of {runbook.service}",
+        )
+    return len(runbooks)
+
+
+def load_seeds(directory: Path = SEEDS_DIR) -> Seeds:
+    """The demo history: incidents and runbooks, each naming a service of ``services.yaml``.
+
+    The seeds are the project's own data, so anything invalid in them is an error, not a rejection.
+    """
+    services = {s["name"] for s in _yaml(directory / "services.yaml")["services"]}
+    rows, rejected = validate_items(
+        list(enumerate(_yaml(directory / "incidents.yaml")["incidents"], start=1))
+    )
+    problems = [f"incident {r.line} ({r.incident_id}): {'; '.join(r.reasons)}" for r in rejected]
+    problems += [
+        f"incident {line} ({row.incident_id}): unknown service {row.service}"
+        for line, row in rows
+        if row.service not in services
+    ]
+    runbooks = []
+    for n, item in enumerate(_yaml(directory / "runbooks.yaml")["runbooks"], start=1):
+        try:
+            runbook = Runbook.model_validate(item)
+        except ValidationError as exc:
+            problems.append(f"runbook {n}: {'; '.join(describe(exc))}")
+            continue
+        if runbook.service not in services:
+            problems.append(f"runbook {n} ({runbook.runbook_id}): unknown service {runbook.service}")
+        runbooks.append(runbook)
+    if problems:
+        raise ValueError(f"invalid seeds in {directory}: " + " | ".join(problems))
+    return Seeds(rows=rows, runbooks=runbooks)
+
+
+def _yaml(path: Path) -> dict:
+    with path.open(encoding="utf-8") as handle:
+        return yaml.safe_load(handle)

@@ -1,1 +1,0 @@
-"""Multi-step work with side effects across the incident store and memory."""

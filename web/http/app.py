@@ -1,0 +1,62 @@
+"""The FastAPI application: migrations and memory at start, the worker beside it, routes on top."""
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from web.app import metrics
+from web.app.briefings import track_briefing_jobs
+from web.app.container import Container
+from web.app.memory_outbox import track_memory_outbox
+from web.app.settings import Settings
+from web.app.tasks import build_worker
+from web.http import errors
+from web.http.routes import (
+    alerts,
+    briefings,
+    health,
+    incidents,
+    memory,
+    pages,
+    profile,
+    resolution_conversation,
+    resolutions,
+)
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        container = Container.build(settings)
+        app.state.container = container
+        metrics.track_open_incidents(container.sessions)
+        track_memory_outbox(container.sessions)
+        track_briefing_jobs(container.sessions)
+        if settings.web.run_worker:
+            container.worker = build_worker(container)
+            container.worker.start()
+        try:
+            yield
+        finally:
+            await container.aclose()
+
+    app = FastAPI(
+        title="RecallOps",
+        version="0.1.0",
+        description="Incident response with memory: alerts in, briefings from past incidents out.",
+        lifespan=lifespan,
+    )
+    errors.install(app)
+    app.include_router(health.router)
+    app.include_router(alerts.router)
+    app.include_router(incidents.router)
+    app.include_router(briefings.router)
+    app.include_router(resolutions.router)
+    app.include_router(resolution_conversation.router)
+    app.include_router(profile.router)
+    app.include_router(memory.router)
+    pages.install(app, settings.web)
+    return app

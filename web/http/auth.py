@@ -1,0 +1,83 @@
+"""Who is calling, and may they: ``current_principal`` and the ``require(scope)`` dependency.
+
+Machines send ``Authorization: Bearer <token>``; the token's scopes decide. A request that carries a
+bearer token is judged by it alone (a wrong token is a 401, never a fallback to something else).
+People are added here too: ``current_principal`` is the one place a new kind of caller is recognised.
+"""
+
+from collections.abc import Awaitable, Callable
+
+from fastapi import Depends, HTTPException, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from sqlalchemy.orm import Session
+
+from incidents.auth import tokens
+from incidents.locking import serialized_writes
+from web.http import sessions
+from web.http.deps import get_container
+from web.http.security import Principal
+
+bearer_scheme = HTTPBearer(auto_error=False, description="An API token from `recallops token create`.")
+CHALLENGE = {"WWW-Authenticate": 'Bearer realm="recallops"'}
+
+
+def bearer_secret(request: Request) -> str | None:
+    """The token after ``Bearer``, or ``None`` when the header is absent or another scheme."""
+    header = request.headers.get("authorization", "")
+    scheme, _, secret = header.partition(" ")
+    if scheme.lower() != "bearer" or not secret.strip():
+        return None
+    return secret.strip()
+
+
+def token_principal(db_session: Session, secret: str) -> Principal | None:
+    token = tokens.verify_token(db_session=db_session, secret=secret)
+    if token is None:
+        return None
+    _mark_used(db_session, token)
+    return Principal(name=token.name, kind="token", scopes=token.scopes)
+
+
+def _mark_used(db_session: Session, token: tokens.LiveToken) -> None:
+    if not tokens.needs_touch(token):
+        return
+    with serialized_writes(db_session):
+        tokens.touch(db_session=db_session, token=token)
+        db_session.commit()
+
+
+def current_principal(request: Request, db_session: Session) -> Principal | None:
+    """The caller, or ``None`` when anonymous or unrecognised: a bearer token, else a signed-in user."""
+    secret = bearer_secret(request)
+    if secret is not None:
+        return token_principal(db_session, secret)
+    return sessions.api_user_principal(request, db_session)
+
+
+def authorize(principal: Principal | None, scope: str) -> Principal:
+    """401 without a valid credential, 403 when it lacks ``scope``."""
+    if principal is None:
+        raise HTTPException(401, "missing or invalid bearer token", headers=CHALLENGE)
+    if not principal.can(scope):
+        raise HTTPException(403, f"{principal.name!r} lacks the {scope!r} scope")
+    return principal
+
+
+def identify(request: Request) -> Principal | None:
+    """``current_principal`` in a short session of its own: no connection is held afterwards, while
+    the request reads its body or waits for its turn to write."""
+    with get_container(request).sessions() as db_session:
+        return current_principal(request, db_session)
+
+
+def require(scope: str) -> Callable[..., Awaitable[Principal]]:
+    """A dependency returning the caller when it holds ``scope``; nothing runs or is stored otherwise."""
+
+    async def dependency(
+        request: Request,
+        _credentials: HTTPAuthorizationCredentials | None = Depends(bearer_scheme),
+    ) -> Principal:
+        return authorize(await run_in_threadpool(identify, request), scope)
+
+    return dependency

@@ -1,0 +1,1 @@
+"""FastAPI routers: the JSON API under ``/api/v1``, health and metrics, and the pages."""

@@ -1,0 +1,246 @@
+"""Alert intake over HTTP: one route per source, each storing before it answers.
+
+Flow of a request: authenticate the sender, read the body (``web.http.body``), validate it against the
+source's model, map it to normalized alerts, store and route them in one transaction, commit, then
+answer. A 2xx therefore means the alerts are on disk; an error means nothing was written.
+"""
+
+import logging
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ValidationError
+from sqlalchemy.exc import DataError, DBAPIError, OperationalError
+
+from incidents.alerts.adapters import SOURCES
+from incidents.alerts.normalized import NormalizedAlert
+from incidents.alerts.schemas import LabelLimits, PagerDutyEvent
+from incidents.alerts.service import IngestResult, ingest
+from incidents.locking import serialized_writes
+from web.app import metrics
+from web.app.container import Container
+from web.http.auth import bearer_secret, require, token_principal
+from web.http.body import BodyError, read_json, request_body_schema
+from web.http.deps import get_container
+from web.http.security import Principal
+
+log = logging.getLogger(__name__)
+router = APIRouter(tags=["alerts"])
+
+SCOPE = "alerts:write"
+PD_SUCCESS = {"status": "success", "message": "Event processed"}
+
+
+class AlertOutcome(BaseModel):
+    fingerprint: str
+    status: str
+    outcome: str
+    incident: str | None
+    opened: bool
+
+
+class IntakeResponse(BaseModel):
+    accepted: int
+    stored: int
+    duplicates: int
+    incidents: list[str]
+    alerts: list[AlertOutcome]
+
+
+class PagerDutyResponse(BaseModel):
+    status: str
+    message: str
+    dedup_key: str
+
+
+class PagerDutyError(BaseModel):
+    status: str
+    message: str
+    errors: list[str]
+    detail: str
+
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"description": text}
+    for code, text in (
+        (400, "not JSON"),
+        (401, "missing or invalid token"),
+        (403, "token lacks alerts:write"),
+        (413, "body over the size limit"),
+        (415, "not application/json"),
+        (422, "payload does not match the source's format"),
+        (503, "database busy; retry"),
+    )
+}
+
+
+def _limits(container: Container) -> LabelLimits:
+    settings = container.settings.incidents
+    return LabelLimits(max_labels=settings.max_labels, max_label_chars=settings.max_label_chars)
+
+
+def _validation_errors(exc: ValidationError) -> list[str]:
+    problems = []
+    for error in exc.errors(include_url=False):
+        where = ".".join(str(part) for part in error["loc"]) or "body"
+        problems.append(f"{where}: {error['msg']}")
+    return problems
+
+
+def _normalize(container: Container, source: str, raw: Any) -> list[NormalizedAlert]:
+    model, adapter = SOURCES[source]
+    try:
+        body = model.model_validate(raw, context={"limits": _limits(container)})
+    except ValidationError as exc:
+        problems = _validation_errors(exc)
+        raise BodyError(422, f"invalid {source} payload: " + "; ".join(problems[:5]), problems) from exc
+    return adapter(body, raw, container.settings.incidents.service_labels)
+
+
+def _store(container: Container, alerts: Sequence[NormalizedAlert], via: str) -> list[IngestResult]:
+    """One transaction for the whole payload, committed before the caller answers."""
+    try:
+        with container.sessions() as db, serialized_writes(db):
+            results = ingest(db_session=db, alerts=alerts, via=via)
+            db.commit()
+    except DataError as exc:
+        raise BodyError(422, f"a value does not fit the database: {exc.orig}") from exc
+    except (OperationalError, DBAPIError) as exc:
+        log.warning("alert intake could not write", extra={"error": str(exc.orig)})
+        raise BodyError(503, "database busy or unavailable; retry") from exc
+    return results
+
+
+async def _accept(
+    container: Container, source: str, alerts: list[NormalizedAlert], via: str
+) -> list[IngestResult]:
+    results = await run_in_threadpool(_store, container, alerts, via)
+    if container.worker is not None and any(result.opened for result in results):
+        container.worker.wake()
+    for result in results:
+        metrics.ALERTS_RECEIVED.labels(source, result.outcome).inc()
+    return results
+
+
+def _summary(results: list[IngestResult]) -> dict[str, Any]:
+    incidents = list(dict.fromkeys(r.incident for r in results if r.incident))
+    stored = sum(r.outcome == "stored" for r in results)
+    return {
+        "accepted": len(results),
+        "stored": stored,
+        "duplicates": len(results) - stored,
+        "incidents": incidents,
+        "alerts": [
+            {
+                "fingerprint": r.fingerprint,
+                "status": r.status,
+                "outcome": r.outcome,
+                "incident": r.incident,
+                "opened": r.opened,
+            }
+            for r in results
+        ],
+    }
+
+
+async def _intake(request: Request, source: str, principal: Principal) -> JSONResponse:
+    started = time.perf_counter()
+    container = get_container(request)
+    try:
+        raw = await read_json(request, max_bytes=container.settings.incidents.max_body_bytes)
+        alerts = _normalize(container, source, raw)
+        results = await _accept(container, source, alerts, principal.name)
+    except BodyError as exc:
+        metrics.ALERTS_RECEIVED.labels(source, "rejected").inc()
+        return JSONResponse(status_code=exc.status, content={"detail": exc.detail, "errors": exc.errors})
+    finally:
+        metrics.INTAKE_LATENCY.labels(source).observe(time.perf_counter() - started)
+    return JSONResponse(status_code=200, content=_summary(results))
+
+
+def _route(source: str, model: type[BaseModel], summary: str) -> None:
+    async def receive(request: Request, principal: Principal = Depends(require(SCOPE))) -> JSONResponse:
+        return await _intake(request, source, principal)
+
+    receive.__doc__ = summary
+    path = "/api/v1/alerts" if source == "generic" else f"/api/v1/alerts/{source}"
+    router.post(
+        path,
+        response_model=IntakeResponse,
+        responses=ERRORS,
+        openapi_extra=request_body_schema(model),
+        name=f"alerts_{source}",
+        summary=summary,
+    )(receive)
+
+
+for _source, _summary_text in (
+    ("alertmanager", "Prometheus Alertmanager webhook (version 4)"),
+    ("grafana", "Grafana unified alerting webhook contact point"),
+    ("generic", "RecallOps generic JSON alert"),
+):
+    _route(_source, SOURCES[_source][0], _summary_text)
+
+
+def _pd_error(status: int, kind: str, message: str, errors: list[str]) -> JSONResponse:
+    content = {"status": kind, "message": message, "errors": errors, "detail": "; ".join(errors)}
+    return JSONResponse(status_code=status, content=content)
+
+
+PD_ROUTE: dict[str, Any] = {
+    "status_code": 202,
+    "response_model": PagerDutyResponse,
+    "responses": {code: {"model": PagerDutyError} for code in (400, 401, 403, 413, 415, 503)},
+    "openapi_extra": request_body_schema(PagerDutyEvent),
+    "summary": "PagerDuty Events API v2 (trigger, acknowledge, resolve)",
+}
+
+
+@router.post("/v2/enqueue", **PD_ROUTE)
+@router.post("/api/v1/alerts/pagerduty", **PD_ROUTE)
+async def pagerduty(request: Request) -> JSONResponse:
+    """Speaks PagerDuty's dialect so ``pdpyras`` works unchanged: the ``routing_key`` is a RecallOps
+    token with ``alerts:write`` (a bearer header, when sent, is used instead), errors come back in
+    PagerDuty's shape."""
+    started = time.perf_counter()
+    container = get_container(request)
+    try:
+        raw = await read_json(request, max_bytes=container.settings.incidents.max_body_bytes)
+        principal = await run_in_threadpool(_pd_principal, request, container, raw)
+        if principal is None:
+            return _pd_error(401, "unauthorized", "Invalid routing key", ["routing_key is not a valid token"])
+        if not principal.can(SCOPE):
+            return _pd_error(403, "forbidden", "Forbidden", [f"{principal.name!r} lacks the {SCOPE!r} scope"])
+        alerts = _normalize(container, "pagerduty", raw)
+        await _accept(container, "pagerduty", alerts, principal.name)
+    except BodyError as exc:
+        metrics.ALERTS_RECEIVED.labels("pagerduty", "rejected").inc()
+        status = 400 if exc.status == 422 else exc.status
+        return _pd_error(status, "invalid event", "Event object is invalid", exc.errors)
+    finally:
+        metrics.INTAKE_LATENCY.labels("pagerduty").observe(time.perf_counter() - started)
+    return JSONResponse(status_code=202, content={**PD_SUCCESS, "dedup_key": alerts[0].dedup_key})
+
+
+def _pd_principal(request: Request, container: Container, raw: Any) -> Principal | None:
+    secret = bearer_secret(request)
+    if secret is None:
+        routing_key = raw.get("routing_key") if isinstance(raw, dict) else None
+        if not isinstance(routing_key, str):
+            raise BodyError(400, "routing_key is missing", ["routing_key: Field required"])
+        secret = routing_key
+    with container.sessions() as db:
+        return token_principal(db, secret)
+
+
+@router.post("/api/v1/alerts/{source}", status_code=404, responses={404: {"description": "unknown source"}})
+async def unknown_source(source: str) -> JSONResponse:
+    """Any other source name: a 404 that names it and lists the known ones."""
+    known = ", ".join(f"/api/v1/alerts/{name}" for name in SOURCES if name != "generic")
+    return JSONResponse(
+        status_code=404, content={"detail": f"unknown alert source {source!r}; use {known} or /api/v1/alerts"}
+    )

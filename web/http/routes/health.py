@@ -1,0 +1,46 @@
+"""Liveness, readiness (database, memory, LLM) and Prometheus metrics."""
+
+from typing import Any
+
+from fastapi import APIRouter, Depends, Response
+from fastapi.responses import JSONResponse
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from sqlalchemy import text
+
+from agent.llm import STATUS as LLM_STATUS
+from web.app.container import Container
+from web.http.deps import get_container
+
+router = APIRouter(tags=["operations"])
+
+
+@router.get("/healthz")
+def healthz() -> dict[str, str]:
+    return {"status": "ok"}
+
+
+@router.get("/readyz")
+async def readyz(container: Container = Depends(get_container)) -> JSONResponse:
+    checks: dict[str, Any] = {}
+    try:
+        with container.engine.connect() as connection:
+            connection.execute(text("SELECT 1"))
+        checks["database"] = {"ok": True}
+    except Exception as exc:
+        checks["database"] = {"ok": False, "detail": str(exc)}
+    health = await container.bank.health()
+    checks["memory"] = {"ok": health.ok, "driver": health.driver, "detail": health.detail}
+    llm = container.settings.llm
+    checks["llm"] = (
+        {"mode": "llm", "model": llm.llm_model, **LLM_STATUS.as_dict()}
+        if llm.uses_groq
+        else {"ok": True, "mode": "evidence-only"}
+    )
+    # Memory down degrades briefings, it does not stop intake: only the database gates readiness.
+    status = 200 if checks["database"]["ok"] else 503
+    return JSONResponse(status_code=status, content={"ready": status == 200, "checks": checks})
+
+
+@router.get("/metrics")
+def metrics() -> Response:
+    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)

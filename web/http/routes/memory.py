@@ -1,0 +1,143 @@
+"""Memory over HTTP: search it the way the agent does, and import historical post-mortems into it.
+
+``GET /api/v1/memory/search`` calls the agent's own tool (``recall_similar_incidents``), so a person
+sees exactly the incidents a briefing would be built from, with their scores and why they matched.
+``POST /api/v1/memory/import`` takes JSONL (``application/x-ndjson``) or a JSON list and answers with
+the summary: imported, updated, unchanged, and each rejected line with its reasons.
+"""
+
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from pydantic import BaseModel
+
+from memory import MemoryUnavailable, RecalledIncident
+from memory.history import parse_rows
+from memory.schema import IncidentRecord, tag_value
+from memory.tools import recall_similar_incidents
+from web.app.container import Container
+from web.app.history import ImportSummary, import_history
+from web.app.metrics import MEMORY_SEARCH_LATENCY
+from web.http.auth import require
+from web.http.body import BodyError, read_capped
+from web.http.deps import get_container
+from web.http.security import Principal
+
+router = APIRouter(prefix="/api/v1/memory", tags=["memory"])
+
+MAX_IMPORT_BYTES = 20 * 1024 * 1024
+IMPORT_TYPES = ("application/json", "application/x-ndjson", "application/jsonl", "application/json-seq")
+ERRORS: dict[int | str, dict[str, str]] = {
+    401: {"description": "missing or invalid credentials"},
+    403: {"description": "lacks the scope"},
+    503: {"description": "memory is unreachable; the detail says why"},
+}
+
+
+class MemoryHit(BaseModel):
+    id: str
+    service: str | None
+    kind: str | None
+    score: float
+    why: dict[str, int]
+    tags: list[str]
+    metadata: dict[str, str]
+    timestamp: datetime | None
+    record: IncidentRecord | None
+    text: str
+
+
+class SearchResult(BaseModel):
+    query: str
+    service: str | None
+    incidents: list[MemoryHit]
+
+
+def hit(incident: RecalledIncident) -> MemoryHit:
+    record = incident.record
+    return MemoryHit(
+        id=incident.id,
+        service=record.service if record else tag_value(incident.tags, "service"),
+        kind=tag_value(incident.tags, "kind"),
+        score=round(incident.score, 4),
+        why=incident.why,
+        tags=incident.tags,
+        metadata=incident.metadata,
+        timestamp=incident.timestamp,
+        record=record,
+        text=incident.text,
+    )
+
+
+@router.get("/search", response_model=SearchResult, responses=ERRORS)
+async def search(
+    q: Annotated[str, Query(min_length=1, max_length=4000, description="Alert text or a question")],
+    service: Annotated[str | None, Query(max_length=255, description="Only this service's records")] = None,
+    limit: Annotated[int, Query(ge=1, le=50, description="Incidents (not facts) to return")] = 3,
+    _: Principal = Depends(require("read")),
+    container: Container = Depends(get_container),
+) -> SearchResult:
+    """The incidents the agent's recall tool returns for this text, best first."""
+    try:
+        with MEMORY_SEARCH_LATENCY.time():
+            found = await recall_similar_incidents(container.bank, q, service=service or None, limit=limit)
+    except MemoryUnavailable as exc:
+        raise HTTPException(503, f"memory unavailable: {exc}") from exc
+    return SearchResult(query=q, service=service or None, incidents=[hit(i) for i in found])
+
+
+async def _read_text(request: Request) -> str:
+    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media not in IMPORT_TYPES:
+        raise HTTPException(
+            415,
+            f"send JSONL (application/x-ndjson) or a JSON list (application/json), not {media or 'nothing'}",
+        )
+    try:
+        data = await read_capped(request, max_bytes=MAX_IMPORT_BYTES, advice="; split the file")
+    except BodyError as exc:
+        raise HTTPException(exc.status, exc.detail) from exc
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise HTTPException(400, "body is not UTF-8") from exc
+    if not text.strip():
+        raise HTTPException(400, "empty body: expected one JSON record per line, or a JSON list")
+    return text
+
+
+@router.post(
+    "/import",
+    response_model=ImportSummary,
+    responses={**ERRORS, 413: {"description": "body too large"}, 415: {"description": "not JSON or JSONL"}},
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {
+                "application/x-ndjson": {
+                    "schema": {"type": "string", "description": "one JSON record a line"}
+                },
+                "application/json": {"schema": {"type": "array", "items": {"type": "object"}}},
+            },
+        }
+    },
+)
+async def import_records(
+    request: Request,
+    principal: Principal = Depends(require("incidents:write")),
+    container: Container = Depends(get_container),
+) -> ImportSummary:
+    """Import historical post-mortems as resolved incidents, in the incident store and in memory."""
+    rows, rejected = parse_rows(await _read_text(request))
+    try:
+        return await import_history(
+            sessions=container.sessions,
+            bank=container.bank,
+            rows=rows,
+            origin="import",
+            actor=principal.name,
+            rejected=rejected,
+        )
+    except MemoryUnavailable as exc:
+        raise HTTPException(503, f"memory unavailable: {exc}; the import is safe to send again") from exc

@@ -1,0 +1,46 @@
+"""The server-rendered pages for on-call engineers, and what they need around them.
+
+``install`` adds the session cookie, the security headers, the static files and one router per page
+group, plus the handlers that turn "sign in first" and page errors into HTML rather than JSON.
+"""
+
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.concurrency import run_in_threadpool
+
+from web.app.settings import WebSettings
+from web.http import sessions
+from web.http.headers import SecurityHeaders
+from web.http.routes.pages import incident, incidents, memory, profile, records, replay, resolve, signin
+from web.http.routes.pages.common import PageError, SignInRequired, error_page, sign_in_redirect
+from web.http.templating import STATIC_DIR
+from web.http.throttle import SignInThrottle
+
+ROUTERS = (
+    signin.router,
+    incidents.router,
+    incident.router,
+    resolve.router,
+    replay.router,
+    records.router,
+    memory.router,
+    profile.router,
+)
+
+
+def install(app: FastAPI, settings: WebSettings) -> None:
+    sessions.install(app, settings)
+    app.state.signin_throttle = SignInThrottle()
+    app.add_middleware(SecurityHeaders)
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    for router in ROUTERS:
+        app.include_router(router)
+
+    @app.exception_handler(SignInRequired)
+    async def _sign_in(request: Request, exc: SignInRequired) -> RedirectResponse:
+        return sign_in_redirect(request, exc)
+
+    @app.exception_handler(PageError)
+    async def _page_error(request: Request, exc: PageError) -> HTMLResponse:
+        return await run_in_threadpool(error_page, request, exc)

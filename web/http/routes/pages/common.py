@@ -1,0 +1,117 @@
+"""What every page route shares: who is signed in, the CSRF check on forms, rendering, page errors.
+
+A page route parses its input, asks for a principal with the scope it needs, calls a service and
+renders. A visitor who is not signed in is sent to the sign-in page with a local ``next`` path; a
+signed-in user without the scope gets a 403 page; a form without this session's CSRF token is refused.
+"""
+
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+from fastapi import Depends, Request
+from fastapi.responses import HTMLResponse, RedirectResponse
+from sqlalchemy.orm import Session
+from starlette.datastructures import FormData
+
+from web.http import sessions
+from web.http.deps import get_container, get_db
+from web.http.security import Principal
+from web.http.templating import templates
+
+
+class SignInRequired(Exception):
+    def __init__(self, next_path: str) -> None:
+        self.next_path = next_path
+
+
+@dataclass
+class PageError(Exception):
+    status: int
+    title: str
+    message: str
+
+
+def safe_next(value: str | None, default: str = "/incidents") -> str:
+    """A path on this site, or the default: never another host, scheme or protocol-relative URL."""
+    if not value or not value.startswith("/") or value.startswith("//") or "\\" in value:
+        return default
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
+        return default
+    parts = urlsplit(value)
+    if parts.scheme or parts.netloc:
+        return default
+    return value
+
+
+def _request_path(request: Request) -> str:
+    query = request.url.query
+    return request.url.path + (f"?{query}" if query else "")
+
+
+def page_user(request: Request, db: Session = Depends(get_db)) -> Principal:
+    principal = sessions.user_principal(request, db, get_container(request).settings.web)
+    if principal is None:
+        raise SignInRequired(_request_path(request) if request.method == "GET" else "/incidents")
+    return principal
+
+
+def page_writer(principal: Principal = Depends(page_user)) -> Principal:
+    """An engineer: the scope to acknowledge, re-brief and resolve."""
+    if not principal.can("incidents:write"):
+        raise PageError(403, "Not allowed", "Viewers can read incidents but not change them.")
+    return principal
+
+
+async def checked_form(request: Request) -> FormData:
+    """The submitted form, once its CSRF token matches this session's."""
+    form = await request.form()
+    token = form.get(sessions.CSRF_FIELD)
+    if not sessions.csrf_valid(request, token if isinstance(token, str) else None):
+        raise PageError(403, "Form expired", "This form is no longer valid. Reload the page and try again.")
+    return form
+
+
+def flash(request: Request, text: str, level: str = "ok") -> None:
+    """A one-line message for the next page this browser renders (after a redirect)."""
+    request.session.setdefault("flash", []).append({"text": text, "level": level})
+
+
+def redirect(path: str) -> RedirectResponse:
+    return RedirectResponse(path, status_code=303)
+
+
+def render(
+    request: Request,
+    template: str,
+    context: dict[str, Any],
+    *,
+    principal: Principal | None,
+    status: int = 200,
+) -> HTMLResponse:
+    settings = get_container(request).settings.web
+    base = {
+        "principal": principal,
+        "csrf_token": sessions.csrf_token(request),
+        "can_write": bool(principal and principal.can("incidents:write")),
+        "sso": sessions.from_sso(request, settings),
+        "flashes": request.session.pop("flash", []),
+        "nav": "",
+    }
+    response = templates.TemplateResponse(request, template, base | context, status_code=status)
+    response.headers["cache-control"] = "no-store"
+    return response
+
+
+def sign_in_redirect(request: Request, exc: SignInRequired) -> RedirectResponse:
+    return RedirectResponse(f"/signin?next={quote(safe_next(exc.next_path), safe='/')}", status_code=303)
+
+
+def error_page(request: Request, exc: PageError) -> HTMLResponse:
+    principal = None
+    if "session" in request.scope:
+        container = get_container(request)
+        with container.sessions() as db:
+            principal = sessions.user_principal(request, db, container.settings.web)
+    context = {"title": exc.title, "message": exc.message, "status": exc.status}
+    return render(request, "error.html", context, principal=principal, status=exc.status)

@@ -1,0 +1,125 @@
+"""The incident page and its actions: acknowledge and re-run the briefing.
+
+The page is what the on-call engineer works from: the alert signal and the likely root cause on the
+left; the suggested fix, the risky actions and the recalled incidents on the right, each citation a
+link to its source; memory and LLM status; the actions an engineer may take (viewers see none).
+"""
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import HTMLResponse, RedirectResponse
+from sqlalchemy.orm import Session
+from starlette.datastructures import FormData
+
+from incidents.briefings import service as briefing_service
+from incidents.incident import service as incident_service
+from incidents.incident.models import Incident
+from incidents.locking import serialized_writes
+from incidents.resolution import service as resolution_service
+from incidents.timeutil import utcnow
+from web.http.deps import get_container, get_db
+from web.http.routes.pages.common import (
+    PageError,
+    checked_form,
+    flash,
+    page_user,
+    page_writer,
+    redirect,
+    render,
+)
+from web.http.security import Principal
+from web.http.views.briefing import SECTIONS, briefing_view
+
+router = APIRouter(include_in_schema=False)
+
+TIMELINE_SHOWN = 200
+
+
+def load_incident(db: Session, public_id: str) -> Incident:
+    incident = incident_service.get_by_public_id(db_session=db, public_id=public_id)
+    if incident is None:
+        raise PageError(404, "No such incident", f"There is no incident {public_id}.")
+    return incident
+
+
+@router.get("/incidents/{public_id}", response_class=HTMLResponse)
+def incident_page(
+    request: Request,
+    public_id: str,
+    principal: Principal = Depends(page_user),
+    db: Session = Depends(get_db),
+) -> HTMLResponse:
+    incident = load_incident(db, public_id)
+    settings = get_container(request).settings
+    briefing = briefing_service.latest_briefing(db_session=db, incident_id=incident.id)
+    job = briefing_service.latest_job(db_session=db, incident_id=incident.id)
+    events = incident_service.timeline(db_session=db, incident=incident)
+    recurrence = None
+    if incident.recurrence_of_id is not None:
+        recurrence = incident_service.public_ids(db_session=db, ids=[incident.recurrence_of_id]).get(
+            incident.recurrence_of_id
+        )
+    context = {
+        "nav": "incidents",
+        "incident": incident,
+        "alert": incident_service.latest_alert(db_session=db, incident=incident),
+        "events": events[-TIMELINE_SHOWN:],
+        "events_hidden": max(len(events) - TIMELINE_SHOWN, 0),
+        "briefing": briefing_view(briefing.data) if briefing else None,
+        "briefing_version": briefing.version if briefing else None,
+        "briefing_pending": job is not None and job.state in ("pending", "running"),
+        "job": job,
+        "sections": SECTIONS,
+        "resolution": resolution_service.get_resolution(db_session=db, incident_id=incident.id),
+        "corrections": resolution_service.list_corrections(db_session=db, incident_id=incident.id),
+        "memory": resolution_service.memory_detail(db_session=db, incident_id=incident.id),
+        "memory_driver": settings.memory.memory,
+        "llm": {"groq": settings.llm.uses_groq, "model": settings.llm.llm_model},
+        "recurrence_of": recurrence,
+        "now": utcnow(),
+    }
+    return render(request, "incident.html", context, principal=principal)
+
+
+@router.post("/incidents/{public_id}/acknowledge")
+def acknowledge(
+    request: Request,
+    public_id: str,
+    _: FormData = Depends(checked_form),
+    principal: Principal = Depends(page_writer),
+    db: Session = Depends(get_db),
+) -> RedirectResponse:
+    with serialized_writes(db):
+        incident = load_incident(db, public_id)
+        try:
+            changed = incident_service.acknowledge(db_session=db, incident=incident, actor=principal.name)
+        except incident_service.IncidentError as exc:
+            raise PageError(409, "Cannot acknowledge", str(exc)) from exc
+        db.commit()
+    flash(request, "Acknowledged." if changed else "Already acknowledged.")
+    return redirect(f"/incidents/{public_id}")
+
+
+@router.post("/incidents/{public_id}/briefing")
+def rerun_briefing(
+    request: Request,
+    public_id: str,
+    _: FormData = Depends(checked_form),
+    principal: Principal = Depends(page_writer),
+    db: Session = Depends(get_db),
+) -> RedirectResponse:
+    with serialized_writes(db):
+        incident = load_incident(db, public_id)
+        briefing_service.enqueue_briefing(db_session=db, incident_id=incident.id)
+        incident_service.add_event(
+            db_session=db,
+            incident=incident,
+            kind="briefing_requested",
+            actor=principal.name,
+            message=f"briefing re-run requested by {principal.name}",
+        )
+        db.commit()
+    worker = get_container(request).worker
+    if worker is not None:
+        worker.wake()
+    flash(request, "Briefing re-run queued; this page updates when it is ready.")
+    return redirect(f"/incidents/{public_id}#briefing")

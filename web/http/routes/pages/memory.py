@@ -1,0 +1,82 @@
+"""Memory search: what the bank recalls for a query, with scores and why each incident matched."""
+
+from dataclasses import dataclass
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import HTMLResponse
+from starlette.concurrency import run_in_threadpool
+
+from incidents.incident import service as incident_service
+from memory import MemoryUnavailable, RecalledIncident
+from memory.tools import recall_similar_incidents
+from web.app.container import Container
+from web.http.deps import get_container
+from web.http.routes.pages.common import page_user, render
+from web.http.security import Principal
+from web.http.views.search import Piece, highlight, terms, why
+
+router = APIRouter(include_in_schema=False)
+
+MAX_QUERY_CHARS = 2000
+LIMITS = (5, 10, 20)
+
+
+@dataclass(frozen=True)
+class Result:
+    recalled: RecalledIncident
+    pieces: list[Piece]  # the whole record
+    gist: list[tuple[str, list[Piece]]]  # symptom and root cause, for reading at a glance
+    why: str
+
+
+def _result(recalled: RecalledIncident, marks: list[str]) -> Result:
+    record = recalled.record
+    gist = []
+    if record is not None:
+        gist = [
+            ("Symptom", highlight(record.symptom, marks)),
+            ("Root cause", highlight(record.root_cause, marks)),
+        ]
+    return Result(recalled=recalled, pieces=highlight(recalled.text, marks), gist=gist, why=why(recalled))
+
+
+def _services(container: Container) -> list[str]:
+    with container.sessions() as db:
+        return incident_service.distinct_services(db_session=db)
+
+
+@router.get("/memory", response_class=HTMLResponse)
+async def memory_search(
+    request: Request,
+    q: str = "",
+    service: str = "",
+    limit: str = "10",
+    principal: Principal = Depends(page_user),
+    container: Container = Depends(get_container),
+) -> HTMLResponse:
+    query = q.strip()[:MAX_QUERY_CHARS]
+    count = int(limit) if limit.isdigit() and int(limit) in LIMITS else 10
+    results: list[Result] = []
+    error = None
+    if query:
+        try:
+            recalled = await recall_similar_incidents(
+                container.bank, query, service=service or None, limit=count
+            )
+        except MemoryUnavailable as exc:
+            error = str(exc) or "memory is unreachable"
+        else:
+            marks = terms(query)
+            results = [_result(r, marks) for r in recalled]
+    context = {
+        "nav": "memory",
+        "q": query,
+        "service": service,
+        "limit": count,
+        "limits": LIMITS,
+        "services": await run_in_threadpool(_services, container),
+        "results": results,
+        "error": error,
+        "driver": container.settings.memory.memory,
+    }
+    return await run_in_threadpool(render, request, "memory.html", context, principal=principal)

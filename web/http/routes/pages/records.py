@@ -1,0 +1,114 @@
+"""The record page of a remembered incident: its labeled record as memory holds it, and its corrections.
+
+Citations and related incidents link here. An incident RecallOps knows (resolved here, seeded or
+imported) shows the labeled record built from its stored post-mortem, which is exactly the text
+written to memory, with the memory write's state; an id known only to memory (a bank shared with
+another installation) is looked up in memory itself.
+"""
+
+from datetime import datetime
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import HTMLResponse, RedirectResponse
+from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import FormData
+
+from incidents.incident import service as incident_service
+from incidents.locking import serialized_writes
+from incidents.resolution import service as resolution_service
+from memory import MemoryUnavailable
+from memory.schema import FIELDS, IncidentRecord, format_record
+from memory.tools import recall_similar_incidents
+from web.app.container import Container
+from web.http.deps import get_container, get_db
+from web.http.routes.pages.common import (
+    PageError,
+    checked_form,
+    flash,
+    page_user,
+    page_writer,
+    redirect,
+    render,
+)
+from web.http.routes.pages.incident import load_incident
+from web.http.security import Principal
+
+router = APIRouter(include_in_schema=False)
+
+MAX_CORRECTION_CHARS = 20_000
+
+
+def _stored_record(container: Container, public_id: str) -> dict[str, object] | None:
+    with container.sessions() as db:
+        incident = incident_service.get_by_public_id(db_session=db, public_id=public_id)
+        if incident is None:
+            return None
+        resolution = resolution_service.get_resolution(db_session=db, incident_id=incident.id)
+        corrections = resolution_service.list_corrections(db_session=db, incident_id=incident.id)
+        record = None
+        if resolution is not None:
+            fields = dict(resolution_service.record_payload(incident, resolution, corrections)["record"])
+            fields["timestamp"] = datetime.fromisoformat(fields["timestamp"])
+            record = IncidentRecord(**fields)
+        return {
+            "incident": incident,
+            "resolution": resolution,
+            "corrections": corrections,
+            "record": record,
+            "text": format_record(record) if record else None,
+            "labels": FIELDS,
+            "memory": resolution_service.memory_detail(db_session=db, incident_id=incident.id),
+        }
+
+
+@router.get("/records/{public_id}", response_class=HTMLResponse)
+async def record_page(
+    request: Request,
+    public_id: str,
+    principal: Principal = Depends(page_user),
+    container: Container = Depends(get_container),
+) -> HTMLResponse:
+    found = await run_in_threadpool(_stored_record, container, public_id)
+    context: dict[str, object] = {"nav": "memory", "public_id": public_id, "remote": None}
+    if found is None:
+        try:
+            recalled = await recall_similar_incidents(container.bank, public_id, limit=5)
+        except MemoryUnavailable as exc:
+            message = f"{public_id} is not stored here and memory is unreachable: {exc}"
+            raise PageError(503, "Memory unavailable", message) from exc
+        remote = next((r for r in recalled if r.id == public_id), None)
+        if remote is None:
+            raise PageError(404, "No such record", f"Neither this service nor its memory knows {public_id}.")
+        context["remote"] = remote
+    else:
+        context.update(found)
+    return await run_in_threadpool(render, request, "record.html", context, principal=principal)
+
+
+@router.post("/records/{public_id}/corrections")
+def add_correction(
+    request: Request,
+    public_id: str,
+    form: FormData = Depends(checked_form),
+    principal: Principal = Depends(page_writer),
+    db: Session = Depends(get_db),
+    container: Container = Depends(get_container),
+) -> RedirectResponse:
+    text = str(form.get("text", "")).strip()
+    if not text or len(text) > MAX_CORRECTION_CHARS:
+        flash(request, f"A correction needs 1 to {MAX_CORRECTION_CHARS} characters of text.", "error")
+        return redirect(f"/records/{public_id}#correct")
+    with serialized_writes(db):
+        incident = load_incident(db, public_id)
+        try:
+            resolution_service.add_correction(
+                db_session=db, incident=incident, text=text, actor=principal.name
+            )
+        except resolution_service.ResolutionConflict as exc:
+            raise PageError(409, "Cannot correct", str(exc)) from exc
+        db.commit()
+    if container.worker is not None:
+        container.worker.wake()
+    flash(request, "Correction saved; memory will put it ahead of the original record.")
+    return redirect(f"/records/{public_id}")

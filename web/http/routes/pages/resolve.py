@@ -1,0 +1,179 @@
+"""The resolve form: the post-mortem template, prefilled, validated, saved as the signed-in engineer.
+
+"Draft from my notes" runs the resolution conversation without committing (the same call the API
+makes) and shows the form again, prefilled from the draft with each field's source; the engineer
+still reviews and submits the form.
+"""
+
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import HTMLResponse, Response
+from pydantic import ValidationError
+from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import FormData
+
+from agent.resolution import MAX_NOTES_CHARS
+from incidents.briefings import service as briefing_service
+from incidents.incident import service as incident_service
+from incidents.incident.models import Incident
+from incidents.locking import serialized_writes
+from incidents.resolution import service as resolution_service
+from incidents.resolution.models import ResolutionFields
+from web.app import resolution_drafts
+from web.http.deps import get_container, get_db
+from web.http.routes.pages.common import (
+    PageError,
+    checked_form,
+    flash,
+    page_user,
+    page_writer,
+    redirect,
+    render,
+)
+from web.http.routes.pages.incident import load_incident
+from web.http.routes.resolution_conversation import ConversationRequest
+from web.http.security import Principal
+from web.http.views.resolve_form import FIELDS, draft, errors_by_field
+
+SOURCE_LABELS = {
+    "notes": "from your notes",
+    "alert": "from the alert",
+    "briefing": "from the briefing, unconfirmed",
+    "model": "drafted by the model",
+    "none": "not in your notes",
+}
+
+router = APIRouter(include_in_schema=False)
+
+
+def _form(
+    request: Request,
+    incident: Incident,
+    principal: Principal,
+    values: dict[str, str],
+    errors: dict[str, str],
+    status: int = 200,
+    **drafted: Any,
+) -> HTMLResponse:
+    """``drafted``: what "Draft from my notes" adds (notes, notes_error, sources, warnings)."""
+    context = {"nav": "incidents", "incident": incident, "fields": FIELDS, "values": values, "errors": errors}
+    extra = {
+        "notes": "",
+        "notes_error": "",
+        "notes_max": MAX_NOTES_CHARS,
+        "sources": {},
+        "warnings": [],
+        "source_labels": SOURCE_LABELS,
+    }
+    return render(request, "resolve.html", context | extra | drafted, principal=principal, status=status)
+
+
+def _initial_values(db: Session, incident: Incident) -> dict[str, str]:
+    briefing = briefing_service.latest_briefing(db_session=db, incident_id=incident.id)
+    alert = incident_service.latest_alert(db_session=db, incident=incident)
+    return draft(incident, alert, briefing.data if briefing else None)
+
+
+@router.get("/incidents/{public_id}/resolve", response_model=None)
+def resolve_form(
+    request: Request,
+    public_id: str,
+    principal: Principal = Depends(page_writer),
+    db: Session = Depends(get_db),
+) -> Response:
+    incident = load_incident(db, public_id)
+    if incident.status == "resolved":
+        flash(request, f"{public_id} is already resolved.", "warn")
+        return redirect(f"/incidents/{public_id}")
+    return _form(request, incident, principal, _initial_values(db, incident), {})
+
+
+@router.post("/incidents/{public_id}/resolve", response_model=None)
+def resolve(
+    request: Request,
+    public_id: str,
+    form: FormData = Depends(checked_form),
+    principal: Principal = Depends(page_writer),
+    db: Session = Depends(get_db),
+) -> Response:
+    values = {f.name: str(form.get(f.name, "")) for f in FIELDS}
+    try:
+        fields = ResolutionFields(**values)
+    except ValidationError as exc:
+        incident = load_incident(db, public_id)
+        return _form(request, incident, principal, values, errors_by_field(exc), status=422)
+    with serialized_writes(db):
+        incident = load_incident(db, public_id)
+        try:
+            result = resolution_service.resolve(
+                db_session=db, incident=incident, fields=fields, actor=principal.name
+            )
+        except resolution_service.ResolutionConflict as exc:
+            raise PageError(409, "Cannot resolve", str(exc)) from exc
+        db.commit()
+    worker = get_container(request).worker
+    if worker is not None:
+        worker.wake()
+    message = "Resolved; the post-mortem is on its way to memory." if result.created else "Already resolved."
+    flash(request, message)
+    return redirect(f"/incidents/{public_id}#resolution")
+
+
+def _open_for_drafting(request: Request, public_id: str) -> tuple[Principal, Response | None]:
+    """The engineer, and a redirect instead when the incident is already resolved.
+
+    A short session of its own: no connection is held while the conversation runs.
+    """
+    with get_container(request).sessions() as db:
+        principal = page_writer(page_user(request, db))
+        incident = load_incident(db, public_id)
+        if incident.status == "resolved":
+            flash(request, f"{public_id} is already resolved.", "warn")
+            return principal, redirect(f"/incidents/{public_id}")
+    return principal, None
+
+
+def _render_drafted(
+    request: Request, public_id: str, principal: Principal, notes: str, **drafted: Any
+) -> HTMLResponse:
+    with get_container(request).sessions() as db:
+        incident = load_incident(db, public_id)
+        values = drafted.pop("values", None) or _initial_values(db, incident)
+        status = 422 if drafted.get("notes_error") else 200
+        return _form(request, incident, principal, values, {}, status=status, notes=notes, **drafted)
+
+
+@router.post("/incidents/{public_id}/resolve/draft", response_model=None)
+async def draft_from_notes(
+    request: Request, public_id: str, form: FormData = Depends(checked_form)
+) -> Response:
+    """The resolve form again, prefilled by a resolution conversation over the notes; nothing is written."""
+    principal, elsewhere = await run_in_threadpool(_open_for_drafting, request, public_id)
+    if elsewhere is not None:
+        return elsewhere
+    notes = str(form.get("notes", ""))
+    try:
+        body = ConversationRequest(notes=notes, commit=False)
+    except ValidationError as exc:
+        problem = "must not be blank" if not notes.strip() else errors_by_field(exc).get("notes", "invalid")
+        return await run_in_threadpool(
+            _render_drafted, request, public_id, principal, notes, notes_error=problem
+        )
+    result = await resolution_drafts.draft(
+        get_container(request), public_id=public_id, notes=body.notes, commit=False, engineer=principal.name
+    )
+    if result is None:
+        raise PageError(404, "No such incident", f"There is no incident {public_id}.")
+    fields = result.draft.model_dump()
+    return await run_in_threadpool(
+        _render_drafted,
+        request,
+        public_id,
+        principal,
+        notes,
+        values={name: fields[name]["text"] for name in fields},
+        sources={name: fields[name]["source"] for name in fields},
+        warnings=result.warnings,
+    )

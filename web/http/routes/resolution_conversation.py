@@ -1,0 +1,72 @@
+"""Starting a resolution conversation: the engineer's notes in, a cited post-mortem draft out.
+
+The only door to ``log_incident``. The caller needs ``incidents:write``; the conversation is opened
+for the existing incident in their name, and with ``commit`` the post-mortem is stored through the
+resolution service (``resolved_by`` = the caller). Without it nothing is written: the engineer
+confirms the draft (``resolve_body``) with ``POST .../resolve``.
+"""
+
+import re
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, HTTPException, Path
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from agent.resolution import MAX_NOTES_CHARS, ResolutionDraft
+from web.app import resolution_drafts
+from web.app.container import Container
+from web.http.auth import require
+from web.http.deps import get_container
+from web.http.security import Principal
+
+router = APIRouter(prefix="/api/v1/incidents", tags=["resolutions"])
+
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+PublicId = Annotated[str, Path(min_length=1, max_length=64, description="Readable id, e.g. INC-0001")]
+
+
+class ConversationRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    notes: str = Field(
+        min_length=1,
+        max_length=MAX_NOTES_CHARS,
+        description="What happened and what fixed it, in the engineer's words. Labeled lines "
+        "('Root cause: ...', 'Outcome: ...') go to their fields.",
+    )
+    commit: bool = Field(
+        default=False, description="Store the post-mortem as the resolution when it is complete"
+    )
+
+    @field_validator("notes")
+    @classmethod
+    def _storable(cls, value: str) -> str:
+        """A NUL or a lone surrogate can be neither stored nor answered back as JSON."""
+        if _UNSTORABLE.search(value):
+            raise ValueError("must not contain NUL characters or unpaired surrogates")
+        return value
+
+
+@router.post(
+    "/{public_id}/resolution-conversation",
+    response_model=ResolutionDraft,
+    responses={
+        401: {"description": "missing or invalid credentials"},
+        403: {"description": "lacks the incidents:write scope"},
+        404: {"description": "no such incident"},
+        422: {"description": "notes missing, blank or too long"},
+    },
+)
+async def resolution_conversation(
+    public_id: PublicId,
+    body: ConversationRequest,
+    principal: Principal = Depends(require("incidents:write")),
+    container: Container = Depends(get_container),
+) -> ResolutionDraft:
+    """Draft the post-mortem from the notes, the alert, the timeline and the latest briefing."""
+    result = await resolution_drafts.draft(
+        container, public_id=public_id, notes=body.notes, commit=body.commit, engineer=principal.name
+    )
+    if result is None:
+        raise HTTPException(404, f"no incident {public_id!r}")
+    return result

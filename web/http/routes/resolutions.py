@@ -1,0 +1,206 @@
+"""Resolving teaches memory: resolve with a post-mortem, edit it, correct it, and see memory catch up.
+
+Each write commits the incident change and its memory outbox row together, answers, then wakes the
+worker, which delivers the record to memory in the background. Memory being down never fails a resolve:
+the response says the write is pending, and ``GET .../memory`` shows it become synced.
+"""
+
+from collections.abc import Callable
+from typing import Annotated, TypeVar
+
+from fastapi import APIRouter, Depends, HTTPException, Path, Response, status
+from sqlalchemy.orm import Session
+
+from incidents.incident import service as incidents
+from incidents.incident.models import Incident
+from incidents.locking import serialized_writes
+from incidents.resolution import service
+from incidents.resolution.models import (
+    CorrectionCreate,
+    CorrectionRead,
+    CorrectionResult,
+    MemoryStatusRead,
+    Resolution,
+    ResolutionCreate,
+    ResolutionRead,
+    ResolutionResult,
+    ResolutionUpdate,
+)
+from web.app.container import Container
+from web.http.auth import require
+from web.http.deps import get_container, get_db
+from web.http.security import Principal
+
+T = TypeVar("T")
+router = APIRouter(prefix="/api/v1/incidents", tags=["resolutions"])
+
+PublicId = Annotated[str, Path(min_length=1, max_length=64, description="Readable id, e.g. INC-0001")]
+ERRORS: dict[int | str, dict[str, str]] = {
+    401: {"description": "missing or invalid credentials"},
+    403: {"description": "lacks the incidents:write scope"},
+    404: {"description": "no such incident"},
+    409: {"description": "the incident's state does not allow it; the detail says why"},
+    422: {"description": "a field is missing or invalid; the detail names it"},
+}
+
+
+def _load(db: Session, public_id: str) -> Incident:
+    incident = incidents.get_by_public_id(db_session=db, public_id=public_id)
+    if incident is None:
+        raise HTTPException(404, f"no incident {public_id!r}")
+    return incident
+
+
+def _memory(db: Session, incident: Incident) -> MemoryStatusRead:
+    detail = service.memory_detail(db_session=db, incident_id=incident.id)
+    return MemoryStatusRead(state=None) if detail is None else MemoryStatusRead.model_validate(detail)
+
+
+def _write(
+    db: Session, container: Container, public_id: str, change: Callable[[Incident], T]
+) -> tuple[Incident, T]:
+    """One write unit: load, change (a conflict is a 409), commit before answering, then wake the worker."""
+    with serialized_writes(db):
+        incident = _load(db, public_id)
+        try:
+            result = change(incident)
+        except service.ResolutionConflict as exc:
+            raise HTTPException(409, str(exc)) from exc
+        db.commit()
+    if container.worker is not None:
+        container.worker.wake()
+    return incident, result
+
+
+def _result(db: Session, incident: Incident, resolution: Resolution, created: bool) -> ResolutionResult:
+    return ResolutionResult(
+        incident=incident.public_id,
+        status=incident.status,
+        created=created,
+        resolution=ResolutionRead.model_validate(resolution),
+        memory=_memory(db, incident),
+    )
+
+
+@router.post(
+    "/{public_id}/resolve",
+    response_model=ResolutionResult,
+    status_code=status.HTTP_201_CREATED,
+    responses={**ERRORS, 200: {"description": "the same post-mortem was already submitted; nothing changed"}},
+)
+def resolve(
+    public_id: PublicId,
+    body: ResolutionCreate,
+    response: Response,
+    principal: Principal = Depends(require("incidents:write")),
+    db: Session = Depends(get_db),
+    container: Container = Depends(get_container),
+) -> ResolutionResult:
+    """Resolve with the post-mortem template; ``resolved_by`` is the caller. Memory is written after."""
+    incident, result = _write(
+        db,
+        container,
+        public_id,
+        lambda incident: service.resolve(db_session=db, incident=incident, fields=body, actor=principal.name),
+    )
+    if not result.created:
+        response.status_code = status.HTTP_200_OK
+    return _result(db, incident, result.resolution, result.created)
+
+
+@router.get("/{public_id}/resolution", response_model=ResolutionResult, responses=ERRORS)
+def get_resolution(
+    public_id: PublicId, _: Principal = Depends(require("read")), db: Session = Depends(get_db)
+) -> ResolutionResult:
+    incident = _load(db, public_id)
+    resolution = service.get_resolution(db_session=db, incident_id=incident.id)
+    if resolution is None:
+        raise HTTPException(404, f"{public_id} has no resolution yet")
+    return _result(db, incident, resolution, False)
+
+
+def _edit(
+    public_id: str, changes: ResolutionUpdate, principal: Principal, db: Session, container: Container
+) -> ResolutionResult:
+    incident, resolution = _write(
+        db,
+        container,
+        public_id,
+        lambda incident: service.update_resolution(
+            db_session=db, incident=incident, changes=changes, actor=principal.name
+        ),
+    )
+    return _result(db, incident, resolution, False)
+
+
+@router.put("/{public_id}/resolution", response_model=ResolutionResult, responses=ERRORS)
+def replace_resolution(
+    public_id: PublicId,
+    body: ResolutionCreate,
+    principal: Principal = Depends(require("incidents:write")),
+    db: Session = Depends(get_db),
+    container: Container = Depends(get_container),
+) -> ResolutionResult:
+    """Replace the whole post-mortem: a new version, the same memory record re-synced."""
+    return _edit(public_id, ResolutionUpdate(**body.model_dump()), principal, db, container)
+
+
+@router.patch("/{public_id}/resolution", response_model=ResolutionResult, responses=ERRORS)
+def amend_resolution(
+    public_id: PublicId,
+    body: ResolutionUpdate,
+    principal: Principal = Depends(require("incidents:write")),
+    db: Session = Depends(get_db),
+    container: Container = Depends(get_container),
+) -> ResolutionResult:
+    """Change only the fields given: a new version, the same memory record re-synced."""
+    return _edit(public_id, body, principal, db, container)
+
+
+@router.post(
+    "/{public_id}/corrections",
+    response_model=CorrectionResult,
+    status_code=status.HTTP_201_CREATED,
+    responses=ERRORS,
+)
+def add_correction(
+    public_id: PublicId,
+    body: CorrectionCreate,
+    principal: Principal = Depends(require("incidents:write")),
+    db: Session = Depends(get_db),
+    container: Container = Depends(get_container),
+) -> CorrectionResult:
+    """Correct a past incident: kept as its own ``kind:correction`` memory, and the record re-synced."""
+    incident, correction = _write(
+        db,
+        container,
+        public_id,
+        lambda incident: service.add_correction(
+            db_session=db, incident=incident, text=body.text, actor=principal.name
+        ),
+    )
+    return CorrectionResult(
+        incident=incident.public_id,
+        correction=CorrectionRead.model_validate(correction),
+        document_id=service.correction_document_id(incident, correction),
+        memory=_memory(db, incident),
+    )
+
+
+@router.get("/{public_id}/corrections", response_model=list[CorrectionRead], responses=ERRORS)
+def list_corrections(
+    public_id: PublicId, _: Principal = Depends(require("read")), db: Session = Depends(get_db)
+) -> list[CorrectionRead]:
+    incident = _load(db, public_id)
+    return [
+        CorrectionRead.model_validate(c)
+        for c in service.list_corrections(db_session=db, incident_id=incident.id)
+    ]
+
+
+@router.get("/{public_id}/memory", response_model=MemoryStatusRead, responses=ERRORS)
+def memory_status(
+    public_id: PublicId, _: Principal = Depends(require("read")), db: Session = Depends(get_db)
+) -> MemoryStatusRead:
+    """pending | synced | failing (with the last error and the next attempt), or null if nothing owed."""
+    return _memory(db, _load(db, public_id))
