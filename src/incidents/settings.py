@@ -17,6 +17,7 @@ class IncidentSettings(BaseSettings):
     )
     service_labels: tuple[str, ...] = DEFAULT_SERVICE_LABELS
     max_body_bytes: int = 1024 * 1024
+    max_import_bytes: int = 20 * 1024 * 1024  # one history import (JSONL); split bigger files
     max_labels: int = 64
     max_label_chars: int = 4096
 

@@ -121,6 +121,13 @@ class MemoryBank(ABC):
     ) -> list[RecalledIncident]: ...
 
     @abstractmethod
+    async def stored_tags(self, document_id: str) -> list[str] | None:
+        """The tags of the document stored under this id, or ``None`` when there is none.
+
+        Lets a writer check what an id already holds (an import must not turn a runbook or a
+        correction into an incident record)."""
+
+    @abstractmethod
     async def reflect(
         self,
         *,

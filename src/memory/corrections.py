@@ -12,11 +12,13 @@ form mirrors the incident template (continuation lines indented by two spaces)::
     Corrected by: dana
 """
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 
 from memory.schema import kind_tag, service_tag, severity_tag
 
+CORRECTION_ID = re.compile(r"-correction-\d+$")  # how every correction's document id ends
 HEADER_PREFIX = "CORRECTION "
 SEPARATOR = " — "
 INDENT = "  "

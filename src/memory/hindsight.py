@@ -215,6 +215,12 @@ class HindsightBank(MemoryBank):
         why = channel_ranks(ranked)  # ranks among every incident the channel found, not just those kept
         return [to_incident(g, d, why[g.document_id]) for g, d in zip(groups, documents, strict=True)]
 
+    async def stored_tags(self, document_id: str) -> list[str] | None:
+        await self._ensure_bank()
+        async with self._guard("read a document"):
+            document = await self._document(document_id)
+        return None if document is None else list(document.tags or [])
+
     async def reflect(
         self,
         *,

@@ -5,7 +5,8 @@ fields: ``incident_id``, ``service``, ``timestamp``, ``symptom``, ``error_signat
 ``resolution_steps``, ``runbook_used``, ``outcome``, ``failed_attempts`` (optional), ``resolved_by``;
 plus the optional ``severity`` and ``title`` the incident store shows. Unknown keys are refused, so a
 misspelt field is reported instead of silently dropped. A bad line rejects that line only, with its
-reason; the others are imported.
+reason; the others are imported. Only incident records come in this way: a line with a ``kind``
+other than ``incident`` is refused (runbooks change through ``recallops seed``).
 """
 
 import json
@@ -117,13 +118,29 @@ def describe(error: ValidationError) -> list[str]:
     return reasons
 
 
+class UnreadableImport(ValueError):
+    """A JSON-list import that cannot be read at all (so no line of it can be judged on its own)."""
+
+
+def _loads(text: str) -> Any:
+    """``json.loads`` with nesting too deep for the parser reported like any other syntax error."""
+    try:
+        return json.loads(text)
+    except RecursionError as exc:
+        raise json.JSONDecodeError("nested too deeply", text[:64], 0) from exc
+
+
 def parse_rows(text: str) -> tuple[list[tuple[int, HistoryRow]], list[Rejected]]:
-    """Valid rows and rejections from JSONL, or from one JSON list (``line`` is then the position)."""
+    """Valid rows and rejections from JSONL, or from one JSON list (``line`` is then the position).
+
+    ``UnreadableImport`` when the body is a JSON list that does not parse."""
     if text.lstrip().startswith("["):
         try:
-            loaded = json.loads(text)
+            loaded = _loads(text)
         except json.JSONDecodeError as exc:
-            return [], [Rejected(line=exc.lineno, incident_id=None, reasons=[f"not valid JSON: {exc.msg}"])]
+            raise UnreadableImport(f"not a valid JSON list: {exc.msg} at line {exc.lineno}") from exc
+        if not isinstance(loaded, list):
+            raise UnreadableImport("not a valid JSON list")
         return validate_items(list(enumerate(loaded, start=1)))
     items: list[tuple[int, Any]] = []
     broken: list[Rejected] = []
@@ -131,7 +148,7 @@ def parse_rows(text: str) -> tuple[list[tuple[int, HistoryRow]], list[Rejected]]
         if not line.strip():
             continue
         try:
-            items.append((number, json.loads(line)))
+            items.append((number, _loads(line)))
         except json.JSONDecodeError as exc:
             broken.append(Rejected(line=number, incident_id=None, reasons=[f"not valid JSON: {exc.msg}"]))
     rows, rejected = validate_items(items)
@@ -146,7 +163,12 @@ def validate_items(items: list[tuple[int, Any]]) -> tuple[list[tuple[int, Histor
         if not isinstance(item, dict):
             rejected.append(Rejected(line=number, incident_id=None, reasons=["expected a JSON object"]))
             continue
-        label = item.get("incident_id") if isinstance(item.get("incident_id"), str) else None
+        label = item.get("incident_id")
+        label = label[:64] if isinstance(label, str) and not _UNSTORABLE.search(label) else None
+        if item.pop("kind", "incident") != "incident":
+            reason = "kind: only incident records can be imported; runbooks change through `recallops seed`"
+            rejected.append(Rejected(line=number, incident_id=label, reasons=[reason]))
+            continue
         try:
             row = HistoryRow.model_validate(item)
         except ValidationError as exc:

@@ -175,6 +175,11 @@ class FakeBank(MemoryBank):
     async def get_operation(self, operation_id: str) -> Operation | None:
         return None
 
+    async def stored_tags(self, document_id: str) -> list[str] | None:
+        self._check()
+        doc = self.docs.get(document_id)
+        return None if doc is None else list(doc.tags)
+
     async def configure(self, config: BankConfig) -> None:
         return None
 

@@ -3,7 +3,11 @@
 Each valid row is committed to the incident store first (resolved incident, resolution, timeline
 line), then retained in memory under its incident id. Both writes are upserts, so running the same
 import again changes nothing and repairs a run that stopped half-way (memory unreachable, Ctrl-C).
-A row whose id belongs to a live incident is rejected with the reason; every other row still lands.
+An import writes incident records only: a row is rejected, with the reason, when its id belongs to
+a live incident, a correction or a runbook (memory is asked what the id holds), so nobody with
+``incidents:write`` can rewrite a runbook's steps or a correction through the import door; runbooks
+change only through ``recallops seed``. Every other row still lands, with ``imported_by`` (the
+importing token or user) in its memory metadata; ``resolved_by`` is the row's own data.
 """
 
 import asyncio
@@ -26,8 +30,9 @@ from incidents.history import (
 )
 from incidents.locking import serialized_writes
 from memory.bank import MemoryBank
+from memory.corrections import CORRECTION_ID
 from memory.history import HistoryRow, Rejected, Runbook, describe, validate_items
-from memory.schema import kind_tag, service_tag
+from memory.schema import kind_tag, service_tag, tag_value
 from memory.tools import log_incident
 from web.app.metrics import HISTORY_RECORDS
 
@@ -83,16 +88,18 @@ async def import_history(
     summary = ImportSummary(rejected=list(rejected or []))
     for line, row in rows:
         try:
+            await _check_id(bank, row.incident_id)
             outcome = await asyncio.to_thread(_store, sessions, row, origin, actor)
         except HistoryConflict as exc:
             summary.rejected.append(Rejected(line=line, incident_id=row.incident_id, reasons=[str(exc)]))
         else:
             severity = None if row.severity.lower() == SEVERITY_UNKNOWN else row.severity.lower()
+            metadata = {"origin": origin, "title": row.display_title()}
             await log_incident(
                 bank,
                 row.record(),
                 severity=severity,
-                metadata={"origin": origin, "title": row.display_title()},
+                metadata=metadata | ({"imported_by": actor} if origin == "import" else {}),
             )
             setattr(summary, outcome, getattr(summary, outcome) + 1)
             HISTORY_RECORDS.labels(origin=origin, outcome=outcome).inc()
@@ -101,6 +108,19 @@ async def import_history(
     summary.rejected.sort(key=lambda r: r.line)
     HISTORY_RECORDS.labels(origin=origin, outcome="rejected").inc(len(summary.rejected))
     return summary
+
+
+async def _check_id(bank: MemoryBank, incident_id: str) -> None:
+    """``HistoryConflict`` when memory holds something other than an incident record under this id."""
+    if CORRECTION_ID.search(incident_id):
+        raise HistoryConflict(f"{incident_id} is a correction's id; corrections are added to their incident")
+    tags = await bank.stored_tags(incident_id)
+    kind = tag_value(tags or [], "kind")
+    if tags is not None and kind != "incident":
+        hint = "runbooks change only through `recallops seed`" if kind == "runbook" else "choose another id"
+        raise HistoryConflict(
+            f"{incident_id} is a {kind or 'untagged'} record in memory, not an incident; {hint}"
+        )
 
 
 async def retain_runbooks(bank: MemoryBank, runbooks: list[Runbook]) -> int:

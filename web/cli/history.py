@@ -1,6 +1,7 @@
 """``recallops seed`` and ``recallops import``: history into the incident store and memory."""
 
 import asyncio
+import getpass
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -9,7 +10,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from memory.bank import MemoryUnavailable
-from memory.history import parse_rows
+from memory.history import UnreadableImport, parse_rows
 from web.app.container import Container
 from web.app.history import SEEDS_DIR, ImportSummary, import_history, load_seeds, retain_runbooks
 
@@ -66,12 +67,18 @@ def seed(
 
 def import_(
     path: Path = typer.Argument(..., exists=True, dir_okay=False, help="JSONL file or JSON list."),
+    by: str = typer.Option("", "--by", help="Who imports (kept as imported_by); default: the OS user."),
 ) -> None:
     """Import historical post-mortems (one JSON record per line) as resolved incidents in memory.
 
     Exits 1 when any record was rejected; the others are imported either way.
     """
-    rows, rejected = parse_rows(path.read_text(encoding="utf-8"))
+    try:
+        rows, rejected = parse_rows(path.read_text(encoding="utf-8"))
+    except UnreadableImport as exc:
+        typer.echo(f"{path.name}: {exc}", err=True)
+        raise typer.Exit(code=1) from exc
+    actor = by.strip() or f"cli:{getpass.getuser()}"
 
     async def run() -> ImportSummary:
         container = Container.build()
@@ -83,7 +90,7 @@ def import_(
                     bank=container.bank,
                     rows=rows,
                     origin="import",
-                    actor="import",
+                    actor=actor,
                     rejected=rejected,
                     on_progress=lambda n: progress.advance(task, n),
                 )

@@ -12,6 +12,8 @@ from web.app.memory_outbox import track_memory_outbox
 from web.app.settings import Settings
 from web.app.tasks import build_worker
 from web.http import errors
+from web.http.auth import gate_identify
+from web.http.gate import BodyGate
 from web.http.routes import (
     alerts,
     briefings,
@@ -58,5 +60,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(resolution_conversation.router)
     app.include_router(profile.router)
     app.include_router(memory.router)
+    app.add_middleware(BodyGate, settings=settings, identify=gate_identify)  # inside the session cookie
     pages.install(app, settings.web)
     return app

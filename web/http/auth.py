@@ -16,6 +16,7 @@ from incidents.auth import tokens
 from incidents.locking import serialized_writes
 from web.http import sessions
 from web.http.deps import get_container
+from web.http.gate import gate_principal
 from web.http.security import Principal
 
 bearer_scheme = HTTPBearer(auto_error=False, description="An API token from `recallops token create`.")
@@ -66,9 +67,21 @@ def authorize(principal: Principal | None, scope: str) -> Principal:
 
 def identify(request: Request) -> Principal | None:
     """``current_principal`` in a short session of its own: no connection is held afterwards, while
-    the request reads its body or waits for its turn to write."""
+    the request reads its body or waits for its turn to write. The gate's answer, when it gave one."""
+    known = gate_principal(request)
+    if known is not None:
+        return known
     with get_container(request).sessions() as db_session:
         return current_principal(request, db_session)
+
+
+def gate_identify(request: Request, page: bool) -> Principal | None:
+    """The caller as the body gate needs it: a page form by its session, the API by ``identify``."""
+    if not page:
+        return identify(request)
+    container = get_container(request)
+    with container.sessions() as db_session:
+        return sessions.user_principal(request, db_session, container.settings.web)
 
 
 def require(scope: str) -> Callable[..., Awaitable[Principal]]:

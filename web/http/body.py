@@ -1,9 +1,9 @@
-"""Reading a JSON request body safely: content type, size (counted while streaming), syntax, strings.
+"""Reading a JSON request body safely: content type, syntax, depth, strings.
 
 Routes that take alert payloads read the body here rather than through FastAPI's body parameter, so
-an oversized body is cut off as it streams in (``Content-Length`` may lie or be absent), the wrong
-content type is a 415, and strings a database cannot store (NUL, lone surrogates) are refused up
-front instead of failing at commit.
+the wrong content type is a 415, and strings a database cannot store (NUL, lone surrogates) are
+refused up front instead of failing at commit. The size is not counted here: the body gate
+(``web.http.gate``) caps every route's body while it streams in, before any handler reads it.
 """
 
 import json
@@ -31,26 +31,11 @@ def _no_constants(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-async def read_capped(request: Request, *, max_bytes: int, advice: str = "") -> bytes:
-    """The raw body, refused (413) as soon as what has streamed in passes ``max_bytes``."""
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > max_bytes:
-            raise BodyError(413, f"body is over the {max_bytes}-byte limit{advice}")
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
-async def read_json(request: Request, *, max_bytes: int) -> Any:
+async def read_json(request: Request) -> Any:
     media = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if media != "application/json" and not media.endswith("+json"):
         raise BodyError(415, f"send Content-Type: application/json (got {media or 'none'})")
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > max_bytes:
-        raise BodyError(413, f"body of {declared} bytes is over the {max_bytes}-byte limit")
-    data = await read_capped(request, max_bytes=max_bytes)
+    data = await request.body()
     if not data.strip():
         raise BodyError(400, "empty body: expected a JSON object")
     try:

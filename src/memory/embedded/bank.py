@@ -264,6 +264,10 @@ class EmbeddedBank(MemoryBank):
         )
         return [recalled(doc, 1.0, {"recency": n}) for n, doc in enumerate(documents, start=1)]
 
+    async def stored_tags(self, document_id: str) -> list[str] | None:
+        document = await self._call(partial(fetch_by_document_id, document_id=document_id))
+        return None if document is None else list(document.tags)
+
     async def reflect(
         self,
         *,

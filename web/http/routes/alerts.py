@@ -151,7 +151,7 @@ async def _intake(request: Request, source: str, principal: Principal) -> JSONRe
     started = time.perf_counter()
     container = get_container(request)
     try:
-        raw = await read_json(request, max_bytes=container.settings.incidents.max_body_bytes)
+        raw = await read_json(request)
         alerts = _normalize(container, source, raw)
         results = await _accept(container, source, alerts, principal.name)
     except BodyError as exc:
@@ -209,7 +209,7 @@ async def pagerduty(request: Request) -> JSONResponse:
     started = time.perf_counter()
     container = get_container(request)
     try:
-        raw = await read_json(request, max_bytes=container.settings.incidents.max_body_bytes)
+        raw = await read_json(request)
         principal = await run_in_threadpool(_pd_principal, request, container, raw)
         if principal is None:
             return _pd_error(401, "unauthorized", "Invalid routing key", ["routing_key is not a valid token"])

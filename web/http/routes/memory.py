@@ -13,20 +13,18 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from pydantic import BaseModel
 
 from memory import MemoryUnavailable, RecalledIncident
-from memory.history import parse_rows
+from memory.history import UnreadableImport, parse_rows
 from memory.schema import IncidentRecord, tag_value
 from memory.tools import recall_similar_incidents
 from web.app.container import Container
 from web.app.history import ImportSummary, import_history
 from web.app.metrics import MEMORY_SEARCH_LATENCY
 from web.http.auth import require
-from web.http.body import BodyError, read_capped
 from web.http.deps import get_container
 from web.http.security import Principal
 
 router = APIRouter(prefix="/api/v1/memory", tags=["memory"])
 
-MAX_IMPORT_BYTES = 20 * 1024 * 1024
 IMPORT_TYPES = ("application/json", "application/x-ndjson", "application/jsonl", "application/json-seq")
 ERRORS: dict[int | str, dict[str, str]] = {
     401: {"description": "missing or invalid credentials"},
@@ -94,10 +92,7 @@ async def _read_text(request: Request) -> str:
             415,
             f"send JSONL (application/x-ndjson) or a JSON list (application/json), not {media or 'nothing'}",
         )
-    try:
-        data = await read_capped(request, max_bytes=MAX_IMPORT_BYTES, advice="; split the file")
-    except BodyError as exc:
-        raise HTTPException(exc.status, exc.detail) from exc
+    data = await request.body()
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -110,7 +105,12 @@ async def _read_text(request: Request) -> str:
 @router.post(
     "/import",
     response_model=ImportSummary,
-    responses={**ERRORS, 413: {"description": "body too large"}, 415: {"description": "not JSON or JSONL"}},
+    responses={
+        **ERRORS,
+        400: {"description": "not UTF-8, empty, or a JSON list that does not parse"},
+        413: {"description": "body too large"},
+        415: {"description": "not JSON or JSONL"},
+    },
     openapi_extra={
         "requestBody": {
             "required": True,
@@ -129,7 +129,10 @@ async def import_records(
     container: Container = Depends(get_container),
 ) -> ImportSummary:
     """Import historical post-mortems as resolved incidents, in the incident store and in memory."""
-    rows, rejected = parse_rows(await _read_text(request))
+    try:
+        rows, rejected = parse_rows(await _read_text(request))
+    except UnreadableImport as exc:
+        raise HTTPException(400, str(exc)) from exc
     try:
         return await import_history(
             sessions=container.sessions,

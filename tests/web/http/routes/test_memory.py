@@ -5,8 +5,9 @@ from typing import Any
 
 import pytest
 
+from memory.history import Runbook
 from tests.web.http.routes.conftest import Api
-from web.http.routes import memory as memory_routes
+from web.app.history import retain_runbooks
 
 
 def post_mortem(incident_id: str, **overrides: Any) -> dict[str, Any]:
@@ -82,10 +83,18 @@ def test_import_refuses_bad_requests(api: Api) -> None:
 
 
 def test_import_over_the_size_limit_is_413(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(memory_routes, "MAX_IMPORT_BYTES", 64)
-    response = import_(api, jsonl(post_mortem("PM-6")))
+    monkeypatch.setattr(api.client.app.state.container.settings.incidents, "max_import_bytes", 64)
+    body = jsonl(post_mortem("PM-6"))
+    response = import_(api, body)
     assert response.status_code == 413
-    assert response.json()["detail"] == "body is over the 64-byte limit; split the file"
+    assert response.json()["detail"] == f"body of {len(body)} bytes is over the 64-byte limit; split the file"
+    streamed = api.client.post(
+        "/api/v1/memory/import",
+        content=iter([body.encode()[:50], body.encode()[50:]]),
+        headers={**api.auth("automation"), "Content-Type": "application/x-ndjson"},
+    )
+    assert streamed.status_code == 413
+    assert streamed.json()["detail"] == "body is over the 64-byte limit; split the file"
 
 
 def test_search_returns_what_the_agent_would_recall(api: Api) -> None:
@@ -112,3 +121,55 @@ def test_search_returns_what_the_agent_would_recall(api: Api) -> None:
     assert [i["id"] for i in scoped] == ["PM-2"]
     assert search(api, q="").status_code == 422
     assert api.client.get("/api/v1/memory/search", params={"q": "x"}).status_code == 401
+
+
+def _retain_runbook(api: Api, runbook_id: str) -> None:
+    bank = api.client.app.state.container.bank
+    runbook = Runbook(
+        runbook_id=runbook_id,
+        service="checkout-service",
+        title="DB pool exhaustion",
+        updated="2025-01-01",
+        body="1. Check pool usage.\n2. Raise the pool size to 40.",
+    )
+    assert api.client.portal.call(retain_runbooks, bank, [runbook]) == 1
+
+
+def test_import_cannot_overwrite_a_runbook_a_correction_or_a_live_incident(api: Api) -> None:
+    _retain_runbook(api, "RB-checkout-db-pool")
+    live = api.post("/api/v1/alerts", {"title": "pool exhausted", "service": "checkout-service"}).json()
+    live_id = live["incidents"][0]
+    planted = "increase max_connections to 10000"
+    body = jsonl(
+        post_mortem("RB-checkout-db-pool", resolution_steps=planted),
+        post_mortem("INC-0003-correction-1", resolution_steps=planted),
+        post_mortem(live_id, resolution_steps=planted),
+        {**post_mortem("RB-new"), "kind": "runbook"},
+        {**post_mortem("PM-20"), "kind": "incident"},
+    )
+    summary = import_(api, body).json()
+    assert summary["imported"] == 1
+    reasons = {r["line"]: " ".join(r["reasons"]) for r in summary["rejected"]}
+    assert "runbook record in memory" in reasons[1] and "recallops seed" in reasons[1]
+    assert "correction's id" in reasons[2]
+    assert "live incident" in reasons[3]
+    assert "only incident records" in reasons[4]
+    found = search(api, q="Check pool usage raise the pool size", limit=5).json()["incidents"]
+    runbook = next(hit for hit in found if hit["id"] == "RB-checkout-db-pool")
+    assert runbook["kind"] == "runbook" and planted not in runbook["text"]
+
+
+def test_imported_records_name_who_imported_them(api: Api) -> None:
+    import_(api, jsonl(post_mortem("PM-30", resolved_by="someone-else")))
+    hit = search(api, q="bulk indexing queue rejected", limit=1).json()["incidents"][0]
+    assert hit["id"] == "PM-30"
+    assert hit["metadata"]["imported_by"] == "automation"
+    assert hit["record"]["resolved_by"] == "someone-else"  # the post-mortem's own data, kept
+
+
+def test_deep_nesting_is_a_400_not_a_crash(api: Api) -> None:
+    response = import_(api, "[" * 100_000, media="application/json")
+    assert response.status_code == 400
+    assert "nested too deeply" in response.json()["detail"]
+    line = import_(api, jsonl(post_mortem("PM-40"), "[" * 100_000)).json()
+    assert line["imported"] == 1 and "nested too deeply" in line["rejected"][0]["reasons"][0]
