@@ -101,6 +101,13 @@ async def test_reseeding_twice_leaves_one_record_per_incident(bank: MemoryBank) 
     assert sorted(ids) == sorted(r.incident_id for r in ALL)
 
 
+async def test_stored_tags_say_what_an_id_holds(bank: MemoryBank) -> None:
+    await log_incident(bank, POOL)
+    tags = await bank.stored_tags(POOL.incident_id)
+    assert tags is not None and "kind:incident" in tags and "service:checkout-service" in tags
+    assert await bank.stored_tags("INC-0000-never-written") is None
+
+
 async def test_replace_updates_the_record(bank: MemoryBank) -> None:
     await log_incident(bank, JWT)
     corrected = IncidentRecord(
