@@ -9,6 +9,7 @@ wins. Match strength is computed here, once, so the planner, the labels and ``se
 from dataclasses import dataclass, field
 
 from agent.briefing import EvidenceItem, EvidenceKind
+from agent.confidence import Confidence, precedent_confidence
 from agent.guards import INCIDENT_ID, injection_signals
 from memory import RecalledIncident
 from memory.corrections import parse_correction
@@ -37,10 +38,15 @@ class AlertInput:
 
 @dataclass
 class Match:
+    """A recalled incident in the evidence. ``confidence`` is the calibrated probability that it is a
+    relevant precedent (``agent.confidence``); ``strength`` is the older word-overlap score the bands
+    still read until they move to ``confidence``."""
+
     incident: RecalledIncident
     item: EvidenceItem
     strength: float
     same_service: bool
+    confidence: Confidence
     corrections: list[str] = field(default_factory=list)
 
 
@@ -115,8 +121,9 @@ def _why(incident: RecalledIncident, same_service: bool, strength: float) -> str
 class Evidence:
     """The evidence list of one briefing, in citation order."""
 
-    def __init__(self, alert: AlertInput) -> None:
+    def __init__(self, alert: AlertInput, *, ranking_model: str | None = None) -> None:
         self.alert = alert
+        self.ranking_model = ranking_model
         signals = injection_signals(alert.description)
         self.items: list[EvidenceItem] = [
             EvidenceItem(
@@ -181,7 +188,10 @@ class Evidence:
         if signals:
             self.injections.append((n, f"memory record {incident.id}", signals))
         self.items.append(item)
-        match = Match(incident=incident, item=item, strength=strength, same_service=same)
+        sure = precedent_confidence(
+            incident, self.alert.description, same_service=same, ranking_model=self.ranking_model
+        )
+        match = Match(incident=incident, item=item, strength=strength, same_service=same, confidence=sure)
         self.matches[incident.id] = match
         for text in self._pending_corrections.pop(incident.id, []):
             self._apply_correction(match, text)

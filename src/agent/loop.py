@@ -103,6 +103,11 @@ class Agent:
         self.memory_timeout_s = memory_timeout_s
         self.profile = profile
 
+    @property
+    def ranking_model(self) -> str | None:
+        """The bank's ranker, so precedent confidence knows whether its fit applies."""
+        return self.bank.ranking_model if self.bank is not None else None
+
     async def brief(self, alert: AlertInput, *, memory_on: bool = True) -> Briefing:
         """A briefing, always: LLM trouble or memory trouble degrade it and say so in ``warnings``.
 
@@ -119,7 +124,7 @@ class Agent:
         carried_hops: list[Hop] | None = None,
         carried_warnings: list[str] | None = None,
     ) -> Briefing:
-        evidence = Evidence(alert)
+        evidence = Evidence(alert, ranking_model=self.ranking_model)
         tools = ToolBox(bank=self.bank, memory_timeout_s=self.memory_timeout_s)
         conversation = Conversation(
             messages=[], evidence=evidence, memory_on=memory_on and self.bank is not None

@@ -211,7 +211,9 @@ async def _converse(
     hops: list[Hop],
     warnings: list[str],
 ) -> ResolutionDraft:
-    evidence = Evidence(inputs.alert)
+    evidence = Evidence(
+        inputs.alert, ranking_model=agent.bank.ranking_model if agent.bank is not None else None
+    )
     notes = evidence.add_item(kind="notes", title=f"Notes by {context.engineer}", text=inputs.notes)
     data = [evidence.items[0]]
     if inputs.timeline:

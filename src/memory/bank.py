@@ -96,6 +96,11 @@ class MemoryBank(ABC):
 
     driver: str
 
+    @property
+    def ranking_model(self) -> str:
+        """What ranks recall results (driver and embedding model): a confidence fit is only valid for it."""
+        return self.driver
+
     @abstractmethod
     async def retain(
         self,

@@ -13,12 +13,14 @@ Only queries with at least one grade-2 document are scored; the query's own reco
 """
 
 import math
+import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 Qrels = Mapping[str, Mapping[str, int]]  # query id -> document id -> grade
 CUTOFFS = (1, 3, 5, 10)
 STRONG = 2
+FOLD_SEED = 20221
 
 
 @dataclass(frozen=True)
@@ -100,3 +102,11 @@ def evaluate(rankings: Mapping[str, Sequence[str]], qrels: Qrels) -> Scores:
         empty10=empty / n,
         queries=len(queries),
     )
+
+
+def folds(query_ids: Sequence[str], k: int = 5) -> list[list[str]]:
+    """``k`` disjoint folds of the queries, the same ones on every run (a fixed shuffle of sorted ids)."""
+    ordered = sorted(query_ids)
+    rng = random.Random(FOLD_SEED)
+    rng.shuffle(ordered)
+    return [sorted(ordered[i::k]) for i in range(k)]

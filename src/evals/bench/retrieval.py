@@ -16,7 +16,8 @@ import asyncio
 import json
 import tempfile
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -127,15 +128,17 @@ async def measure(bank: MemoryBank, queries: list[Query], qrels: Qrels) -> dict[
     return out
 
 
-async def run_retrieval(
-    corpus_path: Path, qrels_path: Path, *, hindsight_url: str | None = None, workdir: Path | None = None
-) -> dict[str, dict[str, dict[str, float | int]]]:
-    """Every method, scoped and unscoped, keyed as ``--json`` prints them."""
-    corpus = load_corpus(corpus_path)
-    qrels = load_qrels(qrels_path)
+def dev_queries(corpus: list[dict[str, Any]], qrels: Qrels) -> list[Query]:
+    """The scored queries (those with a grade-2 document), in corpus order."""
     wanted = set(scored_queries(qrels))
-    queries = [query_for(r) for r in corpus if r["id"] in wanted]
-    results: dict[str, dict[str, dict[str, float | int]]] = {}
+    return [query_for(r) for r in corpus if r["id"] in wanted]
+
+
+@asynccontextmanager
+async def corpus_bank(
+    corpus: list[dict[str, Any]], workdir: Path | None = None
+) -> AsyncIterator[EmbeddedBank]:
+    """Protocol step 1: a throwaway embedded bank holding every corpus record, imported as history."""
     with tempfile.TemporaryDirectory(prefix="recallops-retrieval-", dir=workdir) as tmp:
         container = await asyncio.to_thread(Container.build, sandbox_settings(Path(tmp) / "embedded"))
         try:
@@ -143,11 +146,24 @@ async def run_retrieval(
             if not isinstance(bank, EmbeddedBank):
                 raise TypeError("the retrieval baselines need the embedded driver")
             await import_records(container, [import_row(r) for r in corpus], actor="retrieval-benchmark")
-            for method, channels in METHODS.items():
-                results[method] = await measure(bank.with_channels(*channels), queries, qrels)
+            yield bank
         finally:
             await container.aclose()
-        if hindsight_url:
+
+
+async def run_retrieval(
+    corpus_path: Path, qrels_path: Path, *, hindsight_url: str | None = None, workdir: Path | None = None
+) -> dict[str, dict[str, dict[str, float | int]]]:
+    """Every method, scoped and unscoped, keyed as ``--json`` prints them."""
+    corpus = load_corpus(corpus_path)
+    qrels = load_qrels(qrels_path)
+    queries = dev_queries(corpus, qrels)
+    results: dict[str, dict[str, dict[str, float | int]]] = {}
+    async with corpus_bank(corpus, workdir) as bank:
+        for method, channels in METHODS.items():
+            results[method] = await measure(bank.with_channels(*channels), queries, qrels)
+    if hindsight_url:
+        with tempfile.TemporaryDirectory(prefix="recallops-retrieval-", dir=workdir) as tmp:
             settings = sandbox_settings(
                 Path(tmp) / "hindsight",
                 memory="hindsight",

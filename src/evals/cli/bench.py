@@ -12,6 +12,7 @@ from typing import Any, Protocol, TypeVar
 import typer
 
 from evals.bench import briefing as briefing_bench
+from evals.bench import calibration as calibration_bench
 from evals.bench import ingest as ingest_bench
 from evals.bench import pages as pages_bench
 from evals.bench import recall as recall_bench
@@ -49,6 +50,23 @@ def retrieval(
         typer.echo(json.dumps(results, indent=2))
         return
     typer.echo(retrieval_bench.markdown_table(results))
+
+
+@app.command("calibration")
+def calibration(
+    corpus: Path = typer.Option(..., exists=True, dir_okay=False, help="Post-mortem corpus (JSONL)."),
+    qrels: Path = typer.Option(..., exists=True, dir_okay=False, help="Judgments: query, doc, grade (TSV)."),
+    fit: bool = typer.Option(False, "--fit", help="Also fit on every pair and write the shipped fit."),
+    out: Path | None = typer.Option(
+        None, dir_okay=False, help="Where --fit writes (default: the package's)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object and nothing else."),
+) -> None:
+    """Reliability table and ECE of the precedent confidence on held-out folds; --fit refits it."""
+    fit_out = (out or calibration_bench.default_fit_path()) if fit else None
+    pairs, ranking_model = asyncio.run(calibration_bench.dev_pairs(corpus, qrels))
+    report = calibration_bench.calibrate(pairs, ranking_model, fit_out=fit_out)
+    typer.echo(json.dumps(report, indent=2) if as_json else calibration_bench.markdown_table(report))
 
 
 @app.command("recall")

@@ -78,6 +78,10 @@ class EmbeddedBank(MemoryBank):
         self._unrecorded: dict[str, Operation] = {}
         self.channels: tuple[str, ...] = CHANNELS
 
+    @property
+    def ranking_model(self) -> str:
+        return f"{self.driver}:{self.embedder.model_id}"
+
     def with_channels(self, *channels: str) -> "EmbeddedBank":
         """The same bank ranking with only some channels: the single-channel baselines of the benchmark.
 

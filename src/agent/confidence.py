@@ -1,0 +1,163 @@
+"""How sure a recalled precedent is: a calibrated probability that it is relevant to the alert.
+
+One number per recalled incident, and the only one: the strength bands, ``seen_before``, the
+planner's cross-service hop, "no reliable precedent" and the ranking of briefing items all read
+``Confidence.probability``. It is a logistic regression over what recall and the record say (the
+channel ranks, the fused score, whether it is the alert's service, and how much of the record's
+signature, symptom and root cause the alert repeats), fitted on labelled pairs by
+``recallops bench calibration --fit`` and shipped as ``confidence_fit.json`` beside this module.
+
+Channel ranks mean something only for the ranker they were fitted on, so the fit names the embedding
+model and channels it was made with. A bank ranking with another model still gets a number from the
+same fit, but ``calibrated`` is False so callers and reports can say the figure is not calibrated.
+"""
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Literal
+
+from memory import RecalledIncident
+from memory.profile import tokens
+
+Band = Literal["strong", "moderate", "weak"]
+# Probability bands. Strong: more likely relevant than not by a clear margin. Below moderate a
+# precedent is not reliable enough to brief from as if it applied.
+STRONG = 0.6
+MODERATE = 0.35
+FIT_RESOURCE = "confidence_fit.json"
+
+FEATURES: tuple[str, ...] = (
+    "keyword_rr",
+    "semantic_rr",
+    "best_rr",
+    "both_top5",
+    "fused",
+    "same_service",
+    "signature_repeated",
+    "alert_covered",
+    "symptom_overlap",
+    "root_cause_overlap",
+)
+
+
+@dataclass(frozen=True)
+class Confidence:
+    """The calibrated probability that a precedent is relevant, its band, and whether the fit applies."""
+
+    probability: float
+    band: Band
+    calibrated: bool
+
+    @property
+    def reliable(self) -> bool:
+        """Worth briefing from: at least a moderate match."""
+        return self.probability >= MODERATE
+
+
+@dataclass(frozen=True)
+class Fit:
+    """A logistic regression over ``FEATURES``: standardised inputs, one weight each, an intercept."""
+
+    ranking_model: str
+    features: tuple[str, ...]
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    weights: tuple[float, ...]
+    intercept: float
+
+    def probability(self, values: Sequence[float]) -> float:
+        z = self.intercept + sum(
+            w * (v - m) / s for w, v, m, s in zip(self.weights, values, self.mean, self.scale, strict=True)
+        )
+        return 1.0 / (1.0 + math.exp(-max(min(z, 30.0), -30.0)))
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "ranking_model": self.ranking_model,
+            "features": list(self.features),
+            "mean": list(self.mean),
+            "scale": list(self.scale),
+            "weights": list(self.weights),
+            "intercept": self.intercept,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, object]) -> "Fit":
+        features = tuple(str(f) for f in data["features"])  # type: ignore[attr-defined]
+        if features != FEATURES:
+            raise ValueError(f"the confidence fit has features {features}, this code computes {FEATURES}")
+        return cls(
+            ranking_model=str(data["ranking_model"]),
+            features=features,
+            mean=tuple(float(v) for v in data["mean"]),  # type: ignore[attr-defined]
+            scale=tuple(float(v) for v in data["scale"]),  # type: ignore[attr-defined]
+            weights=tuple(float(v) for v in data["weights"]),  # type: ignore[attr-defined]
+            intercept=float(data["intercept"]),  # type: ignore[arg-type]
+        )
+
+
+@lru_cache(maxsize=1)
+def shipped_fit() -> Fit:
+    """The fit shipped with the package (``recallops bench calibration --fit`` writes it)."""
+    text = resources.files("agent").joinpath(FIT_RESOURCE).read_text(encoding="utf-8")
+    return Fit.from_dict(json.loads(text)["fit"])
+
+
+def _rr(rank: int | None) -> float:
+    return 1.0 / rank if rank else 0.0
+
+
+def _share(part: set[str], whole: set[str]) -> float:
+    return len(part & whole) / len(whole) if whole else 0.0
+
+
+def features(incident: RecalledIncident, alert_text: str, *, same_service: bool) -> list[float]:
+    """The fit's inputs for one recalled incident, in ``FEATURES`` order."""
+    ranks = incident.why
+    keyword, semantic = ranks.get("keyword"), ranks.get("semantic")
+    best = min(ranks.values(), default=None)
+    record = incident.record
+    alert = tokens(alert_text)
+    signature = tokens(record.error_signature if record else incident.text[:400])
+    symptom = tokens(record.symptom) if record else set()
+    root_cause = tokens(record.root_cause) if record else set()
+    core = signature | symptom | root_cause if record else tokens(incident.text)
+    return [
+        _rr(keyword),
+        _rr(semantic),
+        _rr(best),
+        1.0 if keyword is not None and semantic is not None and max(keyword, semantic) <= 5 else 0.0,
+        min(max(incident.score, 0.0), 1.0),
+        1.0 if same_service else 0.0,
+        _share(alert, signature),
+        len(alert & core) / max(len(alert), 4),
+        _share(alert, symptom),
+        _share(alert, root_cause),
+    ]
+
+
+def band(probability: float) -> Band:
+    return "strong" if probability >= STRONG else "moderate" if probability >= MODERATE else "weak"
+
+
+def precedent_confidence(
+    incident: RecalledIncident,
+    alert_text: str,
+    *,
+    same_service: bool,
+    ranking_model: str | None = None,
+    fit: Fit | None = None,
+) -> Confidence:
+    """The calibrated probability that ``incident`` is a relevant precedent for the alert.
+
+    ``ranking_model`` is the bank's (``MemoryBank.ranking_model``); when it is unknown or not the one
+    the fit was made with, the number is still given but marked ``calibrated=False``.
+    """
+    fit = fit or shipped_fit()
+    p = round(fit.probability(features(incident, alert_text, same_service=same_service)), 3)
+    calibrated = ranking_model == fit.ranking_model
+    return Confidence(probability=p, band=band(p), calibrated=calibrated)

@@ -1,0 +1,171 @@
+"""``recallops bench calibration``: is a precedent with confidence 0.7 relevant seven times in ten?
+
+Labelled pairs come from the dev split of the public post-mortem corpus, through the retrieval
+benchmark's protocol: every record imported as history, every scored query recalled with the agent's
+tool (scoped to its service and across all services, ten results each, its own record dropped). A
+pair is (query, recalled incident); it is relevant when the judgments grade it 2. The features are
+``agent.confidence.features``, exactly what a briefing computes.
+
+The model is a logistic regression fitted here with numpy (Newton steps, a small L2 penalty, inputs
+standardised), so there is nothing to install and the fit is a dozen numbers. It is judged on
+held-out folds of queries (every pair of a query in the same fold, so no query is scored by a fit that
+saw it): the reliability table bins the held-out probabilities and compares each bin's mean
+prediction with how often its pairs were relevant; the expected calibration error (ECE) is the
+pair-weighted mean gap. ``--fit`` then fits on every pair and writes ``agent/confidence_fit.json``
+with the ranking model it is valid for.
+"""
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agent.confidence import FEATURES, FIT_RESOURCE, Fit
+from agent.confidence import features as confidence_features
+from agent.evidence import incident_service
+from evals.bench.ranking import Qrels, folds, judged
+from evals.bench.retrieval import DEPTH, Query, corpus_bank, dev_queries, load_corpus, load_qrels
+from memory import MemoryBank
+from memory.tools import recall_similar_incidents
+
+L2 = 1.0
+BINS = 10
+FOLDS = 5
+NEWTON_STEPS = 50
+
+
+@dataclass(frozen=True)
+class Pair:
+    query: str
+    document: str
+    scope: str
+    features: list[float]
+    relevant: bool
+
+
+async def collect(bank: MemoryBank, queries: list[Query], qrels: Qrels) -> list[Pair]:
+    """Every (query, recalled incident) pair of both scopes, labelled by the judgments."""
+    pairs: list[Pair] = []
+    for scope, scoped in (("scoped", True), ("unscoped", False)):
+        for query in queries:
+            found = await recall_similar_incidents(
+                bank, query.description, service=query.service if scoped else None, limit=DEPTH + 1
+            )
+            grades = judged(qrels, query.id)
+            for incident in [i for i in found if i.id != query.id][:DEPTH]:
+                same = incident_service(incident) == query.service
+                values = confidence_features(incident, query.description, same_service=same)
+                pairs.append(Pair(query.id, incident.id, scope, values, grades.get(incident.id, 0) >= 2))
+    return pairs
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, *, l2: float = L2) -> Fit:
+    """Penalised logistic regression by Newton's method on standardised inputs."""
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale[scale < 1e-9] = 1.0
+    z = np.hstack([np.ones((len(x), 1)), (x - mean) / scale])
+    w = np.zeros(z.shape[1])
+    penalty = np.full(z.shape[1], l2)
+    penalty[0] = 0.0  # the intercept is not shrunk
+    for _ in range(NEWTON_STEPS):
+        p = 1.0 / (1.0 + np.exp(-np.clip(z @ w, -30, 30)))
+        gradient = z.T @ (p - y) + penalty * w
+        hessian = (z * (p * (1 - p))[:, None]).T @ z + np.diag(penalty)
+        step = np.linalg.solve(hessian, gradient)
+        w -= step
+        if float(np.abs(step).max()) < 1e-8:
+            break
+    return Fit(
+        ranking_model="",
+        features=FEATURES,
+        mean=tuple(float(v) for v in mean),
+        scale=tuple(float(v) for v in scale),
+        weights=tuple(float(v) for v in w[1:]),
+        intercept=float(w[0]),
+    )
+
+
+def _arrays(pairs: list[Pair]) -> tuple[np.ndarray, np.ndarray]:
+    return np.array([p.features for p in pairs], dtype=float), np.array([p.relevant for p in pairs], float)
+
+
+def held_out(pairs: list[Pair], k: int = FOLDS) -> list[float]:
+    """Each pair's probability from the fit on the other folds' queries."""
+    predicted = [0.0] * len(pairs)
+    for fold in folds(sorted({p.query for p in pairs}), k):
+        inside = set(fold)
+        train = [p for p in pairs if p.query not in inside]
+        fit = fit_logistic(*_arrays(train))
+        for i, pair in enumerate(pairs):
+            if pair.query in inside:
+                predicted[i] = fit.probability(pair.features)
+    return predicted
+
+
+def reliability(predicted: list[float], relevant: list[bool], bins: int = BINS) -> dict[str, Any]:
+    """Equal-width bins of predicted probability: count, mean prediction, observed rate; and the ECE."""
+    rows = []
+    total = len(predicted) or 1
+    ece = 0.0
+    for b in range(bins):
+        low, high = b / bins, (b + 1) / bins
+        members = [i for i, p in enumerate(predicted) if low <= p < high or (b == bins - 1 and p == 1.0)]
+        if not members:
+            continue
+        mean = sum(predicted[i] for i in members) / len(members)
+        observed = sum(relevant[i] for i in members) / len(members)
+        ece += len(members) / total * abs(mean - observed)
+        rows.append(
+            {
+                "bin": f"{low:.1f}-{high:.1f}",
+                "pairs": len(members),
+                "predicted": round(mean, 3),
+                "observed": round(observed, 3),
+            }
+        )
+    return {"bins": rows, "ece": round(ece, 4), "pairs": len(predicted)}
+
+
+async def dev_pairs(corpus_path: Path, qrels_path: Path) -> tuple[list[Pair], str]:
+    """The labelled pairs of the dev split, and the ranking model that produced them."""
+    corpus = load_corpus(corpus_path)
+    qrels = load_qrels(qrels_path)
+    async with corpus_bank(corpus) as bank:
+        return await collect(bank, dev_queries(corpus, qrels), qrels), bank.ranking_model
+
+
+def calibrate(pairs: list[Pair], ranking_model: str, *, fit_out: Path | None = None) -> dict[str, Any]:
+    """Held-out reliability and ECE; with ``fit_out``, also the fit on every pair, written there."""
+    report = reliability(held_out(pairs), [p.relevant for p in pairs])
+    report |= {"ranking_model": ranking_model, "relevant": sum(p.relevant for p in pairs), "folds": FOLDS}
+    if fit_out is not None:
+        fit = fit_logistic(*_arrays(pairs))
+        fit = Fit(**(fit.__dict__ | {"ranking_model": ranking_model}))
+        fit_out.write_text(
+            json.dumps({"fit": fit.as_dict(), "held_out": report}, indent=2) + "\n", encoding="utf-8"
+        )
+        report["written"] = str(fit_out)
+    return report
+
+
+def default_fit_path() -> Path:
+    """Where the package reads its fit from (the source tree in a development install)."""
+    import agent
+
+    return Path(agent.__file__).parent / FIT_RESOURCE
+
+
+def markdown_table(report: dict[str, Any]) -> str:
+    lines = ["| predicted | pairs | mean predicted | observed relevant |", "|---|---|---|---|"]
+    lines += [
+        f"| {r['bin']} | {r['pairs']} | {r['predicted']:.3f} | {r['observed']:.3f} |" for r in report["bins"]
+    ]
+    lines += [
+        "",
+        f"ECE {report['ece']:.4f} over {report['pairs']} held-out pairs ({report['relevant']} relevant), "
+        f"{report['folds']} folds by query; ranking model {report['ranking_model']}.",
+    ]
+    return "\n".join(lines)
