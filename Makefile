@@ -1,4 +1,4 @@
-# The two commands of the README: `make run` (demo service) and `make test` (the whole suite).
+# The two commands of the README: `make run` (demo service) and `make test` (lint, types, the whole suite).
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -25,11 +25,13 @@ hindsight-env:
 test: $(STAMP) system-deps hindsight-env
 	$(BIN)/ruff check src web tests
 	$(BIN)/ruff format --check src web tests
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
 	$(BIN)/ruff check src web tests
 	$(BIN)/ruff format --check src web tests
+	$(BIN)/mypy
 
 format: $(STAMP)
 	$(BIN)/ruff format src web tests

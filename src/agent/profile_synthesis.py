@@ -105,7 +105,7 @@ def checked(patterns: list[Pattern], known: set[str]) -> list[Pattern]:
         incidents = [i for i in pattern.incidents if i in known]
         if not incidents:
             continue
-        fields = {
+        fields: dict[str, Any] = {
             name: [
                 PatternItem(text=item.text, citations=[c for c in item.citations if c in known])
                 for item in getattr(pattern, name)

@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from agent.briefing import Briefing, CitationCheck, EvidenceItem, Hop, MemorySwitch, Mode
 from agent.citations import Tally, plain_cited
 from agent.conversation import ChatModel, Conversation, ToolOutcome, run_fields
-from agent.drafter import FIELDS, DraftSource, EvidenceOnlyDrafter, draft_fields
+from agent.drafter import DraftSource, EvidenceOnlyDrafter, draft_fields
 from agent.evidence import AlertInput, Evidence
 from agent.guards import clip
 from agent.loop import Agent, run_hops
@@ -30,6 +30,7 @@ from agent.tools import (
     ToolBox,
     clean_post_mortem,
 )
+from incidents.resolution.models import TEMPLATE as FIELDS
 
 MAX_NOTES_CHARS = 20_000
 MAX_TIMELINE_LINES = 30

@@ -8,12 +8,15 @@ share one file.
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, cast
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, MetaData, create_engine, event
-from sqlalchemy.engine import make_url
+from sqlalchemy import Engine, MetaData, Table, create_engine, event
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import CursorResult, Result, make_url
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
+from sqlalchemy.sql.dml import Insert
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 
@@ -68,6 +71,23 @@ def transaction(factory: sessionmaker[Session]) -> Iterator[Session]:
         raise
     finally:
         session.close()
+
+
+def rowcount(result: Result[Any]) -> int:
+    """Rows an UPDATE touched: ``Session.execute`` is typed as returning a plain ``Result``."""
+    return cast("CursorResult[Any]", result).rowcount
+
+
+def table_of(model: type["Base"]) -> Table:
+    """A mapped class's table, typed as one (SQLAlchemy types ``__table__`` as any ``FromClause``)."""
+    return cast(Table, model.__table__)
+
+
+def insert_ignoring_conflicts(dialect: str, table: Table, index_elements: list[str]) -> Insert:
+    """``INSERT ... ON CONFLICT (index_elements) DO NOTHING`` in the dialect's own spelling."""
+    if dialect == "postgresql":
+        return postgresql.insert(table).on_conflict_do_nothing(index_elements=index_elements)
+    return sqlite.insert(table).on_conflict_do_nothing(index_elements=index_elements)
 
 
 def alembic_config(url: str) -> Config:

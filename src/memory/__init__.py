@@ -1,4 +1,9 @@
-"""The memory bank: one interface, an embedded driver and a Hindsight driver, the labeled template."""
+"""The memory bank: role protocols, an embedded driver and a Hindsight driver, the labeled template.
+
+May import only itself and third-party libraries; never ``incidents``, ``agent``, ``web`` or ``evals``.
+Callers outside reach a bank through ``memory.service``; only the composition root opens a driver
+(``memory.factory``).
+"""
 
 from memory.bank import (
     BankConfig,

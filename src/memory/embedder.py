@@ -16,9 +16,12 @@ import importlib.resources
 import os
 import threading
 from collections.abc import Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
 
 # The suffix versions the pooling: stored vectors of another id are recomputed when a bank opens.
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8/windows-256"
@@ -46,8 +49,8 @@ class MiniLMEmbedder:
     def __init__(self, *, threads: int | None = None) -> None:
         self._threads = threads or min(4, os.cpu_count() or 1)
         self._lock = threading.Lock()
-        self._session = None
-        self._tokenizer = None
+        self._session: Any = None
+        self._tokenizer: Tokenizer | None = None
         self._cls = self._sep = 0
 
     def _load(self) -> None:
@@ -68,7 +71,10 @@ class MiniLMEmbedder:
         tokenizer = Tokenizer.from_str(resource.read_text(encoding="utf-8"))
         tokenizer.no_truncation()
         tokenizer.no_padding()
-        self._cls, self._sep = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
+        cls, sep = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
+        if cls is None or sep is None:
+            raise RuntimeError("the embedding tokenizer has no [CLS] or [SEP] token")
+        self._cls, self._sep = cls, sep
         self._tokenizer, self._session = tokenizer, session
 
     def warm(self) -> None:
@@ -107,4 +113,5 @@ class MiniLMEmbedder:
 
 def normalize(vectors: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return (vectors / np.clip(norms, 1e-12, None)).astype(np.float32)
+    unit: np.ndarray = (vectors / np.clip(norms, 1e-12, None)).astype(np.float32)
+    return unit

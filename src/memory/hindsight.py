@@ -333,11 +333,8 @@ class HindsightBank(MemoryBank):
         unknown = set(config.dispositions) - set(DISPOSITIONS)
         if unknown:
             raise ValueError(f"unknown dispositions: {', '.join(sorted(unknown))}")
-        await self.client.aupdate_bank_config(
-            self.bank_id,
-            reflect_mission=config.mission,
-            **{f"disposition_{k}": v for k, v in config.dispositions.items()},
-        )
+        dispositions: dict[str, Any] = {f"disposition_{k}": v for k, v in config.dispositions.items()}
+        await self.client.aupdate_bank_config(self.bank_id, reflect_mission=config.mission, **dispositions)
         existing = (await self.client.alist_directives(self.bank_id)).items
         wanted = {content: len(config.directives) - i for i, content in enumerate(config.directives)}
         for directive in existing:

@@ -29,19 +29,31 @@ _STATUSES: dict[str, OperationStatus] = {
 
 
 class Scores(Protocol):
-    final: float
-    semantic: float | None
-    keyword: float | None
+    """Read-only members, so the client's models (ints allowed where floats are) satisfy it."""
+
+    @property
+    def final(self) -> float: ...
+    @property
+    def semantic(self) -> float | None: ...
+    @property
+    def keyword(self) -> float | None: ...
 
 
 class Fact(Protocol):
-    text: str
-    document_id: str | None
-    tags: list[str] | None
-    metadata: dict[str, str] | None
-    occurred_start: str | None
-    mentioned_at: str | None
-    scores: Scores | None
+    @property
+    def text(self) -> str: ...
+    @property
+    def document_id(self) -> str | None: ...
+    @property
+    def tags(self) -> list[str] | None: ...
+    @property
+    def metadata(self) -> dict[str, str] | None: ...
+    @property
+    def occurred_start(self) -> str | None: ...
+    @property
+    def mentioned_at(self) -> str | None: ...
+    @property
+    def scores(self) -> Scores | None: ...
 
 
 class Document(Protocol):

@@ -131,7 +131,8 @@ class OfflineSynthesizer:
             return jaccard
         vectors = self._embed([text[:EMBED_CHARS] for text in texts])
         cosine = np.clip(vectors @ vectors.T, 0.0, 1.0)
-        return EMBEDDING_WEIGHT * cosine + (1 - EMBEDDING_WEIGHT) * jaccard
+        combined: np.ndarray = EMBEDDING_WEIGHT * cosine + (1 - EMBEDDING_WEIGHT) * jaccard
+        return combined
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         assert self._embedder is not None

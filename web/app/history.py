@@ -15,13 +15,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import yaml
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.orm import Session, sessionmaker
 
 from incidents.history import (
-    TEMPLATE,
     HistoricalIncident,
     HistoryConflict,
     Origin,
@@ -29,6 +29,7 @@ from incidents.history import (
     upsert_historical,
 )
 from incidents.locking import serialized_writes
+from incidents.resolution.models import TEMPLATE
 from memory.bank import MemoryBank
 from memory.corrections import CORRECTION_ID
 from memory.history import HistoryRow, Rejected, Runbook, describe, validate_items
@@ -166,6 +167,7 @@ def load_seeds(directory: Path = SEEDS_DIR) -> Seeds:
     return Seeds(rows=rows, runbooks=runbooks)
 
 
-def _yaml(path: Path) -> dict:
+def _yaml(path: Path) -> dict[str, Any]:
     with path.open(encoding="utf-8") as handle:
-        return yaml.safe_load(handle)
+        loaded: dict[str, Any] = yaml.safe_load(handle)
+        return loaded

@@ -206,11 +206,11 @@ async def _check(container: Container, debounce_s: float) -> bool:
         states = {s.model_id: s for s in profile_state.list_states(db_session=db)}
     team_newest = await newest_write(container)
     for scope in [Scope(None), *(Scope(s) for s in sorted(services))]:
-        state = states.get(scope.model_id)
+        known = states.get(scope.model_id)
         newest = team_newest if scope.service is None else await newest_write(container, scope.service)
-        if newest is None and state is None:
+        if newest is None and known is None:
             newest = team_newest  # a service known only from seeds or imports still gets its profile once
-        if profile_state.refresh_due(state, newest_write=newest, now=utcnow(), debounce_s=debounce_s):
+        if profile_state.refresh_due(known, newest_write=newest, now=utcnow(), debounce_s=debounce_s):
             operation = await request_refresh(container, scope)
             log.info("profile refresh started", extra={"model_id": scope.model_id, "operation": operation.id})
             did_work = True

@@ -1,7 +1,8 @@
 """The ``recallops`` command: one module per command group, all reading the same settings.
 
 Commands from packages that depend on the product (the evals' ``eval`` and ``bench``) join through the
-``recallops.commands`` entry point group, so the product never imports them.
+``recallops.commands`` entry point group, so the product never imports them. May import ``web.app``,
+``web.http`` (to serve it), ``incidents``, ``memory`` and ``agent``.
 """
 
 from importlib.metadata import entry_points

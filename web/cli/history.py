@@ -2,8 +2,9 @@
 
 import asyncio
 import getpass
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -102,7 +103,7 @@ def import_(
         raise typer.Exit(code=1)
 
 
-def _finish(run: Callable[[], Awaitable[ImportSummary]]) -> ImportSummary:
+def _finish(run: Callable[[], Coroutine[Any, Any, ImportSummary]]) -> ImportSummary:
     try:
         summary = asyncio.run(run())
     except MemoryUnavailable as exc:

@@ -1,6 +1,7 @@
 """``recallops token``: API tokens for alert senders, automation and dashboards."""
 
 import json
+from typing import Any
 
 import typer
 
@@ -32,7 +33,7 @@ def list_(
 ) -> None:
     """List tokens (never their secrets)."""
     with cli_session() as session:
-        rows = [
+        rows: list[dict[str, Any]] = [
             {
                 "name": t.name,
                 "prefix": t.prefix,

@@ -10,7 +10,8 @@ from web.app.container import Container
 
 
 def get_container(request: Request) -> Container:
-    return request.app.state.container
+    container: Container = request.app.state.container
+    return container
 
 
 def get_db(request: Request) -> Iterator[Session]:

@@ -1,1 +1,4 @@
-"""Benchmarks behind ``recallops bench``: each module measures one thing and returns plain data."""
+"""Benchmarks behind ``recallops bench``: each module measures one thing and returns plain data.
+
+May import the product and ``evals.scenarios``.
+"""

@@ -34,6 +34,7 @@ from incidents.incident import service as incident_service
 from incidents.resolution import service as resolution_service
 from incidents.resolution.models import ResolutionFields
 from incidents.timeutil import utcnow
+from memory.embedded.bank import EmbeddedBank
 from web.app import profile
 from web.app.briefings import open_agent
 from web.app.container import Container
@@ -168,7 +169,9 @@ def run_pages_bench(
             portal = client.portal
             assert portal is not None
             started = time.perf_counter()
-            portal.call(build_bank, container.bank, bank_records, seed)
+            bank = container.bank
+            assert isinstance(bank, EmbeddedBank), "the pages bench seeds the embedded bank"
+            portal.call(build_bank, bank, bank_records, seed)
 
             async def brief_some() -> list[dict[str, Any]]:
                 async with open_agent(container) as agent:

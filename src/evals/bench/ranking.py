@@ -69,7 +69,7 @@ def reciprocal_rank(ranking: Sequence[str], grades: Mapping[str, int], k: int = 
 
 def ndcg(ranking: Sequence[str], grades: Mapping[str, int], k: int = 10) -> float:
     def dcg(gains: Sequence[int]) -> float:
-        return sum((2**g - 1) / math.log2(i + 2) for i, g in enumerate(gains[:k]))
+        return float(sum((2**g - 1) / math.log2(i + 2) for i, g in enumerate(gains[:k])))
 
     ideal = dcg(sorted(grades.values(), reverse=True))
     if ideal == 0:

@@ -285,7 +285,7 @@ async def measure_size(
     )
 
 
-async def run_recall(sizes: list[int], embedder: Embedder | None = None) -> list[dict[str, float]]:
+async def run_recall(sizes: list[int], embedder: Embedder | None = None) -> list[dict[str, float | str]]:
     embedder = embedder or MiniLMEmbedder()
     rng = random.Random(11)
     pool = [_base_text(rng) for _ in range(min(POOL_SIZE, max(sizes)))]
@@ -295,7 +295,7 @@ async def run_recall(sizes: list[int], embedder: Embedder | None = None) -> list
     return [asdict(await measure_size(size, embedder, pool, pool_vectors)) for size in sizes]
 
 
-async def run_hindsight(url: str, *, records: int = HINDSIGHT_RECORDS) -> dict[str, float]:
+async def run_hindsight(url: str, *, records: int = HINDSIGHT_RECORDS) -> dict[str, float | str]:
     """The same small workload against a running Hindsight server: retain/s and recall p50/p95."""
     from memory.hindsight import HindsightBank
 
@@ -328,7 +328,7 @@ async def run_hindsight(url: str, *, records: int = HINDSIGHT_RECORDS) -> dict[s
     }
 
 
-def markdown_table(results: list[dict[str, float]]) -> str:
+def markdown_table(results: list[dict[str, float | str]]) -> str:
     head = (
         "| size | recall p50 / p95 ms | scoped p50 / p95 ms | floor p50 / p95 ms | query embedding p50 ms "
         "| recall / floor (/ floor + embedding) | retain/s | reopen s | distinct vectors |"

@@ -1,4 +1,7 @@
-"""The evals' commands, ``recallops eval`` and ``recallops bench``, added to the CLI by entry point."""
+"""The evals' commands, ``recallops eval`` and ``recallops bench``, added to the CLI by entry point.
+
+May import the product and the rest of ``evals``.
+"""
 
 import typer
 

@@ -1,1 +1,4 @@
-"""Evaluation of RecallOps itself: scenario runs, deterministic scoring, faithfulness checks."""
+"""Evaluation of RecallOps itself: scenario runs, deterministic scoring, faithfulness checks.
+
+May import the product; the scenarios are package data (``cases/``), read with ``importlib.resources``.
+"""

@@ -210,7 +210,7 @@ async def run_scenario(
     result = ScenarioResult(scenario.id, scenario.title, scenario.kinds, mode, failures=[])
     with tempfile.TemporaryDirectory(prefix="recallops-eval-", dir=workdir) as tmp:
         data_dir = Path(tmp) / "data"
-        llm = "evidence-only" if mode == "evidence-only" else "groq"
+        llm: Literal["evidence-only", "groq"] = "evidence-only" if mode == "evidence-only" else "groq"
         try:
             if templates is not None:
                 await templates.materialize(scenario, directory, data_dir)

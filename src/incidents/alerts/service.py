@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 
 from incidents.alerts.models import Alert
 from incidents.alerts.normalized import SERVICE_UNKNOWN, NormalizedAlert
+from incidents.database import insert_ignoring_conflicts, table_of
 from incidents.incident import service as incidents
 from incidents.incident.models import Incident
 from incidents.incident.service import GroupKey
@@ -59,7 +60,7 @@ def _lock_groups(db_session: Session, alerts: Sequence[NormalizedAlert]) -> None
         db_session.execute(select(func.pg_advisory_xact_lock(key)))
 
 
-_ALERTS = Alert.__table__
+_ALERTS = table_of(Alert)
 _LATEST_OF_FINGERPRINT = (
     select(Alert.status, Alert.starts_at)
     .where(Alert.source == bindparam("source"), Alert.fingerprint == bindparam("fingerprint"))
@@ -75,15 +76,7 @@ _LINK = (
 @cache
 def _insert_statement(dialect: str) -> Any:
     """``INSERT ... ON CONFLICT (idempotency_key) DO NOTHING RETURNING id``, built once per dialect."""
-    if dialect == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert as dialect_insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert as dialect_insert
-    return (
-        dialect_insert(_ALERTS)
-        .on_conflict_do_nothing(index_elements=["idempotency_key"])
-        .returning(_ALERTS.c.id)
-    )
+    return insert_ignoring_conflicts(dialect, _ALERTS, ["idempotency_key"]).returning(_ALERTS.c.id)
 
 
 def _anchor(db_session: Session, alert: NormalizedAlert) -> datetime:
@@ -97,7 +90,8 @@ def _anchor(db_session: Session, alert: NormalizedAlert) -> datetime:
     ).first()
     if latest is None or (alert.status == "firing" and latest.status == "resolved"):
         return utcnow()
-    return latest.starts_at
+    starts_at: datetime = latest.starts_at
+    return starts_at
 
 
 def _insert(
@@ -124,7 +118,8 @@ def _insert(
         "received_at": utcnow(),
         "incident_id": incident_id,
     }
-    return db_session.scalar(_insert_statement(db_session.get_bind().dialect.name), params)
+    inserted: int | None = db_session.scalar(_insert_statement(db_session.get_bind().dialect.name), params)
+    return inserted
 
 
 def _ingest_one(db_session: Session, alert: NormalizedAlert, via: str) -> IngestResult:

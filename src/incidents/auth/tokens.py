@@ -15,6 +15,7 @@ from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session
 
 from incidents.auth.models import ApiToken
+from incidents.database import table_of
 from incidents.timeutil import utcnow
 
 TOKEN_PREFIX = "rops_"
@@ -23,7 +24,7 @@ NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@:+-]{0,63}$")
 LAST_USED_PRECISION = timedelta(minutes=5)  # a busy sender must not turn every request into a write
 
 
-_TOKENS = ApiToken.__table__
+_TOKENS = table_of(ApiToken)
 # Checked on every authenticated request: built once with a bind parameter, plain columns, no ORM load.
 _LIVE_BY_HASH = select(_TOKENS.c.id, _TOKENS.c.name, _TOKENS.c.scopes, _TOKENS.c.last_used_at).where(
     _TOKENS.c.token_hash == bindparam("token_hash"), _TOKENS.c.revoked_at.is_(None)

@@ -17,6 +17,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from incidents.briefings.models import Briefing, Job
+from incidents.database import rowcount
 from incidents.timeutil import utcnow
 
 BRIEFING_JOB = "briefing"
@@ -112,7 +113,7 @@ def claim_due_jobs(
             .values(state="running", locked_until=now + timedelta(seconds=lease_s), attempts=Job.attempts + 1)
             .execution_options(synchronize_session=False)
         )
-        if result.rowcount != 1:  # type: ignore[attr-defined]
+        if rowcount(result) != 1:
             continue
         job = db_session.get(Job, job_id, populate_existing=True)
         assert job is not None

@@ -4,7 +4,7 @@ Keyword-only functions with an explicit session; they ``flush()`` and leave the 
 so an incident, its first event and its briefing job land together or not at all.
 """
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -15,6 +15,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 
 from incidents.alerts.models import Alert
 from incidents.briefings.models import Job
+from incidents.database import insert_ignoring_conflicts, table_of
 from incidents.incident.models import Counter, Incident, IncidentEvent
 from incidents.timeutil import utcnow
 
@@ -102,8 +103,8 @@ _OPEN_BY_DEDUP = (
     .order_by(Incident.id.desc())
     .limit(1)
 )
-_INSERT_EVENT = insert(IncidentEvent.__table__)
-_INCIDENTS = Incident.__table__
+_INSERT_EVENT = insert(table_of(IncidentEvent))
+_INCIDENTS = table_of(Incident)
 _COUNT_ALERT = (
     update(_INCIDENTS)
     .where(_INCIDENTS.c.id == bindparam("incident_id"))
@@ -150,14 +151,8 @@ def next_public_id(*, db_session: Session) -> str:
 def _create_counter(db_session: Session) -> None:
     """First incident ever: create the row, tolerating a concurrent creator."""
     dialect = db_session.get_bind().dialect.name
-    if dialect == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert as dialect_insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert as dialect_insert
     db_session.execute(
-        dialect_insert(Counter)
-        .values(name=INCIDENT_COUNTER, value=0)
-        .on_conflict_do_nothing(index_elements=["name"])
+        insert_ignoring_conflicts(dialect, table_of(Counter), ["name"]).values(name=INCIDENT_COUNTER, value=0)
     )
 
 
@@ -361,7 +356,7 @@ def newest_alerts(*, db_session: Session, incident: Incident, limit: int) -> Ale
     )
     alerts = list(reversed(list(newest)))
     firing = {a.fingerprint for a in alerts if a.status == "firing"}
-    resolved = (
+    resolved: Iterable[Any] = (
         db_session.execute(
             select(Alert.source, Alert.fingerprint, Alert.starts_at).where(
                 Alert.incident_id == incident.id,

@@ -9,6 +9,7 @@ Rules, in one place so they can be tested on their own:
 """
 
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -82,7 +83,11 @@ def record_operation(state: ProfileState, *, status: str, error: str | None) -> 
 
 
 def record_model(
-    state: ProfileState, *, content: str, structured: dict | None, last_refreshed_at: datetime | None
+    state: ProfileState,
+    *,
+    content: str,
+    structured: dict[str, Any] | None,
+    last_refreshed_at: datetime | None,
 ) -> bool:
     """Mirror what the bank holds; True when it is newer than what was mirrored before.
 

@@ -84,7 +84,7 @@ def _no_nul(value: str) -> str:
     return value
 
 
-Text = Annotated[str, AfterValidator(_no_nul)]
+CleanText = Annotated[str, AfterValidator(_no_nul)]
 RequiredText = Annotated[str, AfterValidator(_no_nul), AfterValidator(_required_text)]
 
 
@@ -101,11 +101,11 @@ class ResolutionFields(BaseModel):
     )
     root_cause: RequiredText = Field(max_length=20_000, description="Why it happened, as verified.")
     resolution_steps: RequiredText = Field(max_length=20_000, description="What was done, in order.")
-    runbook_used: Text = Field(default="", max_length=2_000, description="Runbook name or link, if any.")
+    runbook_used: CleanText = Field(default="", max_length=2_000, description="Runbook name or link, if any.")
     outcome: RequiredText = Field(
         max_length=5_000, description="How it ended: restored, degraded, follow-ups."
     )
-    failed_attempts: Text = Field(
+    failed_attempts: CleanText = Field(
         default="", max_length=20_000, description="What was tried and did not help or made it worse."
     )
 
@@ -127,9 +127,9 @@ class ResolutionUpdate(BaseModel):
     error_signature: RequiredText | None = Field(default=None, max_length=5_000)
     root_cause: RequiredText | None = Field(default=None, max_length=20_000)
     resolution_steps: RequiredText | None = Field(default=None, max_length=20_000)
-    runbook_used: Text | None = Field(default=None, max_length=2_000)
+    runbook_used: CleanText | None = Field(default=None, max_length=2_000)
     outcome: RequiredText | None = Field(default=None, max_length=5_000)
-    failed_attempts: Text | None = Field(default=None, max_length=20_000)
+    failed_attempts: CleanText | None = Field(default=None, max_length=20_000)
 
 
 class ResolutionRead(BaseModel):

@@ -32,6 +32,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 from tenacity import RetryCallState, Retrying, wait_random_exponential
 
+from incidents.database import rowcount
 from incidents.incident.models import Incident
 from incidents.resolution.models import OutboxEntry
 from incidents.timeutil import utcnow
@@ -144,12 +145,14 @@ def claim_due(*, db_session: Session, limit: int, lease_s: float, now: datetime 
 def complete(*, db_session: Session, claim: Claim, now: datetime | None = None) -> bool:
     """Mark the claimed generation synced; False (and the lease released) if it was rewritten meanwhile."""
     now = now or utcnow()
-    synced = db_session.execute(
-        update(OutboxEntry)
-        .where(OutboxEntry.id == claim.id, OutboxEntry.generation == claim.generation)
-        .values(state="synced", synced_at=now, locked_until=None, last_error=None)
-        .execution_options(synchronize_session=False)
-    ).rowcount
+    synced = rowcount(
+        db_session.execute(
+            update(OutboxEntry)
+            .where(OutboxEntry.id == claim.id, OutboxEntry.generation == claim.generation)
+            .values(state="synced", synced_at=now, locked_until=None, last_error=None)
+            .execution_options(synchronize_session=False)
+        )
+    )
     if not synced:
         release(db_session=db_session, entry_id=claim.id)
     return bool(synced)
@@ -187,12 +190,14 @@ def release(*, db_session: Session, entry_id: int) -> None:
 def retry_failed(*, db_session: Session, now: datetime | None = None) -> int:
     """Make every failing row due now (an operator saw memory come back). Returns how many."""
     now = now or utcnow()
-    return db_session.execute(
-        update(OutboxEntry)
-        .where(OutboxEntry.state == "failing")
-        .values(next_attempt_at=now)
-        .execution_options(synchronize_session=False)
-    ).rowcount
+    return rowcount(
+        db_session.execute(
+            update(OutboxEntry)
+            .where(OutboxEntry.state == "failing")
+            .values(next_attempt_at=now)
+            .execution_options(synchronize_session=False)
+        )
+    )
 
 
 def queue_stats(*, db_session: Session) -> QueueStats:

@@ -4,6 +4,7 @@ import json
 import sqlite3
 import uuid
 from datetime import UTC, datetime
+from typing import Any
 
 from memory.bank import BankConfig, MentalModel, Operation, OperationStatus
 from memory.config import default_bank_config
@@ -18,7 +19,7 @@ _MODEL_COLUMNS = "id, name, source_query, tags, content, structured, last_refres
 _OPERATION_COLUMNS = "id, kind, target, status, error, created_at, finished_at"
 
 
-def _model(row: tuple) -> MentalModel:
+def _model(row: tuple[Any, ...]) -> MentalModel:
     id_, name, source_query, tags, content, structured, refreshed = row
     return MentalModel(
         id=id_,
@@ -31,7 +32,7 @@ def _model(row: tuple) -> MentalModel:
     )
 
 
-def _operation(row: tuple) -> Operation:
+def _operation(row: tuple[Any, ...]) -> Operation:
     id_, kind, target, status, error, created, finished = row
     return Operation(
         id=id_,
@@ -66,7 +67,7 @@ def list_models(conn: sqlite3.Connection) -> list[MentalModel]:
 
 
 def store_model_content(
-    conn: sqlite3.Connection, model_id: str, *, content: str, structured: dict | None
+    conn: sqlite3.Connection, model_id: str, *, content: str, structured: dict[str, Any] | None
 ) -> datetime:
     """Save a refresh's result; ``last_refreshed_at`` strictly advances even within one clock tick."""
     with Store.write(conn):

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -261,7 +261,7 @@ def dumps(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def row_to_document(row: sqlite3.Row | tuple) -> StoredDocument:
+def row_to_document(row: sqlite3.Row | tuple[Any, ...]) -> StoredDocument:
     id_, document_id, content, tags, metadata, ts, context, seq = row
     return StoredDocument(
         id=id_,

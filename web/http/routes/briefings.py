@@ -171,6 +171,6 @@ async def replay_incident(
     container: Container = Depends(get_container),
 ) -> Replay:
     """The incident briefed with memory off and on, and what memory changed; nothing is stored."""
-    _, alert = await run_in_threadpool(_incident_alert, container, public_id)
+    _incident, alert = await run_in_threadpool(_incident_alert, container, public_id)
     async with wiring.open_agent(container) as agent:
         return await replay(agent, alert)

@@ -1,7 +1,9 @@
 """The server-rendered pages for on-call engineers, and what they need around them.
 
 ``install`` adds the session cookie, the security headers, the static files and one router per page
-group, plus the handlers that turn "sign in first" and page errors into HTML rather than JSON.
+group, plus the handlers that turn "sign in first" and page errors into HTML rather than JSON. Like the
+JSON routes, the pages may import ``web.app``, ``incidents``, ``agent`` and ``memory.service``, never a
+memory driver.
 """
 
 from fastapi import FastAPI, Request
