@@ -1,7 +1,8 @@
 """The direction of imports between the packages, read from the source with ``ast``.
 
 ``incidents`` and ``memory`` import neither ``agent`` nor ``web``; ``agent`` never imports ``web``;
-``web.http`` never imports a memory driver; nothing in the product imports ``evals``. Every package
+``web.http`` never imports a memory driver; nothing in the product imports ``evals``; ``web`` reaches
+memory only through ``memory.service`` (the composition root alone opens a driver). Every package
 opens with a docstring that says its job and what it may import.
 """
 
@@ -80,6 +81,24 @@ def test_imports_point_one_way(importer: str, forbidden: tuple[str, ...]) -> Non
         if _within(_module_name(path), importer)
         for line, name in _imports(path)
         if any(_within(name, prefix) for prefix in forbidden)
+    ]
+    assert broken == [], "\n".join(broken)
+
+
+# The composition root: the only web modules that may name memory's driver factory and settings.
+COMPOSITION_ROOT = {"web.app.container": ("memory.factory",), "web.app.settings": ("memory.settings",)}
+
+
+def test_web_reaches_memory_only_through_its_service() -> None:
+    broken = [
+        f"{path.relative_to(ROOT)}:{line} imports {name}"
+        for path in _sources()
+        if _within(module := _module_name(path), "web")
+        for line, name in _imports(path)
+        if _within(name, "memory")
+        and not _within(name, "memory.service")
+        and not any(_within(name, allowed) for allowed in COMPOSITION_ROOT.get(module, ()))
+        and name != "memory"
     ]
     assert broken == [], "\n".join(broken)
 

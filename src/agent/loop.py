@@ -31,7 +31,7 @@ from agent.planner import EvidenceOnlyPlanner
 from agent.profile import ProfileSource
 from agent.prompts import FINAL_HOP, SYSTEM_PROMPT, alert_message, malformed_message, repair_message
 from agent.tools import ToolBox
-from memory import MemoryBank
+from memory.bank import Recall
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +94,7 @@ class Agent:
         self,
         *,
         model: ChatModel,
-        bank: MemoryBank | None,
+        bank: Recall | None,
         memory_timeout_s: float = 10.0,
         profile: ProfileSource | None = None,
     ) -> None:

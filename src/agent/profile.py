@@ -8,7 +8,8 @@ needs from it, so they are kept for the evidence-only assembly as well.
 import asyncio
 
 from agent.evidence import AlertInput, Evidence
-from memory import MemoryBank, MemoryUnavailable
+from memory import MemoryUnavailable
+from memory.bank import ProfileModels
 from memory.profile import (
     PROFILE_ID,
     Pattern,
@@ -22,7 +23,7 @@ MAX_PATTERNS = 2
 
 
 class ProfileSource:
-    def __init__(self, bank: MemoryBank, *, timeout_s: float = 10.0) -> None:
+    def __init__(self, bank: ProfileModels, *, timeout_s: float = 10.0) -> None:
         self._bank = bank
         self._timeout = timeout_s
 

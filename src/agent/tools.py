@@ -28,8 +28,9 @@ from agent.evidence import Match
 from agent.guards import replace_unknown_ids
 from agent.prompts import MAX_INCIDENTS_TO_MODEL, boundary, results_message
 from incidents.incident.models import Incident
-from memory import MemoryBank, MemoryUnavailable
-from memory import tools as memory_tools
+from memory import MemoryUnavailable
+from memory import service as memory_service
+from memory.bank import Recall
 from memory.schema import kind_tag, service_tag
 
 RECALL = "recall_similar_incidents"
@@ -157,7 +158,7 @@ class ToolBox:
     def __init__(
         self,
         *,
-        bank: MemoryBank | None,
+        bank: Recall | None,
         memory_timeout_s: float = 10.0,
         resolution: ResolutionContext | None = None,
         recorder: ResolutionRecorder | None = None,
@@ -255,7 +256,7 @@ class ToolBox:
     async def _recall(self, args: RecallArgs, conversation: Conversation) -> tuple[list[Match], str]:
         assert self._bank is not None
         found = await self._memory(
-            memory_tools.recall_similar_incidents(
+            memory_service.recall_similar_incidents(
                 self._bank, args.alert_description, args.service, args.limit
             )
         )

@@ -1,15 +1,17 @@
-"""The memory bank interface every driver implements, and the values it speaks in.
+"""The memory bank's roles (recall, retain, profile models, admin), and the values they speak in.
+
+A driver implements ``MemoryBank``, every role; a caller, or a test fake, needs only the role it uses.
 
 Recall answers with incidents, one per document, never with loose facts: ``limit=3`` means three
 incidents. Every driver raises ``MemoryUnavailable`` (and nothing else) when the store cannot be
 reached in time, so callers degrade in one place.
 """
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from memory.schema import IncidentRecord
 
@@ -91,10 +93,33 @@ def check_retain(*, document_id: str, timestamp: datetime, metadata: Mapping[str
         raise ValueError(f"metadata values must be strings: {', '.join(bad)}")
 
 
-class MemoryBank(ABC):
-    """One company bank; every record tagged (``service:``, ``kind:``, ``severity:``)."""
+class Recall(Protocol):
+    """Reads: the incidents resembling a query, and an answer synthesized over them."""
 
-    driver: str
+    @abstractmethod
+    async def recall(
+        self,
+        *,
+        query: str,
+        tags: list[str] | None = None,
+        tags_match: TagsMatch = "any",
+        budget: Budget = "mid",
+        limit: int = 5,
+    ) -> list[RecalledIncident]: ...
+
+    @abstractmethod
+    async def reflect(
+        self,
+        *,
+        query: str,
+        tags: list[str] | None = None,
+        tags_match: TagsMatch = "any",
+        response_schema: dict[str, Any] | None = None,
+    ) -> ReflectAnswer: ...
+
+
+class Retain(Protocol):
+    """The one write, upsert a document under its id, and what a writer checks first."""
 
     @property
     def ranking_model(self) -> str:
@@ -115,32 +140,15 @@ class MemoryBank(ABC):
     ) -> None: ...
 
     @abstractmethod
-    async def recall(
-        self,
-        *,
-        query: str,
-        tags: list[str] | None = None,
-        tags_match: TagsMatch = "any",
-        budget: Budget = "mid",
-        limit: int = 5,
-    ) -> list[RecalledIncident]: ...
-
-    @abstractmethod
     async def stored_tags(self, document_id: str) -> list[str] | None:
         """The tags of the document stored under this id, or ``None`` when there is none.
 
         Lets a writer check what an id already holds (an import must not turn a runbook or a
         correction into an incident record)."""
 
-    @abstractmethod
-    async def reflect(
-        self,
-        *,
-        query: str,
-        tags: list[str] | None = None,
-        tags_match: TagsMatch = "any",
-        response_schema: dict[str, Any] | None = None,
-    ) -> ReflectAnswer: ...
+
+class ProfileModels(Protocol):
+    """Mental models (the reliability profiles) and the asynchronous operations that refresh them."""
 
     @abstractmethod
     async def create_mental_model(
@@ -159,6 +167,12 @@ class MemoryBank(ABC):
     @abstractmethod
     async def get_operation(self, operation_id: str) -> Operation | None: ...
 
+
+class Admin(Protocol):
+    """The bank itself: its configuration, its health, and closing it."""
+
+    driver: str
+
     @abstractmethod
     async def configure(self, config: BankConfig) -> None: ...
 
@@ -170,3 +184,8 @@ class MemoryBank(ABC):
 
     @abstractmethod
     async def close(self) -> None: ...
+
+
+class MemoryBank(Recall, Retain, ProfileModels, Admin, Protocol):
+    """Every role: what a driver implements. One company bank; every record tagged (``service:``,
+    ``kind:``, ``severity:``). Callers ask for the narrowest role they use."""

@@ -12,8 +12,8 @@ import httpx
 import pytest
 
 from memory.factory import open_bank
+from memory.service import log_incident
 from memory.settings import MemorySettings
-from memory.tools import log_incident
 from tests.support.net import wait_for
 from tests.support.records import POOL, POOL_INCIDENT
 from tests.support.scripted_llm import Reply, ScriptedLLM, answer, tool_call

@@ -7,7 +7,7 @@ import pytest
 
 from memory.bank import BankConfig, MemoryBank, MemoryUnavailable, TagsMatch
 from memory.schema import IncidentRecord
-from memory.tools import log_incident, recall_similar_incidents
+from memory.service import log_incident, recall_similar_incidents
 from tests.memory.conftest import UNAVAILABLE_TIMEOUT_S, wait_operation
 
 T0 = datetime(2026, 2, 1, 12, 0, tzinfo=UTC)

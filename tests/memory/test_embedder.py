@@ -6,8 +6,8 @@ import numpy as np
 
 from memory.embedded.bank import EmbeddedBank
 from memory.embedder import DIMENSION, MAX_TOKENS, MiniLMEmbedder
+from memory.service import log_incident
 from memory.settings import MemorySettings
-from memory.tools import log_incident
 from tests.memory.fakes import RecordingSynthesizer
 from tests.memory.test_contract import ALL, JWT, OOM, POOL
 

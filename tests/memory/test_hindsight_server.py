@@ -13,7 +13,7 @@ from memory.bank import MemoryUnavailable
 from memory.config import default_bank_config
 from memory.hindsight import HindsightBank
 from memory.schema import IncidentRecord, format_record
-from memory.tools import log_incident, recall_similar_incidents
+from memory.service import log_incident, recall_similar_incidents
 from tests.memory.conftest import wait_operation
 from tests.support.hindsight import HindsightServer, hindsight_bank
 

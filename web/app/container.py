@@ -7,8 +7,8 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from agent.profile_synthesis import profile_synthesizer
 from incidents.database import make_engine, make_session_factory, upgrade
-from memory import MemoryBank
 from memory.factory import open_bank
+from memory.service import MemoryBank
 from web.app.settings import Settings
 from web.app.worker import Worker
 

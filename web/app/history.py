@@ -30,11 +30,19 @@ from incidents.history import (
 )
 from incidents.locking import serialized_writes
 from incidents.resolution.models import TEMPLATE
-from memory.bank import MemoryBank
-from memory.corrections import CORRECTION_ID
-from memory.history import HistoryRow, Rejected, Runbook, describe, validate_items
-from memory.schema import kind_tag, service_tag, tag_value
-from memory.tools import log_incident
+from memory.service import (
+    CORRECTION_ID,
+    HistoryRow,
+    MemoryBank,
+    Rejected,
+    Retain,
+    Runbook,
+    describe,
+    log_incident,
+    log_runbook,
+    tag_value,
+    validate_items,
+)
 from web.app.metrics import HISTORY_RECORDS
 
 SEEDS_DIR = Path(str(resources.files("seeds")))  # package data, so an installed wheel finds it
@@ -111,7 +119,7 @@ async def import_history(
     return summary
 
 
-async def _check_id(bank: MemoryBank, incident_id: str) -> None:
+async def _check_id(bank: Retain, incident_id: str) -> None:
     """``HistoryConflict`` when memory holds something other than an incident record under this id."""
     if CORRECTION_ID.search(incident_id):
         raise HistoryConflict(f"{incident_id} is a correction's id; corrections are added to their incident")
@@ -124,16 +132,9 @@ async def _check_id(bank: MemoryBank, incident_id: str) -> None:
         )
 
 
-async def retain_runbooks(bank: MemoryBank, runbooks: list[Runbook]) -> int:
+async def retain_runbooks(bank: Retain, runbooks: list[Runbook]) -> int:
     for runbook in runbooks:
-        await bank.retain(
-            document_id=runbook.runbook_id,
-            content=runbook.text(),
-            tags=[service_tag(runbook.service), kind_tag("runbook")],
-            metadata={"runbook_id": runbook.runbook_id, "service": runbook.service, "title": runbook.title},
-            timestamp=runbook.timestamp(),
-            context=f"runbook of {runbook.service}",
-        )
+        await log_runbook(bank, runbook)
     return len(runbooks)
 
 

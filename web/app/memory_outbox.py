@@ -25,10 +25,13 @@ from incidents.locking import serialized_writes
 from incidents.resolution import outbox
 from incidents.resolution.outbox import Claim
 from incidents.timeutil import utcnow
-from memory import MemoryBank
-from memory.corrections import CorrectionRecord, correction_metadata, correction_tags, format_correction
-from memory.schema import IncidentRecord
-from memory.tools import log_incident
+from memory.service import (
+    CorrectionRecord,
+    IncidentRecord,
+    Retain,
+    log_correction,
+    log_incident,
+)
 from web.app.container import Container
 from web.app.metrics import OUTBOX_DELIVERIES, OUTBOX_DEPTH, OUTBOX_OLDEST_PENDING
 from web.app.worker import Task
@@ -59,7 +62,7 @@ def delivery_timeout(container: Container) -> float:
     return container.settings.memory.memory_timeout_s + 5
 
 
-async def retain_payload(bank: MemoryBank, kind: str, payload: dict[str, Any]) -> None:
+async def retain_payload(bank: Retain, kind: str, payload: dict[str, Any]) -> None:
     """One outbox payload into memory: the incident's labeled record, or a correction of its own."""
     if kind == "correction":
         data = payload["correction"]
@@ -71,14 +74,7 @@ async def retain_payload(bank: MemoryBank, kind: str, payload: dict[str, Any]) -
             text=data["text"],
             author=data["author"],
         )
-        await bank.retain(
-            document_id=record.document_id,
-            content=format_correction(record),
-            tags=correction_tags(record, severity=data.get("severity")),
-            metadata=correction_metadata(record),
-            timestamp=record.timestamp,
-            context=f"correction of incident {record.corrects} on {record.service}",
-        )
+        await log_correction(bank, record, severity=data.get("severity"))
         return
     fields = dict(payload["record"])
     fields["timestamp"] = datetime.fromisoformat(fields["timestamp"])

@@ -21,13 +21,16 @@ from incidents.profile import service as profile_state
 from incidents.profile.models import ProfileState
 from incidents.resolution import outbox
 from incidents.timeutil import utcnow
-from memory import MemoryUnavailable, MentalModel, Operation
-from memory.profile import (
+from memory.service import (
     PROFILE_ID,
     PROFILE_NAME,
     SOURCE_QUERY,
+    MemoryUnavailable,
+    MentalModel,
+    Operation,
     Pattern,
     load_patterns,
+    refresh_profile,
     service_model_id,
     service_model_name,
     service_model_tags,
@@ -108,14 +111,8 @@ async def newest_write(container: Container, service: str | None = None) -> date
 
 async def request_refresh(container: Container, scope: Scope) -> Operation:
     """Refresh the model, creating it first if the bank lacks it; may raise MemoryUnavailable."""
-    bank = container.bank
     mark = await newest_write(container, scope.service)
-    if await bank.get_mental_model(scope.model_id) is None:
-        operation = await bank.create_mental_model(
-            model_id=scope.model_id, name=scope.name, source_query=SOURCE_QUERY, tags=scope.tags
-        )
-    else:
-        operation = await bank.refresh_mental_model(scope.model_id)
+    operation = await refresh_profile(container.bank, service=scope.service)
     with transaction(container.sessions) as db, serialized_writes(db):
         state = profile_state.ensure_state(
             db_session=db, model_id=scope.model_id, name=scope.name, service=scope.service

@@ -7,7 +7,7 @@ benchmark measures the configured product, never the operator's real data.
 from pathlib import Path
 from typing import Any, Literal
 
-from memory.history import validate_items
+from memory.service import validate_items
 from web.app.container import Container
 from web.app.history import import_history
 from web.app.settings import Settings

@@ -10,8 +10,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from memory.bank import MemoryUnavailable
-from memory.history import UnreadableImport, parse_rows
+from memory.service import MemoryUnavailable, UnreadableImport, parse_rows
 from web.app.container import Container
 from web.app.history import SEEDS_DIR, ImportSummary, import_history, load_seeds, retain_runbooks
 

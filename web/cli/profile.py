@@ -5,7 +5,7 @@ import json
 
 import typer
 
-from memory import MemoryUnavailable, Operation
+from memory.service import MemoryUnavailable, Operation
 from web.app import profile
 from web.app.container import Container
 

@@ -30,7 +30,7 @@ from incidents.timeutil import utcnow
 from memory.embedded.bank import EmbeddedBank
 from memory.embedded.store import Draft
 from memory.schema import IncidentRecord, format_record, record_tags
-from memory.tools import recall_similar_incidents
+from memory.service import recall_similar_incidents
 from web.app.briefings import open_agent, store
 from web.app.container import Container
 from web.app.sandbox import sandbox_settings

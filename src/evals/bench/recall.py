@@ -34,9 +34,9 @@ from memory.embedded.search import candidate_depth, match_expression
 from memory.embedded.store import Draft
 from memory.embedder import Embedder, MiniLMEmbedder
 from memory.schema import IncidentRecord, format_record, record_tags
+from memory.service import log_incident, recall_similar_incidents
 from memory.settings import MemorySettings
 from memory.synthesis import EvidenceDigest
-from memory.tools import log_incident, recall_similar_incidents
 
 SERVICES = [
     "checkout-service", "payment-gateway", "auth-service", "inventory-service", "cart-service",

@@ -6,7 +6,7 @@ The protocol is the corpus README's, step by step:
    service, date, summary, manifestation, root-cause details and mitigation (details and labels);
 2. each query becomes an alert built from symptoms only (title, manifestation, impact), turned into a
    recall query the way the agent turns any alert into one;
-3. recall goes through ``memory.tools.recall_similar_incidents`` (the agent's tool), scoped to the
+3. recall goes through ``memory.service.recall_similar_incidents`` (the agent's tool), scoped to the
    query's service and across all services, and the query's own record is dropped;
 4. ranking metrics (``evals.bench.ranking``) for the hybrid recall and, in the same run over the same
    bank, its keyword-only and embedding-only channels; a Hindsight server too when given.
@@ -27,7 +27,7 @@ from evals.bench.ranking import Qrels, evaluate, scored_queries
 from memory import MemoryBank
 from memory.embedded.bank import EmbeddedBank
 from memory.history import MAX_TEXT
-from memory.tools import recall_similar_incidents
+from memory.service import recall_similar_incidents
 from web.app.container import Container
 from web.app.sandbox import import_records, sandbox_settings
 

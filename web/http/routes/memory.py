@@ -12,10 +12,15 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from pydantic import BaseModel
 
-from memory import MemoryUnavailable, RecalledIncident
-from memory.history import UnreadableImport, parse_rows
-from memory.schema import IncidentRecord, tag_value
-from memory.tools import recall_similar_incidents
+from memory.service import (
+    IncidentRecord,
+    MemoryUnavailable,
+    RecalledIncident,
+    UnreadableImport,
+    parse_rows,
+    recall_similar_incidents,
+    tag_value,
+)
 from web.app.container import Container
 from web.app.history import ImportSummary, import_history
 from web.app.metrics import MEMORY_SEARCH_LATENCY

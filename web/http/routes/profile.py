@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Query, status
 
-from memory import MemoryUnavailable, Operation
+from memory.service import MemoryUnavailable, Operation
 from web.app import profile
 from web.app.container import Container
 from web.http.auth import require

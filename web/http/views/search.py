@@ -3,7 +3,7 @@
 import re
 from dataclasses import dataclass
 
-from memory import RecalledIncident
+from memory.service import RecalledIncident
 
 MIN_TERM_CHARS = 3
 CHANNEL_NAMES = {"semantic": "meaning", "keyword": "words", "bm25": "words", "recency": "recency"}

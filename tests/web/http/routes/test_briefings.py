@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 
 from incidents.briefings.models import Briefing, Job
 from memory.schema import IncidentRecord
-from memory.tools import log_incident
+from memory.service import log_incident
 from tests.support.records import POOL, POOL_INCIDENT
 from tests.web.http.routes.conftest import Api
 from web.app.briefings import briefing_task

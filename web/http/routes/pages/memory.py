@@ -7,8 +7,7 @@ from fastapi.responses import HTMLResponse
 from starlette.concurrency import run_in_threadpool
 
 from incidents.incident import service as incident_service
-from memory import MemoryUnavailable, RecalledIncident
-from memory.tools import recall_similar_incidents
+from memory.service import MemoryUnavailable, RecalledIncident, recall_similar_incidents
 from web.app.container import Container
 from web.http.deps import get_container
 from web.http.routes.pages.common import page_user, render

@@ -12,8 +12,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 
 from incidents.incident import service as incident_service
-from memory import MemoryUnavailable, Operation
-from memory.profile import FIELD_LABELS, PATTERN_FIELDS, Pattern
+from memory.service import FIELD_LABELS, PATTERN_FIELDS, MemoryUnavailable, Operation, Pattern
 from web.app import profile
 from web.app.container import Container
 from web.http.deps import get_container

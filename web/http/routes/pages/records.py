@@ -17,9 +17,7 @@ from starlette.datastructures import FormData
 from incidents.incident import service as incident_service
 from incidents.locking import serialized_writes
 from incidents.resolution import service as resolution_service
-from memory import MemoryUnavailable
-from memory.schema import FIELDS, IncidentRecord, format_record
-from memory.tools import recall_similar_incidents
+from memory.service import FIELDS, IncidentRecord, MemoryUnavailable, format_record, get_record
 from web.app.container import Container
 from web.http.deps import get_container, get_db
 from web.http.routes.pages.common import (
@@ -73,11 +71,10 @@ async def record_page(
     context: dict[str, object] = {"nav": "memory", "public_id": public_id, "remote": None}
     if found is None:
         try:
-            recalled = await recall_similar_incidents(container.bank, public_id, limit=5)
+            remote = await get_record(container.bank, public_id)
         except MemoryUnavailable as exc:
             message = f"{public_id} is not stored here and memory is unreachable: {exc}"
             raise PageError(503, "Memory unavailable", message) from exc
-        remote = next((r for r in recalled if r.id == public_id), None)
         if remote is None:
             raise PageError(404, "No such record", f"Neither this service nor its memory knows {public_id}.")
         context["remote"] = remote

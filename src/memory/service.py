@@ -1,0 +1,187 @@
+"""The one door to memory for routes, pages and flows: recall, retain, a record, the profile.
+
+Everything above ``memory`` (``web`` and the flows it runs) reaches the bank through these functions
+and the values re-exported here, so where memory is touched is one grep away. Each function asks
+only for the role it needs (``Recall``, ``Retain``, ``ProfileModels``), so a test fake implements
+that role and nothing more.
+
+``recall_similar_incidents`` is the agent's own recall tool and the memory search alike: it scopes
+by service with ``any_strict`` (only that service's records; untagged ones are excluded) or searches
+every service when no service is given. ``log_incident`` retains the labeled record under its
+incident id, so writing the same incident again replaces it.
+"""
+
+from memory.bank import (
+    Admin,
+    Budget,
+    Health,
+    MemoryBank,
+    MemoryUnavailable,
+    MentalModel,
+    Operation,
+    ProfileModels,
+    Recall,
+    RecalledIncident,
+    Retain,
+)
+from memory.corrections import (
+    CORRECTION_ID,
+    CorrectionRecord,
+    correction_metadata,
+    correction_tags,
+    format_correction,
+)
+from memory.history import (
+    HistoryRow,
+    Rejected,
+    Runbook,
+    UnreadableImport,
+    describe,
+    parse_rows,
+    validate_items,
+)
+from memory.profile import (
+    FIELD_LABELS,
+    PATTERN_FIELDS,
+    PROFILE_ID,
+    PROFILE_NAME,
+    SOURCE_QUERY,
+    Pattern,
+    load_patterns,
+    service_model_id,
+    service_model_name,
+    service_model_tags,
+)
+from memory.schema import FIELDS, IncidentRecord, format_record, kind_tag, record_tags, service_tag, tag_value
+
+__all__ = [
+    "CORRECTION_ID",
+    "FIELDS",
+    "FIELD_LABELS",
+    "PATTERN_FIELDS",
+    "PROFILE_ID",
+    "PROFILE_NAME",
+    "SOURCE_QUERY",
+    "Admin",
+    "CorrectionRecord",
+    "Health",
+    "HistoryRow",
+    "IncidentRecord",
+    "MemoryBank",
+    "MemoryUnavailable",
+    "MentalModel",
+    "Operation",
+    "Pattern",
+    "ProfileModels",
+    "Recall",
+    "RecalledIncident",
+    "Rejected",
+    "Retain",
+    "Runbook",
+    "UnreadableImport",
+    "describe",
+    "format_record",
+    "get_record",
+    "load_patterns",
+    "log_correction",
+    "log_incident",
+    "log_runbook",
+    "parse_rows",
+    "recall_similar_incidents",
+    "refresh_profile",
+    "service_model_id",
+    "service_model_name",
+    "service_model_tags",
+    "tag_value",
+    "validate_items",
+]
+
+# How many recalled incidents ``get_record`` looks through for the one whose id it was asked.
+RECORD_LOOKUP_LIMIT = 5
+
+
+async def recall_similar_incidents(
+    bank: Recall,
+    alert_description: str,
+    service: str | None = None,
+    limit: int = 3,
+    *,
+    budget: Budget = "mid",
+) -> list[RecalledIncident]:
+    """Up to ``limit`` incidents (not facts) resembling the alert, best first."""
+    if service:
+        return await bank.recall(
+            query=alert_description,
+            tags=[service_tag(service)],
+            tags_match="any_strict",
+            budget=budget,
+            limit=limit,
+        )
+    return await bank.recall(query=alert_description, budget=budget, limit=limit)
+
+
+async def get_record(bank: Recall, incident_id: str) -> RecalledIncident | None:
+    """The record memory holds under ``incident_id`` (an id known only to a shared bank), if any."""
+    recalled = await recall_similar_incidents(bank, incident_id, limit=RECORD_LOOKUP_LIMIT)
+    return next((r for r in recalled if r.id == incident_id), None)
+
+
+async def log_incident(
+    bank: Retain,
+    record: IncidentRecord,
+    *,
+    kind: str = "incident",
+    severity: str | None = None,
+    metadata: dict[str, str] | None = None,
+) -> None:
+    """Retain (upsert) the incident's labeled record with its tags, string metadata and timestamp."""
+    meta = {"incident_id": record.incident_id, "service": record.service, "kind": kind}
+    if severity:
+        meta["severity"] = severity
+    meta.update(metadata or {})
+    await bank.retain(
+        document_id=record.incident_id,
+        content=format_record(record),
+        tags=record_tags(record, kind=kind, severity=severity),
+        metadata=meta,
+        timestamp=record.timestamp,
+        context=f"resolved {kind} of {record.service}",
+    )
+
+
+async def log_correction(bank: Retain, record: CorrectionRecord, *, severity: str | None = None) -> None:
+    """Retain a correction as a record of its own, which recall puts ahead of the incident it amends."""
+    await bank.retain(
+        document_id=record.document_id,
+        content=format_correction(record),
+        tags=correction_tags(record, severity=severity),
+        metadata=correction_metadata(record),
+        timestamp=record.timestamp,
+        context=f"correction of incident {record.corrects} on {record.service}",
+    )
+
+
+async def log_runbook(bank: Retain, runbook: Runbook) -> None:
+    """Retain a runbook under its id, tagged with its service and ``kind:runbook``."""
+    await bank.retain(
+        document_id=runbook.runbook_id,
+        content=runbook.text(),
+        tags=[service_tag(runbook.service), kind_tag("runbook")],
+        metadata={"runbook_id": runbook.runbook_id, "service": runbook.service, "title": runbook.title},
+        timestamp=runbook.timestamp(),
+        context=f"runbook of {runbook.service}",
+    )
+
+
+async def refresh_profile(bank: ProfileModels, *, service: str | None) -> Operation:
+    """Refresh the team's (``service=None``) or one service's profile, creating it first if it is
+    missing; the operation runs in the bank, poll it with ``bank.get_operation``."""
+    model_id = service_model_id(service) if service else PROFILE_ID
+    if await bank.get_mental_model(model_id) is None:
+        return await bank.create_mental_model(
+            model_id=model_id,
+            name=service_model_name(service) if service else PROFILE_NAME,
+            source_query=SOURCE_QUERY,
+            tags=service_model_tags(service) if service else [],
+        )
+    return await bank.refresh_mental_model(model_id)
