@@ -120,12 +120,24 @@ async def rank(bank: MemoryBank, query: Query, *, scoped: bool) -> list[str]:
     return [incident.id for incident in found if incident.id != query.id][:DEPTH]
 
 
-async def measure(bank: MemoryBank, queries: list[Query], qrels: Qrels) -> dict[str, dict[str, float | int]]:
-    out = {}
-    for scope, scoped in (("scoped", True), ("unscoped", False)):
-        rankings = {q.id: await rank(bank, q, scoped=scoped) for q in queries}
-        out[scope] = evaluate(rankings, qrels).as_dict()
-    return out
+ScopedRankings = dict[str, dict[str, list[str]]]  # scope -> query id -> ranked document ids
+
+
+async def rankings_of(bank: MemoryBank, queries: list[Query]) -> ScopedRankings:
+    return {
+        scope: {q.id: await rank(bank, q, scoped=scoped) for q in queries}
+        for scope, scoped in (("scoped", True), ("unscoped", False))
+    }
+
+
+def scores_of(
+    rankings: Mapping[str, ScopedRankings], qrels: Qrels
+) -> dict[str, dict[str, dict[str, float | int]]]:
+    """The pooled metrics of every method and scope."""
+    return {
+        method: {scope: evaluate(ranked, qrels).as_dict() for scope, ranked in scopes.items()}
+        for method, scopes in rankings.items()
+    }
 
 
 def dev_queries(corpus: list[dict[str, Any]], qrels: Qrels) -> list[Query]:
@@ -151,17 +163,17 @@ async def corpus_bank(
             await container.aclose()
 
 
-async def run_retrieval(
+async def run_rankings(
     corpus_path: Path, qrels_path: Path, *, hindsight_url: str | None = None, workdir: Path | None = None
-) -> dict[str, dict[str, dict[str, float | int]]]:
-    """Every method, scoped and unscoped, keyed as ``--json`` prints them."""
+) -> tuple[dict[str, ScopedRankings], Qrels]:
+    """Every method's ranking of every scored query, scoped and unscoped, and the judgments."""
     corpus = load_corpus(corpus_path)
     qrels = load_qrels(qrels_path)
     queries = dev_queries(corpus, qrels)
-    results: dict[str, dict[str, dict[str, float | int]]] = {}
+    results: dict[str, ScopedRankings] = {}
     async with corpus_bank(corpus, workdir) as bank:
         for method, channels in METHODS.items():
-            results[method] = await measure(bank.with_channels(*channels), queries, qrels)
+            results[method] = await rankings_of(bank.with_channels(*channels), queries)
     if hindsight_url:
         with tempfile.TemporaryDirectory(prefix="recallops-retrieval-", dir=workdir) as tmp:
             settings = sandbox_settings(
@@ -173,10 +185,20 @@ async def run_retrieval(
             container = await asyncio.to_thread(Container.build, settings)
             try:
                 await import_records(container, [import_row(r) for r in corpus], actor="retrieval-benchmark")
-                results["hindsight"] = await measure(container.bank, queries, qrels)
+                results["hindsight"] = await rankings_of(container.bank, queries)
             finally:
                 await container.aclose()
-    return results
+    return results, qrels
+
+
+async def run_retrieval(
+    corpus_path: Path, qrels_path: Path, *, hindsight_url: str | None = None, workdir: Path | None = None
+) -> dict[str, dict[str, dict[str, float | int]]]:
+    """Every method's pooled metrics, scoped and unscoped."""
+    rankings, qrels = await run_rankings(
+        corpus_path, qrels_path, hindsight_url=hindsight_url, workdir=workdir
+    )
+    return scores_of(rankings, qrels)
 
 
 COLUMNS = ("recall@1", "recall@3", "recall@5", "recall@10", "mrr@10", "ndcg@10", "empty@10", "queries")

@@ -15,6 +15,7 @@ from evals.bench import briefing as briefing_bench
 from evals.bench import calibration as calibration_bench
 from evals.bench import ingest as ingest_bench
 from evals.bench import pages as pages_bench
+from evals.bench import protocol
 from evals.bench import recall as recall_bench
 from evals.bench import report as report_bench
 from evals.bench import retrieval as retrieval_bench
@@ -43,13 +44,41 @@ def retrieval(
     hindsight_url: str | None = typer.Option(
         None, "--hindsight-url", help="Also measure a running Hindsight server at this URL."
     ),
+    bootstrap: bool = typer.Option(
+        False, "--bootstrap", help="Paired bootstrap 95% intervals of hybrid against each channel."
+    ),
+    baseline: Path | None = typer.Option(
+        None, exists=True, dir_okay=False, help="An earlier run's --json: also bootstrap against its hybrid."
+    ),
+    min_mrr: float | None = typer.Option(
+        None, "--min-mrr", help="Exit 1 if hybrid MRR@10 in either scope is below this, or the floor fails."
+    ),
 ) -> None:
-    """Recall@1/3/5/10, MRR@10, nDCG@10 and empty@10 for hybrid, BM25-only and embedding-only recall."""
-    results = asyncio.run(retrieval_bench.run_retrieval(corpus, qrels, hindsight_url=hindsight_url))
+    """Recall@k, MRR@10, nDCG@10, empty@10 for hybrid, BM25 and embeddings; folds, floor, misses."""
+    rankings, judgments = asyncio.run(
+        retrieval_bench.run_rankings(corpus, qrels, hindsight_url=hindsight_url)
+    )
+    scores = retrieval_bench.scores_of(rankings, judgments)
+    previous = json.loads(baseline.read_text(encoding="utf-8"))["rankings"]["hybrid"] if baseline else None
+    checks = protocol.report(
+        rankings, judgments, bootstrap=bootstrap or previous is not None, baseline=previous
+    )
     if as_json:
-        typer.echo(json.dumps(results, indent=2))
-        return
-    typer.echo(retrieval_bench.markdown_table(results))
+        typer.echo(json.dumps({"methods": scores, "protocol": checks, "rankings": rankings}, indent=2))
+    else:
+        typer.echo(retrieval_bench.markdown_table(scores))
+        typer.echo(protocol.markdown(checks))
+    if min_mrr is not None:
+        failed = [
+            f"hybrid {scope} MRR@10 {s['mrr@10']:.3f} < {min_mrr}"
+            for scope, s in scores["hybrid"].items()
+            if float(s["mrr@10"]) < min_mrr
+        ]
+        failed += [f"channel floor fails: {c}" for c in checks["floor"] if not c["holds"]]  # type: ignore[attr-defined]
+        for line in failed:
+            typer.echo(line, err=True)
+        if failed:
+            raise typer.Exit(1)
 
 
 @app.command("calibration")

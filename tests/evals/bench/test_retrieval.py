@@ -95,7 +95,9 @@ def test_cli_prints_every_method_and_scope_as_json(tmp_path: Path) -> None:
         env={"RECALLOPS_DATA_DIR": str(tmp_path / "unused")},
     )
     assert result.exit_code == 0, result.output
-    figures = json.loads(result.stdout)
+    printed = json.loads(result.stdout)
+    assert set(printed) == {"methods", "protocol", "rankings"}
+    figures = printed["methods"]
     assert set(figures) == {"hybrid", "bm25", "embedding"}
     for method in figures.values():
         assert set(method) == {"scoped", "unscoped"}
@@ -108,3 +110,31 @@ def test_cli_prints_every_method_and_scope_as_json(tmp_path: Path) -> None:
         assert method["scoped"]["mrr@10"] == 1.0
     assert figures["hybrid"]["unscoped"]["recall@3"] == 1.0
     assert not (tmp_path / "unused").exists()
+
+
+def test_protocol_reports_folds_floor_misses_and_a_failed_floor_exits_1(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("\n".join(json.dumps(r) for r in CORPUS))
+    qrels = tmp_path / "qrels.tsv"
+    qrels.write_text(QRELS)
+    args = ["bench", "retrieval", "--corpus", str(corpus), "--qrels", str(qrels)]
+    env = {"RECALLOPS_DATA_DIR": str(tmp_path / "unused")}
+    result = CliRunner().invoke(app, [*args, "--bootstrap", "--json"], env=env)
+    assert result.exit_code == 0, result.output
+    protocol = json.loads(result.stdout)["protocol"]
+    assert (
+        len(protocol["folds"]["hybrid"]["scoped"]) == 5 and len(protocol["halves"]["bm25"]["unscoped"]) == 2
+    )
+    assert {(c["scope"], c["metric"]) for c in protocol["floor"]} == {
+        (s, m) for s in ("scoped", "unscoped") for m in ("recall@1", "recall@5", "mrr@10")
+    }
+    assert {row["against"] for row in protocol["bootstrap"]} == {"bm25", "embedding"}
+    assert all(row["low"] <= row["diff"] <= row["high"] for row in protocol["bootstrap"])
+    saved = tmp_path / "before.json"
+    saved.write_text(result.stdout)
+    again = CliRunner().invoke(app, [*args, "--baseline", str(saved), "--min-mrr", "0.5"], env=env)
+    assert again.exit_code == 0, again.output
+    assert "previous hybrid" in again.stdout and "Misses" in again.stdout
+    floor = CliRunner().invoke(app, [*args, "--min-mrr", "1.01"], env=env)
+    assert floor.exit_code == 1
+    assert "MRR@10" in floor.output
