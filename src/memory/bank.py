@@ -96,6 +96,13 @@ def check_retain(*, document_id: str, timestamp: datetime, metadata: Mapping[str
 class Recall(Protocol):
     """Reads: the incidents resembling a query, and an answer synthesized over them."""
 
+    driver: str
+
+    @property
+    def ranking_model(self) -> str:
+        """What ranks recall results (driver and embedding model): a confidence fit is only valid for it."""
+        return self.driver
+
     @abstractmethod
     async def recall(
         self,
@@ -120,11 +127,6 @@ class Recall(Protocol):
 
 class Retain(Protocol):
     """The one write, upsert a document under its id, and what a writer checks first."""
-
-    @property
-    def ranking_model(self) -> str:
-        """What ranks recall results (driver and embedding model): a confidence fit is only valid for it."""
-        return self.driver
 
     @abstractmethod
     async def retain(

@@ -28,7 +28,7 @@ from agent.evidence import incident_service
 from evals.bench.ranking import Qrels, folds, judged
 from evals.bench.retrieval import DEPTH, Query, corpus_bank, dev_queries, load_corpus, load_qrels
 from memory import MemoryBank
-from memory.tools import recall_similar_incidents
+from memory.service import recall_similar_incidents
 
 L2 = 1.0
 BINS = 10
