@@ -2,7 +2,8 @@
 
 ``incidents`` and ``memory`` import neither ``agent`` nor ``web``; ``agent`` never imports ``web``;
 ``web.http`` never imports a memory driver; nothing in the product imports ``evals``; ``web`` reaches
-memory only through ``memory.service`` (the composition root alone opens a driver). Every package
+memory only through ``memory.service`` (the composition root alone opens a driver; the pure text
+helpers of ``memory.text`` touch no memory). Every package
 opens with a docstring that says its job and what it may import.
 """
 
@@ -97,8 +98,20 @@ def test_web_reaches_memory_only_through_its_service() -> None:
         for line, name in _imports(path)
         if _within(name, "memory")
         and not _within(name, "memory.service")
+        and not _within(name, "memory.text")
         and not any(_within(name, allowed) for allowed in COMPOSITION_ROOT.get(module, ()))
         and name != "memory"
+    ]
+    assert broken == [], "\n".join(broken)
+
+
+def test_memory_reads_only_the_severity_order_from_incidents() -> None:
+    broken = [
+        f"{path.relative_to(ROOT)}:{line} imports {name}"
+        for path in _sources()
+        if _within(_module_name(path), "memory")
+        for line, name in _imports(path)
+        if _within(name, "incidents") and not _within(name, "incidents.severity") and name != "incidents"
     ]
     assert broken == [], "\n".join(broken)
 

@@ -12,7 +12,7 @@ from agent import runbooks
 from agent.briefing import CitedItem, ModelAnswer, SeenBefore
 from agent.conversation import Conversation
 from agent.evidence import STRONG, WEAK, Match
-from agent.guards import clip
+from memory.text import clip
 
 MAX_CAUSES = 3
 MAX_STEPS = 5

@@ -21,7 +21,7 @@ from importlib import resources
 from typing import Literal
 
 from memory import RecalledIncident
-from memory.profile import tokens
+from memory.text import tokens
 
 Band = Literal["strong", "moderate", "weak"]
 # Probability bands. Strong: more likely relevant than not by a clear margin. Below moderate a

@@ -16,9 +16,9 @@ from agent.briefing import Briefing, CitedItem, Mode
 from agent.citations import plain_cited
 from agent.conversation import Conversation, ModelTurn, ToolCall
 from agent.evidence import AlertInput
-from agent.guards import clip
 from agent.tools import LOG, REQUIRED_FIELDS
 from incidents.resolution.models import TEMPLATE as FIELDS
+from memory.text import clip
 
 DraftSource = Literal["notes", "alert", "briefing", "model", "none"]
 FROM_BRIEFING = "Unconfirmed, drafted from the briefing: "

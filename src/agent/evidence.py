@@ -10,10 +10,9 @@ from dataclasses import dataclass, field
 
 from agent.briefing import EvidenceItem, EvidenceKind
 from agent.confidence import Confidence, precedent_confidence
-from agent.guards import INCIDENT_ID, injection_signals
 from memory import RecalledIncident
 from memory.corrections import parse_correction
-from memory.profile import tokens
+from memory.text import INCIDENT_ID, injection_signals, tokens
 
 # Match strength bands (see ``match_strength``).
 STRONG = 0.6

@@ -5,9 +5,7 @@ invalid answer gets one repair inside the budget; if none comes, or the LLM is d
 is rebuilt in evidence-only mode and a warning says why. Every hop is traced into the briefing.
 """
 
-import json
 import logging
-import re
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -26,36 +24,24 @@ from agent.conversation import (
     run_fields,
 )
 from agent.evidence import WEAK, AlertInput, Evidence
-from agent.guards import INCIDENT_ID, unknown_incident_ids
 from agent.planner import EvidenceOnlyPlanner
 from agent.profile import ProfileSource
 from agent.prompts import FINAL_HOP, SYSTEM_PROMPT, alert_message, malformed_message, repair_message
 from agent.tools import ToolBox
 from memory.bank import Recall
+from memory.text import json_object, replace_unknown_ids
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 MAX_HOPS = 3
 MAX_CALLS_PER_HOP = 4
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
 _LIST_FIELDS = ("likely_causes", "first_checks", "suggested_fix", "risky_actions")
 
 
 def parse_answer(content: str | None) -> ModelAnswer:
     """The model's JSON answer, tolerating code fences and bare strings in place of cited items."""
-    if not content or not content.strip():
-        raise ValueError("the answer was empty")
-    text = _FENCE.sub("", content.strip())
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end <= start:
-        raise ValueError("no JSON object found in the answer")
-    try:
-        raw = json.loads(text[start : end + 1])
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"invalid JSON: {exc.msg} at {exc.pos}") from exc
-    if not isinstance(raw, dict):
-        raise ValueError("the answer is not a JSON object")
+    raw = json_object(content)
     for key in _LIST_FIELDS:
         if isinstance(raw.get(key), list):
             raw[key] = [{"text": item} if isinstance(item, str) else item for item in raw[key]]
@@ -282,8 +268,6 @@ def _finish(
 
 
 def _strip_unknown_ids(text: str, known: set[str], invented: list[str]) -> str:
-    unknown = unknown_incident_ids(text, known)
-    if not unknown:
-        return text
+    replaced, unknown = replace_unknown_ids(text, known)
     invented.extend(unknown)
-    return INCIDENT_ID.sub(lambda m: m.group(0) if m.group(0) in known else "(unverified incident)", text)
+    return replaced

@@ -9,7 +9,7 @@ import json
 import secrets
 
 from agent.briefing import EvidenceItem, ModelAnswer
-from agent.guards import clip
+from memory.text import clip
 
 # Recall results going to the model are capped: enough history to reason over, small enough that
 # one oversized post-mortem cannot crowd out the rest.

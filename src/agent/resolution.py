@@ -19,7 +19,6 @@ from agent.citations import Tally, plain_cited
 from agent.conversation import ChatModel, Conversation, ToolOutcome, run_fields
 from agent.drafter import DraftSource, EvidenceOnlyDrafter, draft_fields
 from agent.evidence import AlertInput, Evidence
-from agent.guards import clip
 from agent.loop import Agent, run_hops
 from agent.prompts import data_block
 from agent.tools import (
@@ -31,6 +30,7 @@ from agent.tools import (
     clean_post_mortem,
 )
 from incidents.resolution.models import TEMPLATE as FIELDS
+from memory.text import clip, json_object
 
 MAX_NOTES_CHARS = 20_000
 MAX_TIMELINE_LINES = 30
@@ -134,16 +134,9 @@ class DraftAnswer(BaseModel):
 
 
 def parse_draft(content: str | None) -> DraftAnswer:
-    if not content or not content.strip():
-        raise ValueError("the answer was empty")
-    text = content.strip()
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end <= start:
-        raise ValueError("no JSON object found in the answer")
+    raw = json_object(content)
     try:
-        return DraftAnswer.model_validate(json.loads(text[start : end + 1]))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"invalid JSON: {exc.msg} at {exc.pos}") from exc
+        return DraftAnswer.model_validate(raw)
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:5])
         raise ValueError(problems) from exc

@@ -25,13 +25,13 @@ from sqlalchemy.orm import Session
 from agent.citations import Tally, plain_cited
 from agent.conversation import Conversation, LoggedPostMortem, ToolCall, ToolOutcome
 from agent.evidence import Match
-from agent.guards import replace_unknown_ids
 from agent.prompts import MAX_INCIDENTS_TO_MODEL, boundary, results_message
 from incidents.incident.models import Incident
 from memory import MemoryUnavailable
 from memory import service as memory_service
 from memory.bank import Recall
 from memory.schema import kind_tag, service_tag
+from memory.text import replace_unknown_ids
 
 RECALL = "recall_similar_incidents"
 REFLECT = "get_incident_briefing"

@@ -1,6 +1,7 @@
 """The memory bank: role protocols, an embedded driver and a Hindsight driver, the labeled template.
 
-May import only itself and third-party libraries; never ``incidents``, ``agent``, ``web`` or ``evals``.
+May import only itself, ``incidents.severity`` (the one order of severities) and third-party
+libraries; never the rest of ``incidents``, nor ``agent``, ``web`` or ``evals``.
 Callers outside reach a bank through ``memory.service``; only the composition root opens a driver
 (``memory.factory``).
 """

@@ -39,10 +39,10 @@ from memory.profile import (
     profile_structured,
     render_profile,
     severity_rank,
-    tokens,
 )
 from memory.schema import IncidentRecord, tag_value
 from memory.synthesis import Synthesizer
+from memory.text import tokens
 
 EMBEDDING_WEIGHT = 0.6
 # Calibrated on hand-written incident pairs: blended similarity of the same failure told differently

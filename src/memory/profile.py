@@ -18,7 +18,6 @@ patterns that resemble an alert, best first, as ``PatternMatch(pattern, score, m
 first checks first), citing the pattern's incidents by id.
 """
 
-import json
 import math
 import re
 from collections.abc import Iterable
@@ -26,8 +25,10 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
+from incidents.severity import SEVERITY_RANK
 from memory.bank import MentalModel
 from memory.schema import service_tag
+from memory.text import json_object, tokens
 
 PROFILE_ID = "team-reliability-profile"
 PROFILE_NAME = "Team-wide Production Reliability Profile"
@@ -60,16 +61,6 @@ FIELD_LABELS = {
     "first_checks": "First checks",
     "runbooks": "Runbook",
 }
-SEVERITY_RANK = {"critical": 5, "page": 4, "high": 4, "error": 3, "major": 3, "warning": 2, "medium": 2}
-_TOKEN = re.compile(r"[a-z0-9][a-z0-9_.]*[a-z0-9]|[a-z0-9]")
-_NOISE = re.compile(r"^(\d+|[0-9a-f]{8,}|\d+(\.\d+)+)$")
-_STOPWORD_TEXT = """
-a an and are as at be been but by for from had has have in into is it its of on or that the this to was were
-when which while with after before during over under not no than then there their they we our us all any
-each more most other some such only same so too very can could did do does done out up down off again
-further once also because until against between through
-"""
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 PROFILE_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -238,11 +229,6 @@ def pattern_evidence_text(pattern: Pattern, *, max_items: int = 3) -> str:
     return "\n".join(lines)
 
 
-def tokens(text: str) -> set[str]:
-    """Content words of a text, without numbers, hex ids and stopwords, so overlap means shared meaning."""
-    return {t for t in _TOKEN.findall(text.lower()) if t not in STOPWORDS and not _NOISE.match(t)}
-
-
 def matching_patterns(
     patterns: list[Pattern],
     *,
@@ -322,12 +308,8 @@ def _items(value: Any) -> list[PatternItem]:
 
 
 def _json_in(text: str) -> dict[str, Any] | None:
-    """A JSON object in free text (an LLM may wrap it in prose or a code fence)."""
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end <= start:
-        return None
+    """A JSON object in free text (an LLM may wrap it in prose or a code fence), or None."""
     try:
-        data = json.loads(text[start : end + 1])
-    except json.JSONDecodeError:
+        return json_object(text)
+    except ValueError:
         return None
-    return data if isinstance(data, dict) else None

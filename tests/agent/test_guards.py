@@ -5,8 +5,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent.assemble import steps
-from agent.guards import clip, injection_signals, unknown_incident_ids
 from agent.loop import parse_answer
+from memory.text import clip, injection_signals, unknown_incident_ids
 
 
 @pytest.mark.parametrize(

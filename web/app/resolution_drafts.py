@@ -13,7 +13,6 @@ from pydantic import ValidationError
 from sqlalchemy.orm import Session, sessionmaker
 
 from agent.briefing import Briefing
-from agent.guards import clip
 from agent.resolution import ResolutionDraft, ResolutionInputs, draft_resolution
 from agent.tools import Recorded, ResolutionContext, open_resolution_conversation
 from incidents.briefings import service as briefings
@@ -23,6 +22,7 @@ from incidents.incident.models import Incident, IncidentEvent
 from incidents.locking import serialized_writes
 from incidents.resolution import service as resolutions
 from incidents.resolution.models import ResolutionFields, ResolutionUpdate
+from memory.text import clip
 from web.app.briefings import alert_for_incident, open_agent
 from web.app.container import Container
 from web.app.metrics import RESOLUTION_DRAFTS

@@ -17,23 +17,12 @@ from incidents.alerts.models import Alert
 from incidents.briefings.models import Job
 from incidents.database import insert_ignoring_conflicts, table_of
 from incidents.incident.models import Counter, Incident, IncidentEvent
+from incidents.severity import SEVERITY_RANK
 from incidents.timeutil import utcnow
 
 OPEN_STATUSES = ("triggered", "acknowledged")
 STATUSES = (*OPEN_STATUSES, "resolved")
 INCIDENT_COUNTER = "incident"
-# Known severities, most urgent first; anything else ranks below them all and never displaces them.
-SEVERITY_RANK = {
-    "critical": 6,
-    "page": 6,
-    "high": 5,
-    "error": 5,
-    "major": 5,
-    "warning": 4,
-    "minor": 3,
-    "low": 2,
-    "info": 1,
-}
 
 
 class IncidentError(ValueError):
