@@ -11,7 +11,6 @@ SEVERITY_RANK: dict[str, int] = {
     "error": 5,
     "major": 5,
     "warning": 4,
-    "medium": 4,
     "minor": 3,
     "low": 2,
     "info": 1,

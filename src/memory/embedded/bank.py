@@ -9,7 +9,6 @@ catching up loads only what changed). Blocking work runs in threads so the event
 import asyncio
 import contextlib
 import copy
-import json
 import sqlite3
 from collections.abc import Callable
 from datetime import datetime
@@ -41,11 +40,11 @@ from memory.embedded.search import KeywordChannel, candidate_depth, fuse, tag_co
 from memory.embedded.store import (
     DOCUMENT_COLUMNS,
     Draft,
-    IndexRow,
     Store,
     from_epoch,
     row_to_document,
 )
+from memory.embedded.sync import catch_up
 from memory.embedder import Embedder
 from memory.settings import MemorySettings
 from memory.synthesis import Synthesizer
@@ -57,7 +56,6 @@ ORPHANED_OPERATION_S = 3600.0
 # Recording a refresh's end retries a locked file this many times (backoff between tries) before the
 # outcome is kept in memory instead.
 RECORD_ATTEMPTS = 4
-REEMBED_BATCH = 256
 CHANNELS = ("semantic", "keyword")
 
 
@@ -156,68 +154,7 @@ class EmbeddedBank(MemoryBank):
     # ----- reads -----
 
     def _sync(self) -> None:
-        """Bring the in-memory index up to date with the file (first use: a bulk load)."""
-
-        def catch_up(conn: sqlite3.Connection) -> None:
-            row = conn.execute("SELECT value FROM counters WHERE name = 'seq'").fetchone()
-            latest = int(row[0]) if row else 0
-            with self.index.lock:
-                if not self.index.loaded:
-                    self._reembed_stale(conn)
-                    self._bulk_load(conn)
-                elif latest > self.index.seq:
-                    rows = conn.execute(
-                        "SELECT d.id, d.tags, d.ts, v.vector, d.seq FROM documents AS d "
-                        "JOIN vectors AS v ON v.doc = d.id WHERE d.seq > ?",
-                        (self.index.seq,),
-                    )
-                    self.index.apply(
-                        IndexRow(
-                            id=r[0],
-                            tags=tuple(json.loads(r[1])),
-                            ts=r[2],
-                            vector=np.frombuffer(r[3], np.float32),
-                            seq=r[4],
-                        )
-                        for r in rows
-                    )
-
-        self.store.run(catch_up)
-
-    def _reembed_stale(self, conn: sqlite3.Connection) -> None:
-        """Vectors made by another model (an upgrade, a different embedder) are recomputed once."""
-        model_id = self.embedder.model_id
-        while True:
-            stale = conn.execute(
-                "SELECT v.doc, d.content FROM vectors AS v JOIN documents AS d ON d.id = v.doc "
-                "WHERE v.model_id < ? OR v.model_id > ? LIMIT ?",
-                (model_id, model_id, REEMBED_BATCH),
-            ).fetchall()
-            if not stale:
-                return
-            vectors = self.embedder.embed([content for _, content in stale])
-            with Store.write(conn):
-                conn.executemany(
-                    "UPDATE vectors SET vector = ?, model_id = ? WHERE doc = ?",
-                    [(v.tobytes(), model_id, doc) for (doc, _), v in zip(stale, vectors, strict=True)],
-                )
-
-    def _bulk_load(self, conn: sqlite3.Connection) -> None:
-        """Every vector into the matrix: two sequential scans in one read transaction."""
-        conn.execute("BEGIN")
-        try:
-            rows = conn.execute("SELECT id, tags, ts, seq FROM documents ORDER BY id").fetchall()
-            blobs = [r[0] for r in conn.execute("SELECT vector FROM vectors ORDER BY doc")]
-        finally:
-            conn.execute("COMMIT")
-        dim = self.embedder.dimension
-        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        ts = np.fromiter((r[2] for r in rows), dtype=np.float64, count=len(rows))
-        vectors = np.frombuffer(bytearray().join(blobs), dtype=np.float32).reshape(len(rows), dim)
-        parsed: dict[str, tuple[str, ...]] = {}
-        tags = [parsed.get(r[1]) or parsed.setdefault(r[1], tuple(json.loads(r[1]))) for r in rows]
-        seq = max((r[3] for r in rows), default=0)
-        self.index.load(ids, vectors, ts, tags, seq)
+        self.store.run(partial(catch_up, index=self.index, embedder=self.embedder))
 
     async def recall(
         self,
