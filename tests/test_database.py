@@ -1,6 +1,14 @@
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from subprocess import PIPE
+
+import pytest
 from sqlalchemy import inspect
 from sqlalchemy.orm import Session
 
+from incidents.database import SchemaNotReady, make_engine, schema_revisions, upgrade, wait_for_head
 from incidents.models import Counter
 
 
@@ -13,3 +21,38 @@ def test_counter_round_trip(db: Session) -> None:
     db.add(Counter(name="incident", value=7))
     db.flush()
     assert db.get(Counter, "incident").value == 7
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
+def test_replicas_migrating_at_once_take_turns_and_all_find_the_schema_at_head(database_url: str) -> None:
+    env = {**os.environ, "RECALLOPS_DATABASE_URL": database_url}
+    upgrades = [
+        subprocess.Popen(
+            [sys.executable, "-m", "web.cli", "db", "upgrade"], env=env, stdout=PIPE, stderr=PIPE, text=True
+        )
+        for _ in range(3)
+    ]
+    for process in upgrades:
+        out, err = process.communicate(timeout=120)
+        assert process.returncode == 0, err
+        assert "database at head" in out
+    engine = make_engine(database_url)
+    try:
+        current, heads = schema_revisions(engine)
+        assert current == heads and heads
+    finally:
+        engine.dispose()
+
+
+def test_a_replica_that_does_not_migrate_waits_for_head_then_gives_up_naming_it(database_url: str) -> None:
+    engine = make_engine(database_url)
+    try:
+        with pytest.raises(SchemaNotReady, match=r"no revision.*recallops db upgrade"):
+            wait_for_head(engine, timeout_s=0.2, poll_s=0.05)
+        with ThreadPoolExecutor(1) as pool:
+            waiting = pool.submit(wait_for_head, engine, timeout_s=60, poll_s=0.05)
+            upgrade(make_engine(database_url))
+            waiting.result(timeout=60)
+    finally:
+        engine.dispose()

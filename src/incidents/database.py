@@ -5,6 +5,7 @@ SQLite runs in WAL mode with a busy timeout and foreign keys on, so the web app 
 share one file.
 """
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -12,13 +13,17 @@ from typing import Any, cast
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, MetaData, Table, create_engine, event
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, MetaData, Table, create_engine, event, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import CursorResult, Result, make_url
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 from sqlalchemy.sql.dml import Insert
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+# pg_advisory_xact_lock key held while migrating: any constant all replicas share.
+MIGRATION_LOCK_KEY = 0x7265_6361_6C6C_6F70  # "recallop"
 
 NAMING = {
     "ix": "ix_%(column_0_label)s",
@@ -98,8 +103,48 @@ def alembic_config(url: str) -> Config:
 
 
 def upgrade(engine: Engine) -> None:
-    """Apply every migration; run at start and by ``recallops db upgrade``."""
+    """Apply every migration; run at start and by ``recallops db upgrade``.
+
+    On PostgreSQL the upgrade holds a transaction-scoped advisory lock, so replicas that start (or
+    upgrade) at the same moment take turns: the first applies the migrations, the others wait for its
+    commit and then find the schema at head. PostgreSQL's DDL is transactional, so a replica killed
+    mid-upgrade leaves the schema as it was, and the lock with it.
+    """
     config = alembic_config(engine.url.render_as_string(hide_password=False))
     with engine.begin() as connection:
+        if connection.dialect.name == "postgresql":
+            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK_KEY})
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
+
+
+class SchemaNotReady(RuntimeError):
+    """The database schema is not at this release's head (not migrated yet, or migrated further)."""
+
+
+def schema_revisions(engine: Engine) -> tuple[set[str], set[str]]:
+    """The revisions the database is at, and the head revisions this release expects."""
+    config = alembic_config(engine.url.render_as_string(hide_password=False))
+    heads = set(ScriptDirectory.from_config(config).get_heads())
+    with engine.connect() as connection:
+        current = set(MigrationContext.configure(connection).get_current_heads())
+    return current, heads
+
+
+def wait_for_head(engine: Engine, *, timeout_s: float, poll_s: float = 0.5) -> None:
+    """Return once another process has migrated the schema to head; raise after ``timeout_s``.
+
+    For replicas started with ``RECALLOPS_MIGRATE_ON_START=false``: one release job runs
+    ``recallops db upgrade`` and the replicas wait for it instead of racing it.
+    """
+    deadline = time.monotonic() + timeout_s
+    while True:
+        current, heads = schema_revisions(engine)
+        if current == heads:
+            return
+        if time.monotonic() >= deadline:
+            raise SchemaNotReady(
+                f"database schema is at {sorted(current) or 'no revision'}, this release needs "
+                f"{sorted(heads)}: run `recallops db upgrade` (waited {timeout_s:g}s)"
+            )
+        time.sleep(poll_s)

@@ -15,6 +15,10 @@ class IncidentSettings(BaseSettings):
     database_url: str | None = Field(
         default=None, validation_alias=AliasChoices("RECALLOPS_DATABASE_URL", "DATABASE_URL")
     )
+    # False on replicas when a release job runs `recallops db upgrade`: the server then waits (up to
+    # schema_wait_s) for the schema to reach head instead of migrating it itself.
+    migrate_on_start: bool = True
+    schema_wait_s: float = Field(default=120.0, ge=0)
     service_labels: tuple[str, ...] = DEFAULT_SERVICE_LABELS
     max_body_bytes: int = 1024 * 1024
     max_import_bytes: int = 20 * 1024 * 1024  # one history import (JSONL); split bigger files

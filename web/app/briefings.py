@@ -2,10 +2,13 @@
 
 A chat model is opened per briefing (its HTTP client belongs to the event loop that runs it: the
 worker's thread or the web server's), while the bank and the database come from the container.
-The worker claims briefing jobs with a lease, so a briefing owed when the process stops is made
-after it restarts.
+The worker claims briefing jobs with a short lease and renews it while the agent runs
+(``web.app.leases``), so a briefing owed by a process that stops is made by another replica within
+one lease, or by this one after it restarts; the claim's attempt number fences the store, so a job
+taken over is briefed once.
 """
 
+import functools
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
@@ -18,7 +21,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from agent.briefing import Briefing
 from agent.evidence import AlertInput
 from agent.llm import open_model
-from agent.loop import MAX_HOPS, Agent
+from agent.loop import Agent
 from agent.profile import ProfileSource
 from incidents.briefings import service as briefings
 from incidents.briefings.models import Briefing as StoredBriefing
@@ -28,6 +31,7 @@ from incidents.incident import service as incidents
 from incidents.incident.models import Incident
 from incidents.locking import serialized_writes
 from web.app.container import Container
+from web.app.leases import Heartbeat
 from web.app.metrics import BRIEFING_JOBS, BRIEFING_LATENCY, BRIEFINGS
 from web.app.worker import Task
 
@@ -103,43 +107,64 @@ def track_briefing_jobs(sessions: sessionmaker[Session]) -> None:
         BRIEFING_JOBS.labels(state=state).set_function(count(state))
 
 
-def job_lease_s(container: Container) -> float:
-    """Long enough for every hop to exhaust its retries, so a live job is never claimed twice."""
-    llm = container.settings.llm
-    per_hop = llm.llm_timeout_s * (llm.llm_max_retries + 1) + 30
-    return MAX_HOPS * per_hop + 4 * container.settings.memory.memory_timeout_s + 60
+@dataclass(frozen=True)
+class JobClaim:
+    """A claimed job: its id and the attempt number that fences this claim."""
+
+    job_id: int
+    attempts: int
+    incident_id: int | None
+    memory_on: bool
 
 
-def store(
-    container: Container, *, incident_id: int, briefing: Briefing, job_id: int | None = None
-) -> StoredBriefing:
-    """Store a new version (and finish its job) in one transaction, with a line on the timeline."""
+def store(container: Container, *, incident_id: int, briefing: Briefing) -> StoredBriefing:
+    """Store a new version in one transaction, with a line on the timeline."""
     with transaction(container.sessions) as db, serialized_writes(db):
-        row = briefings.store_briefing(
-            db_session=db,
-            incident_id=incident_id,
-            data=briefing.model_dump(mode="json"),
-            mode=briefing.mode,
-            memory=briefing.memory,
-        )
-        incident = db.get(Incident, incident_id)
-        assert incident is not None
-        warn = f"; {len(briefing.warnings)} warning(s)" if briefing.warnings else ""
-        incidents.add_event(
-            db_session=db,
-            incident=incident,
-            kind="briefed",
-            actor=ACTOR,
-            message=f"briefing v{row.version} ({briefing.mode}, memory {briefing.memory}, "
-            f"{len(briefing.related_incidents)} related incident(s)){warn}",
-            data={"version": row.version, "mode": briefing.mode, "seen_before": briefing.seen_before},
-        )
-        if job_id is not None:
-            job = db.get(Job, job_id)
-            if job is not None:
-                briefings.complete_job(db_session=db, job=job)
+        row = _add_version(db, incident_id, briefing)
         db.commit()
     BRIEFINGS.labels(mode=briefing.mode).inc()
+    return row
+
+
+def store_for_job(container: Container, claim: JobClaim, briefing: Briefing) -> StoredBriefing | None:
+    """Store the job's briefing and finish the job in one transaction, if the claim still holds it.
+
+    None when it does not: this worker lost its lease and the briefing is left to the one that took
+    the job over, so a job is briefed once however its workers fared.
+    """
+    assert claim.incident_id is not None
+    with transaction(container.sessions) as db, serialized_writes(db):
+        job = db.get(Job, claim.job_id, with_for_update=True)
+        if job is None or not briefings.holds_lease(job, attempts=claim.attempts):
+            log.warning("briefing dropped: the job was taken over", extra={"job_id": claim.job_id})
+            return None
+        row = _add_version(db, claim.incident_id, briefing)
+        briefings.complete_job(db_session=db, job=job)
+        db.commit()
+    BRIEFINGS.labels(mode=briefing.mode).inc()
+    return row
+
+
+def _add_version(db: Session, incident_id: int, briefing: Briefing) -> StoredBriefing:
+    row = briefings.store_briefing(
+        db_session=db,
+        incident_id=incident_id,
+        data=briefing.model_dump(mode="json"),
+        mode=briefing.mode,
+        memory=briefing.memory,
+    )
+    incident = db.get(Incident, incident_id)
+    assert incident is not None
+    warn = f"; {len(briefing.warnings)} warning(s)" if briefing.warnings else ""
+    incidents.add_event(
+        db_session=db,
+        incident=incident,
+        kind="briefed",
+        actor=ACTOR,
+        message=f"briefing v{row.version} ({briefing.mode}, memory {briefing.memory}, "
+        f"{len(briefing.related_incidents)} related incident(s)){warn}",
+        data={"version": row.version, "mode": briefing.mode, "seen_before": briefing.seen_before},
+    )
     return row
 
 
@@ -162,34 +187,53 @@ async def brief_incident(
     return briefing
 
 
-async def run_job(container: Container, job_id: int, incident_id: int | None, memory_on: bool) -> None:
+async def run_job(container: Container, claim: JobClaim) -> None:
+    incident_id = claim.incident_id
     try:
         if incident_id is None:
             raise LookupError("the job names no incident")
-        briefing = await brief_incident(container, incident_id=incident_id, memory_on=memory_on)
+        briefing = await brief_incident(container, incident_id=incident_id, memory_on=claim.memory_on)
         if briefing is None:
             raise LookupError(f"incident {incident_id} does not exist")
-        store(container, incident_id=incident_id, briefing=briefing, job_id=job_id)
+        store_for_job(container, claim, briefing)
     except Exception as exc:
-        log.exception("briefing job failed", extra={"job_id": job_id, "incident_id": incident_id})
+        log.exception("briefing job failed", extra={"job_id": claim.job_id, "incident_id": incident_id})
         with transaction(container.sessions) as db, serialized_writes(db):
-            job = db.get(Job, job_id)
-            if job is not None:
+            job = db.get(Job, claim.job_id)
+            if job is not None and briefings.holds_lease(job, attempts=claim.attempts):
                 briefings.fail_job(db_session=db, job=job, error=f"{type(exc).__name__}: {exc}")
             db.commit()
 
 
+def renew_lease(container: Container, claim: JobClaim) -> bool:
+    with transaction(container.sessions) as db, serialized_writes(db):
+        held = briefings.renew_job_lease(
+            db_session=db,
+            job_id=claim.job_id,
+            attempts=claim.attempts,
+            lease_s=container.settings.web.lease_s,
+        )
+        db.commit()
+    return held
+
+
 def briefing_task(container: Container) -> Task:
-    """The worker task: claim one due briefing job, brief, store; report whether there was work."""
-    lease = job_lease_s(container)
+    """The worker task: claim one due briefing job, brief while renewing its lease, store; report
+    whether there was work."""
+    lease = container.settings.web.lease_s
 
     async def brief_due_incidents() -> bool:
         with transaction(container.sessions) as db, serialized_writes(db):
             jobs = briefings.claim_due_jobs(db_session=db, limit=1, lease_s=lease)
-            claimed = [(job.id, job.incident_id, job.args.get("memory", "on") != "off") for job in jobs]
+            claimed = [
+                JobClaim(job.id, job.attempts, job.incident_id, job.args.get("memory", "on") != "off")
+                for job in jobs
+            ]
             db.commit()
-        for job_id, incident_id, memory_on in claimed:
-            await run_job(container, job_id, incident_id, memory_on)
+        for claim in claimed:
+            renew = functools.partial(renew_lease, container, claim)
+            with Heartbeat(renew, lease_s=lease, what=f"briefing job {claim.job_id}"):
+                await run_job(container, claim)
         return bool(claimed)
 
     return brief_due_incidents

@@ -6,7 +6,7 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from agent.profile_synthesis import profile_synthesizer
-from incidents.database import make_engine, make_session_factory, upgrade
+from incidents.database import make_engine, make_session_factory, upgrade, wait_for_head
 from memory.factory import open_bank
 from memory.service import MemoryBank
 from web.app.settings import Settings
@@ -26,8 +26,14 @@ class Container:
         settings = settings or Settings()
         settings.web.data_dir.mkdir(parents=True, exist_ok=True)
         engine = make_engine(settings.database_url)
-        if migrate:
-            upgrade(engine)
+        try:
+            if migrate and settings.incidents.migrate_on_start:
+                upgrade(engine)
+            elif migrate:
+                wait_for_head(engine, timeout_s=settings.incidents.schema_wait_s)
+        except BaseException:
+            engine.dispose()
+            raise
         return cls(
             settings=settings,
             engine=engine,

@@ -4,7 +4,9 @@ The worker claims due rows (``incidents.resolution.outbox``), builds each record
 retains it under its document id (an upsert, so a redelivery after a crash still leaves one record),
 then marks the row synced, or failing with the error and a backed-off next attempt. Database work and
 memory calls never overlap: the claim is committed before memory is called, and each outcome is
-committed on its own, so a slow or dead memory layer holds no database lock.
+committed on its own, so a slow or dead memory layer holds no database lock. The batch's lease is
+short and renewed while it is delivered (``web.app.leases``), so rows claimed by a replica that dies
+are delivered by another within one lease.
 """
 
 import asyncio
@@ -33,6 +35,7 @@ from memory.service import (
     log_incident,
 )
 from web.app.container import Container
+from web.app.leases import Heartbeat
 from web.app.metrics import OUTBOX_DELIVERIES, OUTBOX_DEPTH, OUTBOX_OLDEST_PENDING
 from web.app.worker import Task
 
@@ -51,11 +54,6 @@ class DeliveryReport:
     @property
     def attempted(self) -> int:
         return self.synced + self.failed + self.superseded
-
-
-def lease_seconds(container: Container) -> float:
-    """Longer than any one delivery can take, so a live worker's lease never expires under it."""
-    return 3 * delivery_timeout(container) + 30
 
 
 def delivery_timeout(container: Container) -> float:
@@ -87,9 +85,38 @@ async def retain_payload(bank: Retain, kind: str, payload: dict[str, Any]) -> No
 
 async def deliver_due(container: Container, *, limit: int = BATCH) -> DeliveryReport:
     """Claim and deliver what is due now; returns what happened to each claimed row."""
+    lease_s = container.settings.web.lease_s
     with transaction(container.sessions) as db, serialized_writes(db):
-        claims = outbox.claim_due(db_session=db, limit=limit, lease_s=lease_seconds(container))
+        claims = outbox.claim_due(db_session=db, limit=limit, lease_s=lease_s)
         db.commit()
+    if not claims:
+        return DeliveryReport()
+    lease = BatchLease(container, [claim.id for claim in claims], claims[0].locked_until)
+    with Heartbeat(lease.renew, lease_s=lease_s, what=f"memory outbox rows {lease.ids}"):
+        return await _deliver(container, claims)
+
+
+@dataclass
+class BatchLease:
+    """The lease on one claimed batch, renewed for the rows of it not yet delivered."""
+
+    container: Container
+    ids: list[int]
+    locked_until: datetime
+
+    def renew(self) -> bool:
+        with transaction(self.container.sessions) as db, serialized_writes(db):
+            self.locked_until = outbox.renew(
+                db_session=db,
+                ids=self.ids,
+                locked_until=self.locked_until,
+                lease_s=self.container.settings.web.lease_s,
+            )
+            db.commit()
+        return True
+
+
+async def _deliver(container: Container, claims: list[Claim]) -> DeliveryReport:
     synced = failed = superseded = 0
     for claim in claims:
         try:

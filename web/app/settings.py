@@ -3,6 +3,7 @@
 from functools import cached_property
 from pathlib import Path
 
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from agent.settings import LLMSettings
@@ -20,6 +21,9 @@ class WebSettings(BaseSettings):
     sso_header: str | None = None  # trusted reverse-proxy header carrying the user name, when set
     run_worker: bool = True
     worker_poll_s: float = 0.5
+    # Claims on briefing jobs and memory writes: renewed every third of this while the work runs, so a
+    # replica that dies has its work taken over by another within this plus one poll.
+    lease_s: float = Field(default=10.0, gt=0.5)
     profile_refresh_debounce_s: float = 30.0  # at most one automatic profile refresh per this many seconds
     profile_check_s: float = 2.0  # how often the worker looks for new memory writes and finished refreshes
 

@@ -1,10 +1,13 @@
 """Briefings stored per incident, versioned, and the job rows the worker briefs from.
 
 A briefing is never overwritten: each run adds the next version, so an engineer can see what changed
-after a re-run. Jobs are claimed with a lease (``locked_until``): a worker that dies mid-job leaves a
-lease that expires, and the job is claimed again; each claim counts an attempt and a job that keeps
-failing stops after ``max_attempts``. Claiming is a compare-and-set update, safe for several workers
-on SQLite and PostgreSQL alike (where candidate rows are also read with ``SKIP LOCKED``).
+after a re-run. Jobs are claimed with a short lease (``locked_until``) that the worker renews while it
+works: a worker that dies mid-job stops renewing, the lease expires within one lease length, and the
+job is claimed again. Each claim counts an attempt, and the attempt number is the claim's fencing
+token: renewing, finishing and failing all match it, so a worker that lost its lease (it stalled past
+the expiry and another took the job over) can neither extend nor finish the job it no longer holds.
+A job that keeps failing stops after ``max_attempts``. Claiming is a compare-and-set update, safe for
+several workers on SQLite and PostgreSQL alike (where candidate rows are also read with ``SKIP LOCKED``).
 Functions flush; the caller commits.
 """
 
@@ -21,7 +24,7 @@ from incidents.database import rowcount
 from incidents.timeutil import utcnow
 
 BRIEFING_JOB = "briefing"
-DEFAULT_LEASE_S = 300.0
+DEFAULT_LEASE_S = 10.0
 DEFAULT_MAX_ATTEMPTS = 5
 MAX_BACKOFF_S = 600.0
 
@@ -124,6 +127,25 @@ def claim_due_jobs(
         claimed.append(job)
     db_session.flush()
     return claimed
+
+
+def renew_job_lease(
+    *, db_session: Session, job_id: int, attempts: int, lease_s: float, now: datetime | None = None
+) -> bool:
+    """Extend the lease of the claim numbered ``attempts``; False once that claim is no longer held."""
+    now = now or utcnow()
+    result = db_session.execute(
+        update(Job)
+        .where(Job.id == job_id, Job.state == "running", Job.attempts == attempts)
+        .values(locked_until=now + timedelta(seconds=lease_s))
+        .execution_options(synchronize_session=False)
+    )
+    return bool(rowcount(result))
+
+
+def holds_lease(job: Job, *, attempts: int) -> bool:
+    """True while the claim numbered ``attempts`` is still the job's current one."""
+    return job.state == "running" and job.attempts == attempts
 
 
 def complete_job(*, db_session: Session, job: Job, now: datetime | None = None) -> None:

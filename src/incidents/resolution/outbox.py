@@ -16,8 +16,10 @@ Guarantees, and how:
 - **Two workers never deliver the same row.** A claim is one ``UPDATE ... RETURNING`` that sets a lease
   (``locked_until``); on PostgreSQL its subquery takes the rows ``FOR UPDATE SKIP LOCKED``, so concurrent
   claimers skip each other's rows instead of waiting; on SQLite the statement runs under the database's
-  single write lock, so claims are serialized. The lease outlives any delivery attempt (it is longer
-  than the memory timeout), and a crashed worker's lease simply expires.
+  single write lock, so claims are serialized. The lease is short and the worker renews it while it
+  delivers (``renew`` matches the ``locked_until`` it set, so a worker whose lease was taken over
+  cannot extend the new holder's); a killed worker stops renewing and its rows are due again within
+  one lease length.
 - **A rewritten row is not marked synced by a stale delivery.** Completion matches the claimed
   ``generation``; if the payload changed meanwhile, the row stays pending and is delivered again.
 - **Backoff** is exponential with full jitter, computed by tenacity's wait strategy from the attempt
@@ -57,6 +59,7 @@ class Claim:
     kind: str
     payload: dict[str, Any]
     attempts: int
+    locked_until: datetime
 
 
 @dataclass(frozen=True)
@@ -135,6 +138,7 @@ def claim_due(*, db_session: Session, limit: int, lease_s: float, now: datetime 
             OutboxEntry.kind,
             OutboxEntry.payload,
             OutboxEntry.attempts,
+            OutboxEntry.locked_until,
         )
         .execution_options(synchronize_session=False)
     ).all()
@@ -142,13 +146,41 @@ def claim_due(*, db_session: Session, limit: int, lease_s: float, now: datetime 
     return sorted(claims, key=lambda claim: claim.id)
 
 
+def renew(
+    *,
+    db_session: Session,
+    ids: list[int],
+    locked_until: datetime,
+    lease_s: float,
+    now: datetime | None = None,
+) -> datetime:
+    """Extend the lease on those of ``ids`` still held under ``locked_until``; returns the new expiry.
+
+    Rows already completed or failed have no lease any more, and a row another worker took over has
+    a different one: neither matches, so only what this worker still holds is extended.
+    """
+    renewed = (now or utcnow()) + timedelta(seconds=lease_s)
+    db_session.execute(
+        update(OutboxEntry)
+        .where(OutboxEntry.id.in_(ids), OutboxEntry.locked_until == locked_until)
+        .values(locked_until=renewed)
+        .execution_options(synchronize_session=False)
+    )
+    return renewed
+
+
 def complete(*, db_session: Session, claim: Claim, now: datetime | None = None) -> bool:
-    """Mark the claimed generation synced; False (and the lease released) if it was rewritten meanwhile."""
+    """Mark the claimed generation synced; False (and the lease released) if it was rewritten meanwhile,
+    or already synced by a worker that took the row over."""
     now = now or utcnow()
     synced = rowcount(
         db_session.execute(
             update(OutboxEntry)
-            .where(OutboxEntry.id == claim.id, OutboxEntry.generation == claim.generation)
+            .where(
+                OutboxEntry.id == claim.id,
+                OutboxEntry.generation == claim.generation,
+                OutboxEntry.state != "synced",  # a worker that took the row over may have finished it
+            )
             .values(state="synced", synced_at=now, locked_until=None, last_error=None)
             .execution_options(synchronize_session=False)
         )

@@ -97,3 +97,22 @@ def test_complete_clears_the_lease(db: Session) -> None:
     service.complete_job(db_session=db, job=job)
     latest = service.latest_job(db_session=db, incident_id=incident.id)
     assert isinstance(latest, Job) and latest.state == "done" and latest.locked_until is None
+
+
+def test_only_the_current_claim_renews_its_lease(db: Session) -> None:
+    incident = make_incident(db)
+    service.enqueue_briefing(db_session=db, incident_id=incident.id)
+    now = utcnow()
+    [first] = service.claim_due_jobs(db_session=db, now=now, lease_s=10)
+    assert service.renew_job_lease(db_session=db, job_id=first.id, attempts=1, lease_s=10, now=now)
+    db.refresh(first)
+    assert first.locked_until == now + timedelta(seconds=10)
+
+    later = now + timedelta(seconds=11)  # the first worker stopped renewing; another takes the job
+    [second] = service.claim_due_jobs(db_session=db, now=later, lease_s=10)
+    assert second.id == first.id and second.attempts == 2
+    assert not service.renew_job_lease(db_session=db, job_id=first.id, attempts=1, lease_s=10, now=later)
+    assert not service.holds_lease(second, attempts=1)
+    assert service.holds_lease(second, attempts=2)
+    db.refresh(second)
+    assert second.locked_until == later + timedelta(seconds=10)

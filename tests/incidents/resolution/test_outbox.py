@@ -166,3 +166,39 @@ def test_any_interleaving_of_two_workers_delivers_each_version_once_and_ends_cur
     finally:
         db.close()
         engine.dispose()
+
+
+def test_renewal_extends_only_the_rows_still_held_under_the_claimed_lease(db: Session) -> None:
+    for n in (1, 2, 3):
+        owe(db, f"INC-000{n}")
+    now = utcnow()
+    claims = outbox.claim_due(db_session=db, limit=5, lease_s=10, now=now)
+    assert len({c.locked_until for c in claims}) == 1
+    first, second, third = claims
+    assert outbox.complete(db_session=db, claim=first)
+    later = now + timedelta(seconds=11)  # the batch's worker stalled; another takes the third row over
+    [taken] = outbox.claim_due(db_session=db, limit=1, lease_s=10, now=later)
+    assert taken.id == second.id
+
+    renewed = outbox.renew(
+        db_session=db,
+        ids=[c.id for c in claims],
+        locked_until=now + timedelta(seconds=10),
+        lease_s=10,
+        now=later,
+    )
+    db.expire_all()
+    leases = {e.id: e.locked_until for e in db.scalars(select(OutboxEntry))}
+    assert leases == {first.id: None, second.id: taken.locked_until, third.id: renewed}
+
+
+def test_a_row_synced_by_the_worker_that_took_it_over_is_not_synced_again(db: Session) -> None:
+    owe(db, "INC-0001")
+    now = utcnow()
+    [stale] = outbox.claim_due(db_session=db, limit=1, lease_s=10, now=now)
+    [fresh] = outbox.claim_due(db_session=db, limit=1, lease_s=10, now=now + timedelta(seconds=11))
+    assert outbox.complete(db_session=db, claim=fresh)
+    assert not outbox.complete(db_session=db, claim=stale)
+    db.expire_all()
+    [entry] = db.scalars(select(OutboxEntry))
+    assert entry.state == "synced"
