@@ -3,15 +3,17 @@
 One number per recalled incident, and the only one: the strength bands, ``seen_before``, the
 planner's cross-service hop, "no reliable precedent" and the ranking of briefing items all read
 ``Confidence.probability``. It is a logistic regression over what recall and the record say (the
-channel ranks, the fused score, whether it is the alert's service, and how much of the record's
-signature, symptom and root cause the alert repeats), fitted on labelled pairs by
-``recallops bench calibration --fit`` and shipped as ``confidence_fit.json`` beside this module.
+channel ranks, whether it is the alert's service, and how much of the record's signature, symptom
+and root cause the alert repeats), passed through an isotonic map that corrects its over- and
+under-confidence, fitted on labelled pairs by ``recallops bench calibration --fit`` and shipped as
+``confidence_fit.json`` beside this module.
 
 Channel ranks mean something only for the ranker they were fitted on, so the fit names the embedding
 model and channels it was made with. A bank ranking with another model still gets a number from the
 same fit, but ``calibrated`` is False so callers and reports can say the figure is not calibrated.
 """
 
+import bisect
 import json
 import math
 from collections.abc import Sequence
@@ -24,10 +26,10 @@ from memory import RecalledIncident
 from memory.text import tokens
 
 Band = Literal["strong", "moderate", "weak"]
-# Probability bands. Strong: more likely relevant than not by a clear margin. Below moderate a
-# precedent is not reliable enough to brief from as if it applied.
-STRONG = 0.6
-MODERATE = 0.35
+# Probability bands. Strong: more likely relevant than not. Below moderate a precedent is not
+# reliable enough to brief from as if it applied.
+STRONG = 0.5
+MODERATE = 0.3
 FIT_RESOURCE = "confidence_fit.json"
 
 FEATURES: tuple[str, ...] = (
@@ -35,7 +37,6 @@ FEATURES: tuple[str, ...] = (
     "semantic_rr",
     "best_rr",
     "both_top5",
-    "fused",
     "same_service",
     "signature_repeated",
     "alert_covered",
@@ -60,7 +61,10 @@ class Confidence:
 
 @dataclass(frozen=True)
 class Fit:
-    """A logistic regression over ``FEATURES``: standardised inputs, one weight each, an intercept."""
+    """A logistic regression over ``FEATURES`` (standardised inputs, one weight each, an intercept),
+    then an isotonic map of its output (knots ``iso_x`` -> ``iso_y``, linear between them) that
+    corrects where the straight logistic is over- or under-confident. Without knots, the logistic alone.
+    """
 
     ranking_model: str
     features: tuple[str, ...]
@@ -68,12 +72,17 @@ class Fit:
     scale: tuple[float, ...]
     weights: tuple[float, ...]
     intercept: float
+    iso_x: tuple[float, ...] = ()
+    iso_y: tuple[float, ...] = ()
 
-    def probability(self, values: Sequence[float]) -> float:
+    def logistic(self, values: Sequence[float]) -> float:
         z = self.intercept + sum(
             w * (v - m) / s for w, v, m, s in zip(self.weights, values, self.mean, self.scale, strict=True)
         )
         return 1.0 / (1.0 + math.exp(-max(min(z, 30.0), -30.0)))
+
+    def probability(self, values: Sequence[float]) -> float:
+        return interpolate(self.logistic(values), self.iso_x, self.iso_y)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -83,6 +92,7 @@ class Fit:
             "scale": list(self.scale),
             "weights": list(self.weights),
             "intercept": self.intercept,
+            "isotonic": {"x": list(self.iso_x), "y": list(self.iso_y)},
         }
 
     @classmethod
@@ -97,7 +107,22 @@ class Fit:
             scale=tuple(float(v) for v in data["scale"]),  # type: ignore[attr-defined]
             weights=tuple(float(v) for v in data["weights"]),  # type: ignore[attr-defined]
             intercept=float(data["intercept"]),  # type: ignore[arg-type]
+            iso_x=tuple(float(v) for v in data.get("isotonic", {}).get("x", [])),  # type: ignore[attr-defined]
+            iso_y=tuple(float(v) for v in data.get("isotonic", {}).get("y", [])),  # type: ignore[attr-defined]
         )
+
+
+def interpolate(x: float, xs: Sequence[float], ys: Sequence[float]) -> float:
+    """Piecewise-linear through the knots, flat beyond the ends; ``x`` itself when there are none."""
+    if not xs:
+        return x
+    if x <= xs[0]:
+        return ys[0]
+    if x >= xs[-1]:
+        return ys[-1]
+    i = bisect.bisect_right(xs, x)
+    x0, x1, y0, y1 = xs[i - 1], xs[i], ys[i - 1], ys[i]
+    return y0 if x1 == x0 else y0 + (y1 - y0) * (x - x0) / (x1 - x0)
 
 
 @lru_cache(maxsize=1)
@@ -131,7 +156,6 @@ def features(incident: RecalledIncident, alert_text: str, *, same_service: bool)
         _rr(semantic),
         _rr(best),
         1.0 if keyword is not None and semantic is not None and max(keyword, semantic) <= 5 else 0.0,
-        min(max(incident.score, 0.0), 1.0),
         1.0 if same_service else 0.0,
         _share(alert, signature),
         len(alert & core) / max(len(alert), 4),

@@ -4,19 +4,24 @@ Labelled pairs come from the dev split of the public post-mortem corpus, through
 benchmark's protocol: every record imported as history, every scored query recalled with the agent's
 tool (scoped to its service and across all services, ten results each, its own record dropped). A
 pair is (query, recalled incident); it is relevant when the judgments grade it 2. The features are
-``agent.confidence.features``, exactly what a briefing computes.
+``agent.confidence.features``, exactly what a briefing computes, with ``same_service`` as it really
+is: the corpus's grade 2 requires an overlapping service, so that term absorbs the judgments'
+definition (see ``agent.confidence`` for how a briefing uses it).
 
 The model is a logistic regression fitted here with numpy (Newton steps, a small L2 penalty, inputs
-standardised), so there is nothing to install and the fit is a dozen numbers. It is judged on
-held-out folds of queries (every pair of a query in the same fold, so no query is scored by a fit that
-saw it): the reliability table bins the held-out probabilities and compares each bin's mean
-prediction with how often its pairs were relevant; the expected calibration error (ECE) is the
-pair-weighted mean gap. ``--fit`` then fits on every pair and writes ``agent/confidence_fit.json``
+standardised), then an isotonic map (pool-adjacent-violators, blocks of at least 25 pairs) fitted
+on the logistic's out-of-fold outputs, so there is nothing to install and the fit is a few dozen
+numbers. It is judged on held-out folds of queries (every pair of a query in the same fold, so no
+query is scored by a fit that saw it; the isotonic map is nested inside the training folds): the
+reliability table bins the held-out probabilities and compares each bin's mean prediction with how
+often its pairs were relevant; the expected calibration error (ECE) is the pair-weighted mean gap.
+``--fit`` then fits on every pair and writes ``agent/confidence_fit.json``
 with the ranking model it is valid for.
 """
 
 import json
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +39,7 @@ L2 = 1.0
 BINS = 10
 FOLDS = 5
 NEWTON_STEPS = 50
+MIN_BLOCK = 25
 
 
 @dataclass(frozen=True)
@@ -92,13 +98,49 @@ def _arrays(pairs: list[Pair]) -> tuple[np.ndarray, np.ndarray]:
     return np.array([p.features for p in pairs], dtype=float), np.array([p.relevant for p in pairs], float)
 
 
+def isotonic(
+    x: Sequence[float], y: Sequence[bool], *, min_block: int = MIN_BLOCK
+) -> tuple[list[float], list[float]]:
+    """Pool-adjacent-violators: the non-decreasing step function of ``x`` closest to ``y``, as knots.
+
+    Blocks smaller than ``min_block`` pairs are pooled with a neighbour, so a handful of pairs at an
+    end cannot pin a probability of 0 or 1. Each knot is a block's mean ``x`` and its observed rate.
+    """
+    order = sorted(range(len(x)), key=lambda i: x[i])
+    blocks: list[list[float]] = []  # [sum of y, count, sum of x]
+    for i in order:
+        blocks.append([float(y[i]), 1.0, float(x[i])])
+        while len(blocks) > 1 and (
+            blocks[-2][0] / blocks[-2][1] >= blocks[-1][0] / blocks[-1][1] or blocks[-2][1] < min_block
+        ):
+            last = blocks.pop()
+            blocks[-1] = [blocks[-1][j] + last[j] for j in range(3)]
+    while len(blocks) > 1 and blocks[-1][1] < min_block:
+        last = blocks.pop()
+        blocks[-1] = [blocks[-1][j] + last[j] for j in range(3)]
+    return [b[2] / b[1] for b in blocks], [b[0] / b[1] for b in blocks]
+
+
+def fit_calibrated(pairs: list[Pair], ranking_model: str = "", k: int = FOLDS) -> Fit:
+    """The logistic fit on every pair, with the isotonic map fitted on its out-of-fold outputs."""
+    logistic = fit_logistic(*_arrays(pairs))
+    outputs = [0.0] * len(pairs)
+    for fold in folds(sorted({p.query for p in pairs}), k):
+        inside = set(fold)
+        partial = fit_logistic(*_arrays([p for p in pairs if p.query not in inside]))
+        for i, pair in enumerate(pairs):
+            if pair.query in inside:
+                outputs[i] = partial.logistic(pair.features)
+    knots_x, knots_y = isotonic(outputs, [p.relevant for p in pairs])
+    return replace(logistic, ranking_model=ranking_model, iso_x=tuple(knots_x), iso_y=tuple(knots_y))
+
+
 def held_out(pairs: list[Pair], k: int = FOLDS) -> list[float]:
-    """Each pair's probability from the fit on the other folds' queries."""
+    """Each pair's probability from the calibrated fit on the other folds' queries (nested for the map)."""
     predicted = [0.0] * len(pairs)
     for fold in folds(sorted({p.query for p in pairs}), k):
         inside = set(fold)
-        train = [p for p in pairs if p.query not in inside]
-        fit = fit_logistic(*_arrays(train))
+        fit = fit_calibrated([p for p in pairs if p.query not in inside], k=k - 1)
         for i, pair in enumerate(pairs):
             if pair.query in inside:
                 predicted[i] = fit.probability(pair.features)
@@ -142,8 +184,7 @@ def calibrate(pairs: list[Pair], ranking_model: str, *, fit_out: Path | None = N
     report = reliability(held_out(pairs), [p.relevant for p in pairs])
     report |= {"ranking_model": ranking_model, "relevant": sum(p.relevant for p in pairs), "folds": FOLDS}
     if fit_out is not None:
-        fit = fit_logistic(*_arrays(pairs))
-        fit = Fit(**(fit.__dict__ | {"ranking_model": ranking_model}))
+        fit = fit_calibrated(pairs, ranking_model)
         fit_out.write_text(
             json.dumps({"fit": fit.as_dict(), "held_out": report}, indent=2) + "\n", encoding="utf-8"
         )
