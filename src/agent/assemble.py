@@ -10,7 +10,7 @@ import re
 
 from agent import runbooks
 from agent.briefing import CitedItem, ModelAnswer, SeenBefore
-from agent.conversation import Conversation
+from agent.conversation import ConversationView
 from agent.evidence import STRONG, WEAK, Match
 from memory.text import clip
 
@@ -56,11 +56,11 @@ def seen_before(ranked: list[Match]) -> SeenBefore:
     return "similar"
 
 
-def _no_prior(conversation: Conversation) -> str:
-    if not conversation.memory_on:
+def _no_prior(view: ConversationView) -> str:
+    if not view.memory_on:
         why = "memory is off for this briefing, so no past incident was consulted"
-    elif conversation.memory_errors:
-        why = f"memory could not be reached ({conversation.memory_errors[0]})"
+    elif view.memory_errors:
+        why = f"memory could not be reached ({view.memory_errors[0]})"
     else:
         why = "memory holds no resolved incident resembling this alert"
     return f"No prior incident is known: {why}. Treat the alert as new and work from the alert itself [1]."
@@ -87,7 +87,7 @@ def _causes(useful: list[Match]) -> list[CitedItem]:
     return items
 
 
-def _checks(useful: list[Match], conversation: Conversation) -> list[CitedItem]:
+def _checks(useful: list[Match], view: ConversationView) -> list[CitedItem]:
     items: list[CitedItem] = []
     for match in useful[:2]:
         record, n, ident = match.incident.record, match.item.n, match.incident.id
@@ -113,7 +113,7 @@ def _checks(useful: list[Match], conversation: Conversation) -> list[CitedItem]:
                     text=f"Open the runbook used for {ident}: {flat(record.runbook_used, 240)}", citations=[n]
                 )
             )
-    evidence = conversation.evidence
+    evidence = view.evidence
     for item in evidence.items:
         if item.kind == "runbook" and useful:
             checks = runbooks.sections(item.text).get("first checks", [])[:MAX_RUNBOOK_ITEMS]
@@ -131,11 +131,11 @@ def _checks(useful: list[Match], conversation: Conversation) -> list[CitedItem]:
     return items
 
 
-def _fix(useful: list[Match], conversation: Conversation) -> list[CitedItem]:
+def _fix(useful: list[Match], view: ConversationView) -> list[CitedItem]:
     if not useful or useful[0].incident.record is None:
         return []
     items = _fix_from(useful[0])
-    for item in conversation.evidence.items:
+    for item in view.evidence.items:
         if item.kind == "runbook":
             mitigations = runbooks.sections(item.text).get("safe mitigations", [])[:MAX_RUNBOOK_ITEMS]
             items += [
@@ -158,7 +158,7 @@ def _fix_from(best: Match) -> list[CitedItem]:
     return items
 
 
-def _risky(useful: list[Match], conversation: Conversation) -> list[CitedItem]:
+def _risky(useful: list[Match], view: ConversationView) -> list[CitedItem]:
     items: list[CitedItem] = []
     for match in useful:
         record = match.incident.record
@@ -167,24 +167,24 @@ def _risky(useful: list[Match], conversation: Conversation) -> list[CitedItem]:
         for attempt in steps(record.failed_attempts)[:3]:
             text = f"{match.incident.id} (did not help or made it worse): {attempt}"
             items.append(CitedItem(text=text, citations=[match.item.n]))
-    for item in conversation.evidence.items:
+    for item in view.evidence.items:
         if item.kind == "runbook" and useful:
             risks = runbooks.sections(item.text).get("risky actions", [])[:MAX_RUNBOOK_ITEMS]
             items += [CitedItem(text=f"{item.id} warns: {risk}", citations=[item.n]) for risk in risks]
-        if item.kind == "profile" and item.id in conversation.evidence.profile_risks:
-            for risk in conversation.evidence.profile_risks[item.id]:
+        if item.kind == "profile" and item.id in view.evidence.profile_risks:
+            for risk in view.evidence.profile_risks[item.id]:
                 items.append(CitedItem(text=f"Team profile warns: {risk}", citations=[item.n]))
     return items
 
 
-def assemble(conversation: Conversation) -> ModelAnswer:
+def assemble(view: ConversationView) -> ModelAnswer:
     """The answer the evidence-only planner gives, from whatever the loop's recalls found."""
-    evidence = conversation.evidence
+    evidence = view.evidence
     ranked = evidence.ranked()
     useful = [m for m in ranked if m.strength >= WEAK] or ranked[:1]
     verdict = seen_before(ranked)
     if verdict == "novel":
-        summary = _no_prior(conversation)
+        summary = _no_prior(view)
         if ranked:
             best = ranked[0]
             summary += (
@@ -210,9 +210,9 @@ def assemble(conversation: Conversation) -> ModelAnswer:
     return ModelAnswer(
         summary=summary,
         likely_causes=causes,
-        first_checks=_checks(useful, conversation),
-        suggested_fix=_fix(useful, conversation),
-        risky_actions=_risky(useful, conversation),
+        first_checks=_checks(useful, view),
+        suggested_fix=_fix(useful, view),
+        risky_actions=_risky(useful, view),
         related_incidents=[m.incident.id for m in ranked if m.strength >= WEAK][:5],
         seen_before=verdict,
     )

@@ -1,13 +1,14 @@
-"""The state one briefing conversation carries between hops, and the model interface over it.
+"""The state one conversation carries between hops, and the two kinds of model the loop drives.
 
-A chat model sees ``messages`` (the OpenAI-style transcript). The evidence-only planner reads the
-structured side of the same conversation (``outcomes`` and ``evidence``) instead of prose, which is
-how one loop serves both.
+A ``ChatModel`` sees only ``messages`` (the OpenAI-style transcript) and the tools on offer. A
+``Planner`` (the evidence-only planner and drafter) sees a ``ConversationView`` instead: the alert's
+evidence and every tool outcome so far as values, never prose. The loop owns the ``Conversation`` and
+hands each model what it reads, which is how one loop serves both.
 """
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol, TypedDict
+from typing import Any, Protocol, TypedDict, runtime_checkable
 
 from agent.briefing import CitationCheck, Hop, MemorySwitch, Mode, TokenUsage
 from agent.evidence import Evidence, Match
@@ -74,16 +75,51 @@ class Conversation:
     memory_on: bool = True
     memory_errors: list[str] = field(default_factory=list)
 
+    def view(self) -> "ConversationView":
+        return ConversationView(
+            evidence=self.evidence,
+            outcomes=tuple(self.outcomes),
+            memory_on=self.memory_on,
+            memory_errors=tuple(self.memory_errors),
+        )
+
+
+@dataclass(frozen=True)
+class ConversationView:
+    """What a planner reads of a conversation: the evidence and the tool outcomes, as values."""
+
+    evidence: Evidence
+    outcomes: tuple[ToolOutcome, ...]
+    memory_on: bool
+    memory_errors: tuple[str, ...]
+
 
 class ChatModel(Protocol):
-    """One call of the loop: given the conversation and the tools on offer, a turn."""
+    """One call of the loop: given the messages so far and the tools on offer, a turn."""
 
     name: str
     mode: Mode
 
-    async def complete(self, conversation: Conversation, tools: list[dict[str, Any]] | None) -> ModelTurn: ...
+    async def complete(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
+    ) -> ModelTurn: ...
 
     async def aclose(self) -> None: ...
+
+
+@runtime_checkable
+class Planner(Protocol):
+    """A deterministic model: it plans from the tool outcomes (``view``), never from prose."""
+
+    name: str
+    mode: Mode
+
+    def next_turn(self, view: ConversationView, tools: list[dict[str, Any]] | None) -> ModelTurn: ...
+
+    async def aclose(self) -> None: ...
+
+
+Model = ChatModel | Planner
 
 
 class RunFields(TypedDict):
@@ -96,7 +132,7 @@ class RunFields(TypedDict):
 
 
 def run_fields(
-    conversation: Conversation, model: ChatModel, hops: list[Hop], check: CitationCheck, warnings: list[str]
+    conversation: Conversation, model: Model, hops: list[Hop], check: CitationCheck, warnings: list[str]
 ) -> RunFields:
     """How an answer came about, reported alike by briefings and resolution drafts (warnings once each)."""
     return RunFields(

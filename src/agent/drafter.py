@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from agent.briefing import Briefing, CitedItem, Mode
 from agent.citations import plain_cited
-from agent.conversation import Conversation, ModelTurn, ToolCall
+from agent.conversation import ConversationView, ModelTurn, ToolCall
 from agent.evidence import AlertInput
 from agent.tools import LOG, REQUIRED_FIELDS
 from incidents.resolution.models import TEMPLATE as FIELDS
@@ -143,9 +143,9 @@ class EvidenceOnlyDrafter:
     def _body(self) -> dict[str, str]:
         return {name: field.marked() for name, field in self.fields.items()}
 
-    async def complete(self, conversation: Conversation, tools: list[dict[str, Any]] | None) -> ModelTurn:
+    def next_turn(self, view: ConversationView, tools: list[dict[str, Any]] | None) -> ModelTurn:
         offered = {tool["function"]["name"] for tool in tools or []}
-        tried = any(o.tool == LOG for o in conversation.outcomes)
+        tried = any(o.tool == LOG for o in view.outcomes)
         if self.commit and self.ready and LOG in offered and not tried:
             call = ToolCall(id="draft-1", name=LOG, arguments=json.dumps(self._body()))
             return ModelTurn(content=None, tool_calls=[call])

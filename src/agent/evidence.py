@@ -117,6 +117,20 @@ def _why(incident: RecalledIncident, same_service: bool, strength: float) -> str
     return f"{band} match ({strength:.2f}) on {scope}" + (f"; ranked {channels}" if channels else "")
 
 
+@dataclass(frozen=True)
+class ProfileEvidence:
+    """A team-profile pattern matching the alert: its cited text, and the risky actions, first checks
+    and incident ids the evidence-only assembly reads from it."""
+
+    id: str
+    title: str
+    text: str
+    uncertain: bool
+    risks: list[str]
+    checks: list[str]
+    incidents: list[str]
+
+
 class Evidence:
     """The evidence list of one briefing, in citation order."""
 
@@ -250,6 +264,16 @@ class Evidence:
         if signals:
             self.injections.append((item.n, title, signals))
         self.items.append(item)
+        return item
+
+    def add_profile(self, pattern: ProfileEvidence) -> EvidenceItem:
+        """A matching profile pattern, cited like an incident; its risks and checks kept for assembly."""
+        item = self.add_item(
+            kind="profile", id=pattern.id, title=pattern.title, text=pattern.text, uncertain=pattern.uncertain
+        )
+        self.profile_risks[pattern.id] = pattern.risks
+        self.profile_checks[pattern.id] = pattern.checks
+        self.extra_known_ids.update(pattern.incidents)
         return item
 
     def ranked(self) -> list[Match]:

@@ -17,7 +17,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 from tenacity.wait import wait_base, wait_random_exponential
 
 from agent.briefing import Mode, TokenUsage
-from agent.conversation import ChatModel, Conversation, LLMUnavailable, MalformedTurn, ModelTurn, ToolCall
+from agent.conversation import LLMUnavailable, MalformedTurn, Model, ModelTurn, ToolCall
 from agent.planner import EvidenceOnlyPlanner
 from agent.settings import LLMSettings
 from incidents.timeutil import utcnow
@@ -102,10 +102,10 @@ class GroqChatModel:
         )
         self._wait = _RetryAfterOrBackoff(backoff or wait_random_exponential(multiplier=0.5, max=8))
 
-    async def complete(self, conversation: Conversation, tools: list[dict[str, Any]] | None) -> ModelTurn:
+    async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> ModelTurn:
         kwargs: dict[str, Any] = {
             "model": self._settings.llm_model,
-            "messages": conversation.messages,
+            "messages": messages,
             "max_tokens": self._settings.llm_max_tokens,
             "temperature": 0.2,
         }
@@ -172,7 +172,7 @@ def _message(exc: groq.APIStatusError) -> str:
     return str(exc)[:300]
 
 
-def open_model(settings: LLMSettings) -> ChatModel:
+def open_model(settings: LLMSettings) -> Model:
     """Groq when configured (a key, or ``RECALLOPS_LLM_MODE=groq``), else the evidence-only planner."""
     if settings.uses_groq:
         return GroqChatModel(settings)

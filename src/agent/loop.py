@@ -15,11 +15,12 @@ from pydantic import ValidationError
 from agent.briefing import Briefing, Hop, ModelAnswer, RelatedIncident, ToolCallTrace
 from agent.citations import Tally, check_items, check_text
 from agent.conversation import (
-    ChatModel,
     Conversation,
     LLMUnavailable,
     MalformedTurn,
+    Model,
     ModelTurn,
+    Planner,
     ToolOutcome,
     run_fields,
 )
@@ -63,6 +64,13 @@ def _trace(outcome: ToolOutcome) -> ToolCallTrace:
     )
 
 
+async def _turn(model: Model, conversation: Conversation, tools: list[dict[str, Any]] | None) -> ModelTurn:
+    """The one place a model is called: a planner reads the outcomes, a chat model the messages."""
+    if isinstance(model, Planner):
+        return model.next_turn(conversation.view(), tools)
+    return await model.complete(conversation.messages, tools)
+
+
 def _assistant_message(turn: ModelTurn) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": turn.content or ""}
     if turn.tool_calls:
@@ -79,7 +87,7 @@ class Agent:
     def __init__(
         self,
         *,
-        model: ChatModel,
+        model: Model,
         bank: Recall | None,
         memory_timeout_s: float = 10.0,
         profile: ProfileSource | None = None,
@@ -102,7 +110,7 @@ class Agent:
 
     async def _run(
         self,
-        model: ChatModel,
+        model: Model,
         alert: AlertInput,
         memory_on: bool,
         *,
@@ -116,7 +124,10 @@ class Agent:
             messages=[], evidence=evidence, memory_on=memory_on and self.bank is not None
         )
         if conversation.memory_on and self.profile is not None:
-            await self.profile.add_matching(alert, evidence, conversation.memory_errors)
+            patterns, error = await self.profile.matching(alert)
+            conversation.memory_errors += [error] if error else []
+            for pattern in patterns:
+                evidence.add_profile(pattern)
         conversation.messages = [
             {"role": "system", "content": SYSTEM_PROMPT},
             {"role": "user", "content": alert_message(tools.fence, evidence.items)},
@@ -144,7 +155,7 @@ class Agent:
 
 
 async def run_hops(
-    model: ChatModel,
+    model: Model,
     conversation: Conversation,
     tools: ToolBox,
     hops: list[Hop],
@@ -168,7 +179,7 @@ async def run_hops(
         hops.append(hop)
         started = time.perf_counter()
         try:
-            turn = await model.complete(conversation, tools.schemas(offered) or None)
+            turn = await _turn(model, conversation, tools.schemas(offered) or None)
         except LLMUnavailable as exc:
             hop.duration_ms = round((time.perf_counter() - started) * 1000, 3)
             hop.error = str(exc)
@@ -212,7 +223,7 @@ async def run_hops(
 
 
 def _finish(
-    answer: ModelAnswer, conversation: Conversation, model: ChatModel, hops: list[Hop], warnings: list[str]
+    answer: ModelAnswer, conversation: Conversation, model: Model, hops: list[Hop], warnings: list[str]
 ) -> Briefing:
     """Citation check, id check, related incidents from recall (never from the model), warnings."""
     evidence = conversation.evidence

@@ -11,7 +11,7 @@ from typing import Any
 
 from agent.assemble import assemble
 from agent.briefing import Mode
-from agent.conversation import Conversation, ModelTurn, ToolCall
+from agent.conversation import ConversationView, ModelTurn, ToolCall
 from agent.evidence import STRONG
 from agent.tools import RECALL
 
@@ -29,23 +29,23 @@ class EvidenceOnlyPlanner:
     name = "evidence-only"
     mode: Mode = "evidence-only"
 
-    async def complete(self, conversation: Conversation, tools: list[dict[str, Any]] | None) -> ModelTurn:
-        call = self._next_recall(conversation) if RECALL in _offered(tools) else None
+    def next_turn(self, view: ConversationView, tools: list[dict[str, Any]] | None) -> ModelTurn:
+        call = self._next_recall(view) if RECALL in _offered(tools) else None
         if call is not None:
             return ModelTurn(content=None, tool_calls=[call])
-        return ModelTurn(content=assemble(conversation).model_dump_json())
+        return ModelTurn(content=assemble(view).model_dump_json())
 
-    def _next_recall(self, conversation: Conversation) -> ToolCall | None:
-        recalls = [o for o in conversation.outcomes if o.tool == RECALL]
+    def _next_recall(self, view: ConversationView) -> ToolCall | None:
+        recalls = [o for o in view.outcomes if o.tool == RECALL]
         if any(not o.ok for o in recalls):
             return None
-        alert = conversation.evidence.alert
+        alert = view.evidence.alert
         if not recalls:
-            return self._call(len(conversation.outcomes), alert.description, alert.service, SCOPED_LIMIT)
+            return self._call(len(view.outcomes), alert.description, alert.service, SCOPED_LIMIT)
         if len(recalls) == 1 and recalls[0].scoped:
             scoped = recalls[0].matches
             if len(scoped) < ENOUGH_SCOPED or max(m.strength for m in scoped) < STRONG:
-                return self._call(len(conversation.outcomes), alert.description, None, CROSS_LIMIT)
+                return self._call(len(view.outcomes), alert.description, None, CROSS_LIMIT)
         return None
 
     @staticmethod

@@ -1,4 +1,4 @@
-"""Team-profile patterns that resemble the alert join the evidence, cited like incidents.
+"""Team-profile patterns that resemble the alert, returned as evidence to cite like incidents.
 
 The profile is a mental model in the bank (``memory.profile``); the service's own profile is read
 first, then the team-wide one. A pattern's risky actions and first checks are what a briefing most
@@ -7,7 +7,7 @@ needs from it, so they are kept for the evidence-only assembly as well.
 
 import asyncio
 
-from agent.evidence import AlertInput, Evidence
+from agent.evidence import AlertInput, ProfileEvidence
 from memory import MemoryUnavailable
 from memory.bank import ProfileModels
 from memory.profile import (
@@ -36,25 +36,28 @@ class ProfileSource:
             found += [p for p in load_patterns(model) if p.title not in titles]
         return found
 
-    async def add_matching(self, alert: AlertInput, evidence: Evidence, errors: list[str]) -> None:
-        """Add the best matching patterns to ``evidence``; an unreachable bank is noted, not raised."""
+    async def matching(self, alert: AlertInput) -> tuple[list[ProfileEvidence], str | None]:
+        """The best matching patterns, as evidence to cite; an unreachable bank is the second value
+        (what went wrong), never an exception."""
         try:
             patterns = await self.patterns(alert.service)
         except (MemoryUnavailable, TimeoutError) as exc:
-            errors.append(f"team profile: {exc or type(exc).__name__}")
-            return
+            return [], f"team profile: {exc or type(exc).__name__}"
+        found: list[ProfileEvidence] = []
         for match in matching_patterns(
             patterns, alert_text=alert.description, service=alert.service, limit=MAX_PATTERNS
         ):
             pattern = match.pattern
             shares = f" (shares: {', '.join(match.matched_terms[:6])})" if match.matched_terms else ""
-            evidence.add_item(
-                kind="profile",
-                id=pattern.id,
-                title=f"Team profile pattern: {pattern.title}{shares}",
-                text=pattern_evidence_text(pattern),
-                uncertain=pattern.uncertain,
+            found.append(
+                ProfileEvidence(
+                    id=pattern.id,
+                    title=f"Team profile pattern: {pattern.title}{shares}",
+                    text=pattern_evidence_text(pattern),
+                    uncertain=pattern.uncertain,
+                    risks=[risk.text for risk in pattern.risky_actions[:3]],
+                    checks=[check.text for check in pattern.first_checks[:2]],
+                    incidents=list(pattern.incidents),
+                )
             )
-            evidence.profile_risks[pattern.id] = [risk.text for risk in pattern.risky_actions[:3]]
-            evidence.profile_checks[pattern.id] = [check.text for check in pattern.first_checks[:2]]
-            evidence.extra_known_ids.update(pattern.incidents)
+        return found, None

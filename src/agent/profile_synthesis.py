@@ -14,8 +14,7 @@ import logging
 from dataclasses import replace
 from typing import Any
 
-from agent.conversation import ChatModel, Conversation, LLMUnavailable
-from agent.evidence import AlertInput, Evidence
+from agent.conversation import ChatModel, LLMUnavailable
 from agent.llm import GroqChatModel
 from agent.prompts import boundary
 from agent.settings import LLMSettings
@@ -87,11 +86,8 @@ class LLMProfileSynthesizer:
             f"{query}\n\nDraft patterns (grouped offline; improve them):\n<<<{fence} draft>>>\n{drafted}\n"
             f"<<<END {fence}>>>\n\nRecords:\n{records}"
         )
-        conversation = Conversation(
-            messages=[{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}],
-            evidence=Evidence(AlertInput(text=query, title="team reliability profile")),
-        )
-        turn = await self._model.complete(conversation, tools=None)
+        messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+        turn = await self._model.complete(messages, tools=None)
         patterns = parse_patterns(turn.content or "")
         if not patterns:
             raise ValueError("the answer held no patterns in the profile's JSON shape")

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from agent.briefing import Briefing, CitationCheck, EvidenceItem, Hop, MemorySwitch, Mode
 from agent.citations import Tally, plain_cited
-from agent.conversation import ChatModel, Conversation, ToolOutcome, run_fields
+from agent.conversation import Conversation, Model, ToolOutcome, run_fields
 from agent.drafter import DraftSource, EvidenceOnlyDrafter, draft_fields
 from agent.evidence import AlertInput, Evidence
 from agent.loop import Agent, run_hops
@@ -195,7 +195,7 @@ async def draft_resolution(
 
 async def _converse(
     agent: Agent,
-    model: ChatModel,
+    model: Model,
     inputs: ResolutionInputs,
     context: ResolutionContext,
     recorder: ResolutionRecorder,
@@ -290,7 +290,7 @@ def _logged(conversation: Conversation) -> ToolOutcome | None:
 def _finish(
     answer: DraftAnswer,
     conversation: Conversation,
-    model: ChatModel,
+    model: Model,
     context: ResolutionContext,
     commit: bool,
     hops: list[Hop],
