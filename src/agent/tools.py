@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, create_model
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -27,6 +27,7 @@ from agent.conversation import Conversation, LoggedPostMortem, ToolCall, ToolOut
 from agent.evidence import Match
 from agent.prompts import MAX_INCIDENTS_TO_MODEL, boundary, results_message
 from incidents.incident.models import Incident
+from incidents.resolution.models import ResolutionFields
 from memory import MemoryUnavailable
 from memory import service as memory_service
 from memory.bank import Recall
@@ -49,17 +50,13 @@ class ReflectArgs(BaseModel):
     service: str | None = Field(default=None, max_length=255)
 
 
-REQUIRED_FIELDS = ("symptom", "error_signature", "root_cause", "resolution_steps", "outcome")
-
-
-class LogIncidentArgs(BaseModel):
-    symptom: str = Field(min_length=1)
-    error_signature: str = Field(min_length=1)
-    root_cause: str = Field(min_length=1)
-    resolution_steps: str = Field(min_length=1)
-    runbook_used: str = ""
-    outcome: str = Field(min_length=1)
-    failed_attempts: str = ""
+# The post-mortem the tool takes is the resolution template itself: its fields, its required ones.
+REQUIRED_FIELDS = tuple(name for name, field in ResolutionFields.model_fields.items() if field.is_required())
+_LOG_FIELDS: dict[str, Any] = {
+    name: (str, Field(min_length=1)) if name in REQUIRED_FIELDS else (str, "")
+    for name in ResolutionFields.model_fields
+}
+LogIncidentArgs: type[BaseModel] = create_model("LogIncidentArgs", **_LOG_FIELDS)
 
 
 def _schema(name: str, description: str, model: type[BaseModel]) -> dict[str, Any]:
@@ -309,7 +306,7 @@ class ToolBox:
         )
         return results_message(self.fence, [(item, "synthesized across incidents")], "Memory's synthesis:")
 
-    async def _log(self, args: LogIncidentArgs, conversation: Conversation) -> LoggedPostMortem:
+    async def _log(self, args: BaseModel, conversation: Conversation) -> LoggedPostMortem:
         """Every check again, here, whatever was offered: the model's call is a request, not a right."""
         context, recorder = self._resolution, self._recorder
         if not isinstance(context, ResolutionContext) or recorder is None:
