@@ -10,8 +10,6 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from pydantic import ValidationError
-
 from agent.briefing import Briefing, Hop, ModelAnswer, RelatedIncident, ToolCallTrace
 from agent.citations import Tally, check_items, check_text
 from agent.conversation import (
@@ -30,7 +28,7 @@ from agent.profile import ProfileSource
 from agent.prompts import FINAL_HOP, SYSTEM_PROMPT, alert_message, malformed_message, repair_message
 from agent.tools import ToolBox
 from memory.bank import Recall
-from memory.text import json_object, replace_unknown_ids
+from memory.text import json_object, replace_unknown_ids, validated
 
 log = logging.getLogger(__name__)
 
@@ -46,11 +44,7 @@ def parse_answer(content: str | None) -> ModelAnswer:
     for key in _LIST_FIELDS:
         if isinstance(raw.get(key), list):
             raw[key] = [{"text": item} if isinstance(item, str) else item for item in raw[key]]
-    try:
-        return ModelAnswer.model_validate(raw)
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:5])
-        raise ValueError(problems) from exc
+    return validated(ModelAnswer, raw)
 
 
 def _trace(outcome: ToolOutcome) -> ToolCallTrace:

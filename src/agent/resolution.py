@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic import BaseModel, Field, field_validator
 
 from agent.briefing import Briefing, CitationCheck, EvidenceItem, Hop, MemorySwitch, Mode
 from agent.citations import Tally, plain_cited
@@ -30,7 +30,7 @@ from agent.tools import (
     clean_post_mortem,
 )
 from incidents.resolution.models import TEMPLATE as FIELDS
-from memory.text import clip, json_object
+from memory.text import clip, json_object, validated
 
 MAX_NOTES_CHARS = 20_000
 MAX_TIMELINE_LINES = 30
@@ -134,12 +134,7 @@ class DraftAnswer(BaseModel):
 
 
 def parse_draft(content: str | None) -> DraftAnswer:
-    raw = json_object(content)
-    try:
-        return DraftAnswer.model_validate(raw)
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:5])
-        raise ValueError(problems) from exc
+    return validated(DraftAnswer, json_object(content))
 
 
 def draft_repair(error: str) -> str:

@@ -12,7 +12,11 @@ evidence carries are replaced, so an answer cannot point at an incident nobody r
 
 import json
 import re
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+M = TypeVar("M", bound=BaseModel)
 
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9_.]*[a-z0-9]|[a-z0-9]")
 _NOISE = re.compile(r"^(\d+|[0-9a-f]{8,}|\d+(\.\d+)+)$")
@@ -49,6 +53,15 @@ def json_object(content: str | None) -> dict[str, Any]:
     if not isinstance(raw, dict):
         raise ValueError("the answer is not a JSON object")
     return raw
+
+
+def validated(model: type[M], raw: dict[str, Any]) -> M:
+    """``raw`` as ``model``, or a ``ValueError`` naming the first problems (for the repair prompt)."""
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:5])
+        raise ValueError(problems) from exc
 
 
 _INJECTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
