@@ -44,10 +44,10 @@ from memory.bank import (
     check_retain,
 )
 from memory.config import default_bank_config
+from memory.hindsight_config import apply_config, read_config
 from memory.hindsight_results import (
     based_on_documents,
     channel_ranks,
-    directive_name,
     error_detail,
     group_by_document,
     parse_time,
@@ -63,7 +63,6 @@ RAW_FACTS = ["world", "experience"]  # observations are syntheses with no docume
 FACT_TOKENS_PER_INCIDENT = 1500  # over-fetch: an incident's record can be split into several facts
 MIN_FACT_TOKENS = 4096
 MAX_FACT_TOKENS = 32768
-DISPOSITIONS = ("skepticism", "literalism", "empathy")
 
 
 class HindsightBank(MemoryBank):
@@ -135,7 +134,7 @@ class HindsightBank(MemoryBank):
                     if exc.status != 404:
                         raise
                     await self.client.acreate_bank(self.bank_id)
-                    await self._apply(self.initial_config)
+                    await apply_config(self.client, self.bank_id, self.initial_config)
                     current = await self.client.aget_bank_config(self.bank_id)
                 if not current.get("config", {}).get("store_document_text", False):
                     await self.client.aupdate_bank_config(self.bank_id, store_document_text=True)
@@ -326,42 +325,12 @@ class HindsightBank(MemoryBank):
     async def configure(self, config: BankConfig) -> None:
         await self._ensure_bank()
         async with self._guard("configure"):
-            await self._apply(config)
-
-    async def _apply(self, config: BankConfig) -> None:
-        """Mission and dispositions as bank config; the directives become exactly ``config.directives``."""
-        unknown = set(config.dispositions) - set(DISPOSITIONS)
-        if unknown:
-            raise ValueError(f"unknown dispositions: {', '.join(sorted(unknown))}")
-        dispositions: dict[str, Any] = {f"disposition_{k}": v for k, v in config.dispositions.items()}
-        await self.client.aupdate_bank_config(self.bank_id, reflect_mission=config.mission, **dispositions)
-        existing = (await self.client.alist_directives(self.bank_id)).items
-        wanted = {content: len(config.directives) - i for i, content in enumerate(config.directives)}
-        for directive in existing:
-            if wanted.get(directive.content) != directive.priority or not directive.is_active:
-                await self.client.adelete_directive(self.bank_id, directive.id)
-            else:
-                wanted.pop(directive.content)
-        for content, priority in wanted.items():
-            await self.client.acreate_directive(
-                self.bank_id, name=directive_name(content), content=content, priority=priority
-            )
+            await apply_config(self.client, self.bank_id, config)
 
     async def get_config(self) -> BankConfig:
         await self._ensure_bank()
         async with self._guard("get config"):
-            resolved = (await self.client.aget_bank_config(self.bank_id)).get("config", {})
-            directives = (await self.client.alist_directives(self.bank_id)).items
-        active = sorted((d for d in directives if d.is_active), key=lambda d: -(d.priority or 0))
-        return BankConfig(
-            mission=resolved.get("reflect_mission") or "",
-            directives=[d.content for d in active],
-            dispositions={
-                k: int(resolved[f"disposition_{k}"])
-                for k in DISPOSITIONS
-                if resolved.get(f"disposition_{k}") is not None
-            },
-        )
+            return await read_config(self.client, self.bank_id)
 
     async def health(self) -> Health:
         try:
