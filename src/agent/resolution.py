@@ -188,6 +188,34 @@ async def draft_resolution(
     )
 
 
+def _evidence(
+    agent: Agent, inputs: ResolutionInputs, context: ResolutionContext
+) -> tuple[Evidence, EvidenceItem, list[EvidenceItem]]:
+    """The conversation's evidence: the alert, the engineer's notes, the timeline, the latest briefing.
+
+    Returns the list, the notes' item, and the items shown to the model as data (all but the notes)."""
+    evidence = Evidence(
+        inputs.alert, ranking_model=agent.bank.ranking_model if agent.bank is not None else None
+    )
+    notes = evidence.add_item(kind="notes", title=f"Notes by {context.engineer}", text=inputs.notes)
+    data = [evidence.items[0]]
+    if inputs.timeline:
+        timeline = "\n".join(inputs.timeline[-MAX_TIMELINE_LINES:])
+        data.append(
+            evidence.add_item(kind="timeline", title=f"Timeline of {context.public_id}", text=timeline)
+        )
+    if inputs.briefing is not None:
+        data.append(
+            evidence.add_item(
+                kind="briefing",
+                title="The latest briefing",
+                text=briefing_text(inputs.briefing),
+                uncertain=True,
+            )
+        )
+    return evidence, notes, data
+
+
 async def _converse(
     agent: Agent,
     model: Model,
@@ -200,23 +228,8 @@ async def _converse(
     hops: list[Hop],
     warnings: list[str],
 ) -> ResolutionDraft:
-    evidence = Evidence(
-        inputs.alert, ranking_model=agent.bank.ranking_model if agent.bank is not None else None
-    )
-    notes = evidence.add_item(kind="notes", title=f"Notes by {context.engineer}", text=inputs.notes)
-    data = [evidence.items[0]]
-    if inputs.timeline:
-        timeline = "\n".join(inputs.timeline[-MAX_TIMELINE_LINES:])
-        data.append(
-            evidence.add_item(kind="timeline", title=f"Timeline of {context.public_id}", text=timeline)
-        )
-    briefing_n = None
-    if inputs.briefing is not None:
-        item = evidence.add_item(
-            kind="briefing", title="The latest briefing", text=briefing_text(inputs.briefing), uncertain=True
-        )
-        data.append(item)
-        briefing_n = item.n
+    evidence, notes, data = _evidence(agent, inputs, context)
+    briefing_n = next((item.n for item in data if item.kind == "briefing"), None)
     drafted = draft_fields(
         notes=inputs.notes,
         alert=inputs.alert,
