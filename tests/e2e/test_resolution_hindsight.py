@@ -3,9 +3,7 @@
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import httpx
 import pytest
 
 from tests.e2e.resolution_helpers import (
@@ -45,14 +43,6 @@ def server(tmp_path: Path, hindsight: HindsightServer, bank_id: str) -> Iterator
         live.stop()
 
 
-def documents(hindsight: HindsightServer, bank_id: str) -> list[dict[str, Any]]:
-    response = httpx.get(
-        f"{hindsight.url}/v1/default/banks/{bank_id}/documents", params={"limit": 100}, timeout=30
-    )
-    response.raise_for_status()
-    return response.json()["items"]
-
-
 def test_hindsight_stopped_while_resolving_then_one_record_after_it_is_back(
     server: LiveServer, hindsight: HindsightServer, bank_id: str
 ) -> None:
@@ -70,7 +60,7 @@ def test_hindsight_stopped_while_resolving_then_one_record_after_it_is_back(
             hindsight.start_api()
         wait_synced(http, incident, timeout=180)
 
-        ids = [d["id"] for d in documents(hindsight, bank_id)]
+        ids = [d["id"] for d in hindsight.documents(bank_id)]
         assert ids.count(incident) == 1
 
         operation = http.post("/api/v1/profile/refresh")

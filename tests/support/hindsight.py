@@ -27,6 +27,9 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import httpx
 
 from memory.hindsight import HindsightBank
 from memory.settings import MemorySettings
@@ -57,6 +60,15 @@ class HindsightServer:
 
     def log(self) -> str:
         return self.api.tail()
+
+    def documents(self, bank_id: str) -> list[dict[str, Any]]:
+        """The bank's documents as the server lists them (one per retained record id)."""
+        response = httpx.get(
+            f"{self.url}/v1/default/banks/{bank_id}/documents", params={"limit": 1000}, timeout=30
+        )
+        response.raise_for_status()
+        items: list[dict[str, Any]] = response.json()["items"]
+        return items
 
 
 def _pg0() -> Path:

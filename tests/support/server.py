@@ -41,18 +41,31 @@ class LiveServer:
         )
 
     def start(self, timeout: float = 60.0) -> "LiveServer":
+        return self.launch().wait_up(timeout)
+
+    def launch(self) -> "LiveServer":
+        """Start the process without waiting for it (to start several at once, as replicas do)."""
         self.port = self.port or free_port()
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.log_path = self.data_dir / "server.log"
-        log = self.log_path.open("ab")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "web.cli", "serve", "--port", str(self.port)],
-            env=self.environ(),
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
+        with self.log_path.open("ab") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "web.cli", "serve", "--port", str(self.port)],
+                env=self.environ(),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        return self
+
+    def wait_up(self, timeout: float = 60.0) -> "LiveServer":
         wait_for(lambda: self._alive() and http_ok(f"{self.url}/healthz"), timeout=timeout, what="server up")
         return self
+
+    def kill(self) -> None:
+        """SIGKILL, as a crashed machine or the OOM killer would: no shutdown code runs."""
+        assert self.process is not None
+        self.process.kill()
+        self.process.wait(timeout=10)
 
     def _alive(self) -> bool:
         assert self.process is not None

@@ -87,7 +87,8 @@ def percentile(values: list[float], q: int) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[q - 1]
 
 
-async def _floor(client: httpx.AsyncClient, concurrency: int, requests: int) -> float:
+async def healthz_floor(client: httpx.AsyncClient, concurrency: int, requests: int) -> float:
+    """GET /healthz ``requests`` times from ``concurrency`` workers: requests per second."""
     remaining = iter(range(requests))
 
     async def worker() -> None:
@@ -136,7 +137,7 @@ async def run_ingest(
         probe = await client.post("/api/v1/alerts/alertmanager", json=payload(run, alerts + per_payload))
         if probe.status_code != 200:
             raise RuntimeError(f"server refused a benchmark alert: {probe.status_code} {probe.text[:200]}")
-        floor_rps = await _floor(client, concurrency, FLOOR_REQUESTS)
+        floor_rps = await healthz_floor(client, concurrency, FLOOR_REQUESTS)
         started = time.perf_counter()
         payload_rate = rate / per_payload if rate else None
         latencies, errors = await _send_all(client, bodies, concurrency, payload_rate)

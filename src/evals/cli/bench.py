@@ -19,6 +19,7 @@ from evals.bench import protocol
 from evals.bench import recall as recall_bench
 from evals.bench import report as report_bench
 from evals.bench import retrieval as retrieval_bench
+from evals.bench import soak as soak_bench
 
 
 class BenchResult(Protocol):
@@ -155,6 +156,41 @@ def ingest(
         )
     )
     _print(result, as_json=as_json, summary=ingest_bench.summary)
+
+
+@app.command("soak")
+def soak(
+    urls: list[str] = typer.Option(..., "--url", help="A replica; repeat for each (alerts go round-robin)."),
+    token: str = typer.Option(
+        ..., envvar="RECALLOPS_BENCH_TOKEN", help="A token with alerts:write, incidents:write and read."
+    ),
+    minutes: float = typer.Option(2.0, min=0.05, max=240, help="How long the storm lasts."),
+    concurrency: int = typer.Option(8, min=1, max=256, help="Senders posting back to back (closed loop)."),
+    groups: int = typer.Option(20, min=1, max=1000, help="Services the alerts spread over."),
+    resolve_every: int = typer.Option(
+        50, min=2, help="Every n-th request resolves the oldest open incident."
+    ),
+    drain_timeout: float = typer.Option(600.0, min=1, help="Seconds to wait for briefings and memory after."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object and nothing else."),
+) -> None:
+    """Alert storm across replicas with resolves mixed in: alerts/s, p99, errors, lost and duplicated rows.
+
+    Exits 1 unless every request succeeded and nothing was lost or duplicated.
+    """
+    result = asyncio.run(
+        soak_bench.run_soak(
+            urls,
+            token,
+            minutes=minutes,
+            concurrency=concurrency,
+            groups=groups,
+            resolve_every=resolve_every,
+            drain_timeout_s=drain_timeout,
+        )
+    )
+    _print(result, as_json=as_json, summary=soak_bench.summary)
+    if not result.clean:
+        raise typer.Exit(1)
 
 
 @app.command("pages")
