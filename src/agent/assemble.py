@@ -137,10 +137,8 @@ def _fix(useful: list[Match], view: ConversationView) -> list[CitedItem]:
     items = _fix_from(useful[0])
     for item in view.evidence.items:
         if item.kind == "runbook":
-            mitigations = runbooks.sections(item.text).get("safe mitigations", [])[:MAX_RUNBOOK_ITEMS]
-            items += [
-                CitedItem(text=f"{item.id} safe mitigation: {m}", citations=[item.n]) for m in mitigations
-            ]
+            mitigations = runbooks.mitigations(item.text)[:MAX_RUNBOOK_ITEMS]
+            items += [CitedItem(text=f"{item.id} mitigation: {m}", citations=[item.n]) for m in mitigations]
     return items
 
 

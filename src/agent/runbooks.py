@@ -1,4 +1,5 @@
-"""Reading a recalled runbook by its own labels: ``First checks:``, ``Safe mitigations:``, ``Risky actions:``.
+"""Reading a recalled runbook by its own labels: ``First checks:``, ``Mitigations that worked:``,
+``Risky actions:``.
 
 Runbooks are free text retained as ``RUNBOOK <id> — <service>`` with labeled sections, each a
 numbered or bulleted list. The briefing takes the runbook's own first checks, mitigations and risky
@@ -33,3 +34,13 @@ def sections(text: str) -> dict[str, list[str]]:
 
 def title(text: str) -> str:
     return next(iter(sections(text).get("title", [])), text.splitlines()[0] if text else "")
+
+
+# A runbook lists what to do under either heading; older runbooks (and other teams') say "Safe mitigations".
+MITIGATION_LABELS = ("mitigations that worked", "mitigations", "safe mitigations")
+
+
+def mitigations(text: str) -> list[str]:
+    """The runbook's mitigations, under whichever of the usual headings it uses."""
+    found = sections(text)
+    return next((found[label] for label in MITIGATION_LABELS if label in found), [])

@@ -4,7 +4,7 @@ from memory.bank import BankConfig
 
 DEFAULT_MISSION = (
     "Remember every resolved production incident of the company so the on-call engineer is briefed "
-    "from what the team already lived through: symptoms, verified root causes, fixes that worked, "
+    "from what the team already lived through: symptoms, recorded root causes, fixes that worked, "
     "attempts that failed or made things worse, and the runbooks used."
 )
 DEFAULT_DIRECTIVES = (

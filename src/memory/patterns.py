@@ -11,10 +11,10 @@ that similarity clears ``threshold``, else it starts a new pattern. Incidents ar
 the grouping is deterministic.
 
 Each pattern's fields are taken from its incidents' own fields, every item citing the incidents it came
-from: symptoms become early warning signals, root causes (corrections first) verified root causes,
-resolution steps safe mitigations, failed attempts risky actions, the first resolution step a first check,
-runbooks the runbook. Other known services named in a pattern's text are its dependencies. A pattern seen
-in one incident is labeled uncertain.
+from: symptoms become early warning signals, root causes (corrections first) recorded root causes,
+resolution steps mitigations that worked, failed attempts risky actions, the first resolution step a
+first check, runbooks the runbook. Other known services named in a pattern's text are its
+dependencies. A pattern seen in one incident is labeled uncertain.
 """
 
 import asyncio
@@ -245,11 +245,11 @@ def _pattern(members: list[_Member], group: list[int], similarity: np.ndarray, s
         services=_collect((m.record.service, m) for m in chosen),
         dependencies=_dependencies(chosen, services),
         early_warning_signals=_collect((m.record.symptom, m) for m in chosen),
-        verified_root_causes=_collect(
+        recorded_root_causes=_collect(
             [(f"Corrected: {text}", m, doc) for m in chosen for doc, text in m.corrections]
             + [(m.record.root_cause, m, None) for m in chosen]
         ),
-        safe_mitigations=_collect((m.record.resolution_steps, m) for m in chosen),
+        mitigations_that_worked=_collect((m.record.resolution_steps, m) for m in chosen),
         risky_actions=_collect((m.record.failed_attempts, m) for m in chosen),
         first_checks=_collect((_first_step(m.record.resolution_steps), m) for m in chosen),
         runbooks=_collect((m.record.runbook_used, m) for m in chosen),

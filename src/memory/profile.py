@@ -6,7 +6,7 @@ reflection, the embedded driver's LLM synthesizer or the offline one in ``memory
 for the same structure, which ``Pattern`` holds:
 
     pattern: what failed and why, seen in N incidents (uncertain when N == 1)
-      services, dependencies, early warning signals, verified root causes, safe mitigations,
+      services, dependencies, early warning signals, recorded root causes, mitigations that worked,
       risky actions to avoid, first checks, runbooks -- every item cites the incidents it came from
 
 Reading it back (``load_patterns``): the structured form when the bank kept one (``{"patterns": [...]}``),
@@ -36,7 +36,7 @@ SOURCE_QUERY = (
     "Build the team's production reliability profile from the resolved incidents and their corrections. "
     "For each recurring failure pattern (grouped by what failed and why: the error signature and the "
     "root cause, not by service name) give: the services and dependencies involved, early warning "
-    "signals, verified root causes, safe mitigations, risky actions to avoid, first checks, and the "
+    "signals, recorded root causes, mitigations that worked, risky actions to avoid, first checks, and the "
     "runbook. Put repeated, high-severity and cross-service patterns first. Cite the incident ids "
     "behind every item. Prefer the most recent correction over the original record. Label uncertain "
     "evidence as uncertain, including any pattern seen in only one incident; never invent an incident."
@@ -45,8 +45,8 @@ PATTERN_FIELDS = (
     "services",
     "dependencies",
     "early_warning_signals",
-    "verified_root_causes",
-    "safe_mitigations",
+    "recorded_root_causes",
+    "mitigations_that_worked",
     "risky_actions",
     "first_checks",
     "runbooks",
@@ -55,11 +55,16 @@ FIELD_LABELS = {
     "services": "Services",
     "dependencies": "Dependencies",
     "early_warning_signals": "Early warning signals",
-    "verified_root_causes": "Verified root causes",
-    "safe_mitigations": "Safe mitigations",
+    "recorded_root_causes": "Recorded root causes",
+    "mitigations_that_worked": "Mitigations that worked",
     "risky_actions": "Risky actions to avoid",
     "first_checks": "First checks",
     "runbooks": "Runbook",
+}
+# Profiles stored before the rename keep their old keys until the next refresh rewrites them.
+RENAMED_FIELDS = {
+    "verified_root_causes": "recorded_root_causes",
+    "safe_mitigations": "mitigations_that_worked",
 }
 
 PROFILE_SCHEMA: dict[str, Any] = {
@@ -116,8 +121,8 @@ class Pattern:
     services: list[PatternItem] = field(default_factory=list)
     dependencies: list[PatternItem] = field(default_factory=list)
     early_warning_signals: list[PatternItem] = field(default_factory=list)
-    verified_root_causes: list[PatternItem] = field(default_factory=list)
-    safe_mitigations: list[PatternItem] = field(default_factory=list)
+    recorded_root_causes: list[PatternItem] = field(default_factory=list)
+    mitigations_that_worked: list[PatternItem] = field(default_factory=list)
     risky_actions: list[PatternItem] = field(default_factory=list)
     first_checks: list[PatternItem] = field(default_factory=list)
     runbooks: list[PatternItem] = field(default_factory=list)
@@ -145,7 +150,8 @@ class Pattern:
     def from_dict(cls, data: dict[str, Any], *, index: int = 0) -> "Pattern":
         """Lenient on purpose: an LLM-written profile may omit fields or give plain strings."""
         incidents = [str(i) for i in data.get("incidents") or []]
-        items = {name: _items(data.get(name)) for name in PATTERN_FIELDS}
+        old = {new: data.get(legacy) for legacy, new in RENAMED_FIELDS.items()}
+        items = {name: _items(data.get(name) or old.get(name)) for name in PATTERN_FIELDS}
         if not incidents:
             incidents = sorted({c for values in items.values() for item in values for c in item.citations})
         last_seen = data.get("last_seen")
@@ -221,7 +227,7 @@ def render_profile(patterns: list[Pattern], *, heading: str = PROFILE_NAME) -> s
 
 def pattern_evidence_text(pattern: Pattern, *, max_items: int = 3) -> str:
     """What a briefing shows for a matched pattern: what to avoid and check first, then the rest."""
-    order = ("risky_actions", "first_checks", "verified_root_causes", "safe_mitigations", "runbooks")
+    order = ("risky_actions", "first_checks", "recorded_root_causes", "mitigations_that_worked", "runbooks")
     lines = [f"PATTERN {pattern.id} — {pattern.title} ({_describe(pattern)})"]
     for name in order:
         for item in getattr(pattern, name)[:max_items]:
@@ -272,7 +278,7 @@ def severity_rank(severity: str) -> int:
 def _pattern_text(pattern: Pattern) -> str:
     parts: Iterable[PatternItem] = [
         *pattern.early_warning_signals,
-        *pattern.verified_root_causes,
+        *pattern.recorded_root_causes,
         *pattern.first_checks,
     ]
     return "\n".join([pattern.title, *(item.text for item in parts)])

@@ -13,7 +13,7 @@ First checks:
 1. Pool dashboard: active == max and pending climbing.
 2. Postgres: compare pg_stat_activity with max_connections
    and the per-service budget.
-Safe mitigations:
+Mitigations that worked:
 - Raise the pool only after computing pods x pool size.
 Risky actions:
 - Scaling pods out without checking database limits (INC-0001)."""
@@ -25,7 +25,7 @@ def test_sections_follow_the_runbook_labels() -> None:
         "Pool dashboard: active == max and pending climbing.",
         "Postgres: compare pg_stat_activity with max_connections and the per-service budget.",
     ]
-    assert found["safe mitigations"] == ["Raise the pool only after computing pods x pool size."]
+    assert found["mitigations that worked"] == ["Raise the pool only after computing pods x pool size."]
     assert found["when"] == ["HikariPool errors while CPU is low."]
     assert title(RUNBOOK) == "Database connection pool exhaustion"
 
@@ -44,7 +44,7 @@ async def test_a_recalled_runbook_feeds_the_evidence_only_briefing(bank: FakeBan
     briefing = await Agent(model=EvidenceOnlyPlanner(), bank=bank).brief(alert)
     [runbook] = [e for e in briefing.evidence if e.kind == "runbook"]
     assert any(c.text.startswith("RB-db-pool first check: Pool dashboard") for c in briefing.first_checks)
-    assert any(f.text.startswith("RB-db-pool safe mitigation") for f in briefing.suggested_fix)
+    assert any(f.text.startswith("RB-db-pool mitigation:") for f in briefing.suggested_fix)
     warned = [r for r in briefing.risky_actions if r.text.startswith("RB-db-pool warns")]
     assert warned and warned[0].citations == [runbook.n] and "(INC-0001)" in warned[0].text
     assert briefing.warnings == []

@@ -85,7 +85,7 @@ def test_a_new_pattern_appears_in_the_profile_after_the_refresh_cited(
     [pattern] = cited(after, second)
     assert pattern["incidents"] == [second] and pattern["uncertain"] is True
     assert pattern["services"] == [{"text": "auth-service", "citations": [second]}]
-    assert any(second in item["citations"] for item in pattern["verified_root_causes"])
+    assert any(second in item["citations"] for item in pattern["recorded_root_causes"])
     assert any("Restarting the pods" in item["text"] for item in pattern["risky_actions"])
     assert cited(after, first) != [pattern], "different failures are different patterns"
 

@@ -62,15 +62,15 @@ def test_every_field_cites_the_incidents_it_came_from(synthesizer: OfflineSynthe
     assert pool.risky_actions[0].citations == ["INC-0001"]
     assert "more pods" in pool.risky_actions[0].text
     assert pool.first_checks[0].text == "Checked pg_stat_activity for connection counts."
-    assert {c for item in pool.verified_root_causes for c in item.citations} == {"INC-0001", "INC-0003"}
-    for name in ("early_warning_signals", "safe_mitigations"):
+    assert {c for item in pool.recorded_root_causes for c in item.citations} == {"INC-0001", "INC-0003"}
+    for name in ("early_warning_signals", "mitigations_that_worked"):
         assert all(item.citations for item in getattr(pool, name))
 
 
 def test_a_correction_comes_before_the_original_root_cause(synthesizer: OfflineSynthesizer) -> None:
     fixed = correction(POOL_A, "Not the pool size: idle-in-transaction sessions held the connections")
     [pattern] = [p for p in synthesizer.patterns([POOL_A, POOL_B, fixed]) if "INC-0001" in p.incidents]
-    first = pattern.verified_root_causes[0]
+    first = pattern.recorded_root_causes[0]
     assert first.text.startswith("Corrected: Not the pool size")
     assert first.citations == ["INC-0001-correction-1", "INC-0001"]
 
@@ -124,7 +124,7 @@ def test_grouping_partitions_the_incidents_and_ignores_service_names(
     assert sorted(ids) == sorted(i.id for i in incidents)
     for pattern in patterns:
         assert pattern.uncertain == (len(pattern.incidents) == 1)
-        for name in ("services", "verified_root_causes", "safe_mitigations", "first_checks"):
+        for name in ("services", "recorded_root_causes", "mitigations_that_worked", "first_checks"):
             assert all(set(item.citations) <= set(pattern.incidents) for item in getattr(pattern, name))
     renamed = [
         recalled(
