@@ -3,7 +3,10 @@
 Nothing here guesses. Causes are the strongest matches' recorded root causes (corrections first);
 checks and fixes are their recorded resolution steps and runbooks; risky actions are what their
 post-mortems say was tried and failed, and what the team profile warns against. Weak matches are
-labeled uncertain, and with no match the briefing says plainly that no prior incident is known.
+labeled uncertain, and with no match the briefing says plainly that no prior incident is known, or,
+when only weak candidates came back, that there is no reliable precedent. Precedents that needed no
+fix (self-recovered, false alarm) are named as such, and causes the top precedents disagree on are
+labeled disputed (``agent.precedents``).
 """
 
 import re
@@ -12,6 +15,7 @@ from agent import runbooks
 from agent.briefing import CitedItem, ModelAnswer, SeenBefore
 from agent.conversation import ConversationView
 from agent.evidence import STRONG, WEAK, Match
+from agent.precedents import NO_RELIABLE, Reading, is_noise, read
 from memory.text import clip
 
 MAX_CAUSES = 3
@@ -40,7 +44,9 @@ def flat(text: str, limit: int) -> str:
     return clip(" ".join(text.split()), limit)
 
 
-def _label(match: Match, text: str) -> str:
+def _label(match: Match, text: str, reading: Reading | None = None) -> str:
+    if reading is not None and match in reading.disputed:
+        return f"Disputed (the closest precedents disagree): {text}"
     if match.strength >= STRONG:
         return text
     band = "moderate" if match.strength >= WEAK else "weak"
@@ -56,7 +62,12 @@ def seen_before(ranked: list[Match]) -> SeenBefore:
     return "similar"
 
 
-def _no_prior(view: ConversationView) -> str:
+def _no_prior(view: ConversationView, recalled: bool) -> str:
+    if recalled and view.memory_on and not view.memory_errors:
+        return (
+            f"{NO_RELIABLE}: nothing in memory clears the match threshold for this alert. Treat the "
+            "alert as new and work from the alert itself [1]."
+        )
     if not view.memory_on:
         why = "memory is off for this briefing, so no past incident was consulted"
     elif view.memory_errors:
@@ -66,24 +77,22 @@ def _no_prior(view: ConversationView) -> str:
     return f"No prior incident is known: {why}. Treat the alert as new and work from the alert itself [1]."
 
 
-def _causes(useful: list[Match]) -> list[CitedItem]:
+def _causes(useful: list[Match], reading: Reading | None = None) -> list[CitedItem]:
     items: list[CitedItem] = []
     for match in useful[:MAX_CAUSES]:
         record, n, ident = match.incident.record, match.item.n, match.incident.id
         for correction in match.corrections:
-            items.append(
-                CitedItem(
-                    text=_label(match, f"Corrected root cause of {ident}: {flat(correction, 400)}"),
-                    citations=[n],
-                )
-            )
+            text = f"Corrected root cause of {ident}: {flat(correction, 400)}"
+            items.append(CitedItem(text=_label(match, text, reading), citations=[n]))
         if record is not None and record.root_cause:
             prefix = f"Root cause recorded for {ident}"
+            if is_noise(match):
+                ended = record.resolution_kind.replace("-", " ")
+                prefix = f"No fix needed ({ended}) in {ident}"
             if match.corrections:
                 prefix += " (superseded by the correction above)"
-            items.append(
-                CitedItem(text=_label(match, f"{prefix}: {flat(record.root_cause, 400)}"), citations=[n])
-            )
+            text = f"{prefix}: {flat(record.root_cause, 400)}"
+            items.append(CitedItem(text=_label(match, text, reading), citations=[n]))
     return items
 
 
@@ -131,10 +140,10 @@ def _checks(useful: list[Match], view: ConversationView) -> list[CitedItem]:
     return items
 
 
-def _fix(useful: list[Match], view: ConversationView) -> list[CitedItem]:
+def _fix(useful: list[Match], view: ConversationView, reading: Reading) -> list[CitedItem]:
     if not useful or useful[0].incident.record is None:
         return []
-    items = _fix_from(useful[0])
+    items = _fix_from(useful[0], reading)
     for item in view.evidence.items:
         if item.kind == "runbook":
             mitigations = runbooks.mitigations(item.text)[:MAX_RUNBOOK_ITEMS]
@@ -142,11 +151,11 @@ def _fix(useful: list[Match], view: ConversationView) -> list[CitedItem]:
     return items
 
 
-def _fix_from(best: Match) -> list[CitedItem]:
+def _fix_from(best: Match, reading: Reading) -> list[CitedItem]:
     record, n = best.incident.record, best.item.n
     assert record is not None
     items = [
-        CitedItem(text=_label(best, step), citations=[n])
+        CitedItem(text=_label(best, step, reading), citations=[n])
         for step in steps(record.resolution_steps)[:MAX_STEPS]
     ]
     if record.outcome:
@@ -182,7 +191,7 @@ def assemble(view: ConversationView) -> ModelAnswer:
     useful = [m for m in ranked if m.strength >= WEAK] or ranked[:1]
     verdict = seen_before(ranked)
     if verdict == "novel":
-        summary = _no_prior(view)
+        summary = _no_prior(view, recalled=bool(ranked))
         if ranked:
             best = ranked[0]
             summary += (
@@ -202,14 +211,14 @@ def assemble(view: ConversationView) -> ModelAnswer:
         if others:
             summary += " Also similar: " + ", ".join(f"{m.incident.id} [{m.item.n}]" for m in others) + "."
     # Novel: nothing to act on, but the closest weak candidate's cause is shown, labeled uncertain.
-    causes = _causes(ranked[:1] if verdict == "novel" else useful)
+    causes = _causes(ranked[:1]) if verdict == "novel" else _causes(useful, read(ranked))
     if verdict == "novel":
         useful = []
     return ModelAnswer(
         summary=summary,
         likely_causes=causes,
         first_checks=_checks(useful, view),
-        suggested_fix=_fix(useful, view),
+        suggested_fix=_fix(useful, view, read(ranked)),
         risky_actions=_risky(useful, view),
         related_incidents=[m.incident.id for m in ranked if m.strength >= WEAK][:5],
         seen_before=verdict,

@@ -85,6 +85,10 @@ class Briefing(BaseModel):
     risky_actions: list[CitedItem] = Field(default_factory=list)
     related_incidents: list[RelatedIncident] = Field(default_factory=list)
     seen_before: SeenBefore
+    # The best precedents needed no fix (self-recovered, false alarm): their ids, said first in the summary.
+    noise: list[str] = Field(default_factory=list)
+    # The top two precedents give different root causes: their ids; confidence is lowered.
+    disputed: list[str] = Field(default_factory=list)
     evidence: list[EvidenceItem] = Field(default_factory=list)
     mode: Mode
     memory: MemorySwitch

@@ -31,6 +31,7 @@ LABELS: dict[str, tuple[str, ...]] = {
     "resolution_steps": ("resolution steps", "resolution", "fix", "fixed by", "what fixed it", "steps"),
     "runbook_used": ("runbook used", "runbook"),
     "outcome": ("outcome", "result"),
+    "resolution_kind": ("resolution kind", "kind", "ended as"),
     "failed_attempts": ("failed attempts", "what did not work", "what didn't work", "tried", "made it worse"),
 }
 _LABEL_TO_FIELD = {label: name for name, labels in LABELS.items() for label in labels}

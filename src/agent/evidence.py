@@ -6,16 +6,15 @@ agree. Corrections to an incident go ahead of its original text: the newest word
 wins. Match strength is computed here, once, so the planner, the labels and ``seen_before`` agree.
 """
 
-import re
 from dataclasses import dataclass, field
 
+from agent import overlap
 from agent.briefing import EvidenceItem, EvidenceKind
 from agent.confidence import Confidence, precedent_confidence
 from memory import RecalledIncident
 from memory.corrections import parse_correction
-from memory.text import INCIDENT_ID, injection_signals, tokens
+from memory.text import INCIDENT_ID, injection_signals
 
-_CODE = re.compile(r"(?<![\w.])[1-5]\d\d(?![\w.])")
 # Match strength bands (see ``match_strength``).
 STRONG = 0.6
 WEAK = 0.5
@@ -31,6 +30,7 @@ class AlertInput:
     title: str = ""
     severity: str | None = None
     incident_id: str | None = None
+    alertname: str | None = None  # the rule that fired; never evidence by itself (healthy lookalikes)
 
     @property
     def description(self) -> str:
@@ -59,37 +59,13 @@ def _channel_agreement(incident: RecalledIncident) -> float:
     return sum(per_rank) / max(2, len(per_rank))
 
 
-def _codes(text: str) -> set[str]:
-    """Three-digit codes (HTTP statuses, exit codes): they tell failures apart, 429 is not 502."""
-    return set(_CODE.findall(text))
-
-
-def _lexical(incident: RecalledIncident, alert: AlertInput) -> float:
-    """Whether the alert says what the record says: the share of the record's error signature the alert
-    repeats, or the share of the alert's words found in the record's signature, symptom and root cause
-    (counted over at least four words, so a two-word alert cannot match fully on one shared word).
-
-    Codes count only when the alert names one: an alert without a status code is not faulted for not
-    repeating the record's, but one naming a different code says a different thing."""
-    record = incident.record
-    alert_codes = _codes(alert.description)
-    alert_terms = tokens(alert.description) | alert_codes
-    signature_text = record.error_signature if record else incident.text[:400]
-    signature = tokens(signature_text) | (_codes(signature_text) if alert_codes else set())
-    core_text = f"{record.error_signature} {record.symptom} {record.root_cause}" if record else incident.text
-    core = tokens(core_text) | _codes(core_text)
-    repeated = len(signature & alert_terms) / len(signature) if signature else 0.0
-    covered = len(alert_terms & core) / max(len(alert_terms), 4)
-    return max(repeated, covered)
-
-
 def match_strength(incident: RecalledIncident, alert: AlertInput) -> float:
     """0..1: mostly whether the alert says what the record says, partly how well retrieval ranked it.
 
     Retrieval ranks are relative (something always ranks first), so ranking alone never makes a match
     more than weak: moderate needs a sixth of the words shared at best rank, strong about a third.
     """
-    lexical = _lexical(incident, alert)
+    lexical = overlap.lexical(incident.record, incident.text, alert.description, alert.alertname)
     return round(0.6 * lexical + 0.4 * _channel_agreement(incident), 3)
 
 

@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from agent import precedents
 from agent.briefing import Briefing, Hop, ModelAnswer, RelatedIncident, ToolCallTrace
 from agent.citations import Tally, check_items, check_text
 from agent.conversation import (
@@ -258,18 +259,37 @@ def _finish(
     seen = answer.seen_before
     if not any(m.strength >= WEAK for m in evidence.matches.values()):
         seen = "novel"
+    reading = precedents.read(evidence.ranked())
+    summary = _lead(summary or answer.summary, reading, seen, bool(evidence.matches))
+    if reading.disputed and seen == "recurring":
+        seen = "similar"
     if conversation.memory_errors:
         reason = conversation.memory_errors[0]
         warnings.append(f"Memory was unavailable ({reason}): no recalled history backs this briefing.")
     warnings.extend(evidence.injection_warnings())
     return Briefing(
-        summary=summary or answer.summary,
+        summary=summary,
         **sections,
         related_incidents=related,
         seen_before=seen,
+        noise=[m.incident.id for m in reading.noise],
+        disputed=[m.incident.id for m in reading.disputed],
         evidence=evidence.items,
         **run_fields(conversation, model, hops, tally.as_check(), warnings),
     )
+
+
+def _lead(summary: str, reading: precedents.Reading, seen: str, recalled: bool) -> str:
+    """What the precedents say together goes first, in either mode, so the model cannot bury it."""
+    if reading.noise:
+        head = precedents.noise_sentence(reading)
+    elif reading.disputed:
+        head = precedents.dispute_sentence(reading)
+    elif seen == "novel" and recalled and precedents.NO_RELIABLE.lower() not in summary.lower():
+        head = precedents.no_reliable_sentence()
+    else:
+        return summary
+    return f"{head} {summary}"
 
 
 def _strip_unknown_ids(text: str, known: set[str], invented: list[str]) -> str:

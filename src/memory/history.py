@@ -2,7 +2,8 @@
 
 The import format is one JSON object per line (or a JSON list), each holding the labeled template's
 fields: ``incident_id``, ``service``, ``timestamp``, ``symptom``, ``error_signature``, ``root_cause``,
-``resolution_steps``, ``runbook_used``, ``outcome``, ``failed_attempts`` (optional), ``resolved_by``;
+``resolution_steps``, ``runbook_used``, ``outcome``, ``resolution_kind`` (optional: fixed, mitigated,
+self-recovered, false-alarm or duplicate), ``failed_attempts`` (optional), ``resolved_by``;
 plus the optional ``severity`` and ``title`` the incident store shows. Unknown keys are refused, so a
 misspelt field is reported instead of silently dropped. A bad line rejects that line only, with its
 reason; the others are imported. Only incident records come in this way: a line with a ``kind``
@@ -14,9 +15,16 @@ import re
 from datetime import UTC, date, datetime
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    StringConstraints,
+    ValidationError,
+    field_validator,
+)
 
-from memory.schema import IncidentRecord
+from memory.schema import IncidentRecord, normalize_resolution_kind
 
 MAX_TEXT = 20_000
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
@@ -57,6 +65,7 @@ class HistoryRow(_Strict):
     resolution_steps: RequiredText
     runbook_used: OptionalText = ""
     outcome: RequiredText
+    resolution_kind: Annotated[OptionalText, AfterValidator(normalize_resolution_kind)] = ""
     failed_attempts: OptionalText = ""
     resolved_by: Annotated[str, StringConstraints(strip_whitespace=True, max_length=255)] = ""
     severity: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=32)] = (
@@ -77,6 +86,7 @@ class HistoryRow(_Strict):
             outcome=self.outcome,
             failed_attempts=self.failed_attempts,
             resolved_by=self.resolved_by,
+            resolution_kind=self.resolution_kind,
         )
 
     def display_title(self) -> str:

@@ -13,8 +13,10 @@ the grouping is deterministic.
 Each pattern's fields are taken from its incidents' own fields, every item citing the incidents it came
 from: symptoms become early warning signals, root causes (corrections first) recorded root causes,
 resolution steps mitigations that worked, failed attempts risky actions, the first resolution step a
-first check, runbooks the runbook. Other known services named in a pattern's text are its
-dependencies. A pattern seen in one incident is labeled uncertain.
+first check, runbooks the runbook. Incidents that self-recovered or were false alarms are counted apart
+as the pattern's noise (their steps are not mitigations that worked), and a pattern of noise alone comes
+after every real failure. Other known services named in a pattern's text are its dependencies. A
+pattern seen in one incident is labeled uncertain.
 """
 
 import asyncio
@@ -241,6 +243,7 @@ def _pattern(members: list[_Member], group: list[int], similarity: np.ndarray, s
         incidents=ids,
         uncertain=len(chosen) == 1,
         severity=severity,
+        noise_incidents=[m.record.incident_id for m in chosen if m.record.noise],
         last_seen=max(m.record.timestamp for m in chosen),
         services=_collect((m.record.service, m) for m in chosen),
         dependencies=_dependencies(chosen, services),
@@ -249,7 +252,9 @@ def _pattern(members: list[_Member], group: list[int], similarity: np.ndarray, s
             [(f"Corrected: {text}", m, doc) for m in chosen for doc, text in m.corrections]
             + [(m.record.root_cause, m, None) for m in chosen]
         ),
-        mitigations_that_worked=_collect((m.record.resolution_steps, m) for m in chosen),
+        mitigations_that_worked=_collect(
+            (m.record.resolution_steps, m) for m in chosen if not m.record.noise
+        ),
         risky_actions=_collect((m.record.failed_attempts, m) for m in chosen),
         first_checks=_collect((_first_step(m.record.resolution_steps), m) for m in chosen),
         runbooks=_collect((m.record.runbook_used, m) for m in chosen),
@@ -305,9 +310,11 @@ def _first_line(text: str) -> str:
 
 
 def _priority(pattern: Pattern) -> tuple[Any, ...]:
-    """Repeated first, then the most severe, then the widest spread, then the most recent."""
+    """Real failures before noise, then repeated first, then the most severe, then the widest spread,
+    then the most recent."""
     last = pattern.last_seen.timestamp() if pattern.last_seen else 0.0
     return (
+        pattern.failures == 0,
         pattern.uncertain,
         -severity_rank(pattern.severity),
         -len(pattern.services),

@@ -37,7 +37,9 @@ SOURCE_QUERY = (
     "For each recurring failure pattern (grouped by what failed and why: the error signature and the "
     "root cause, not by service name) give: the services and dependencies involved, early warning "
     "signals, recorded root causes, mitigations that worked, risky actions to avoid, first checks, and the "
-    "runbook. Put repeated, high-severity and cross-service patterns first. Cite the incident ids "
+    "runbook. Count separately, as noise, the incidents that self-recovered or were false alarms "
+    "(resolution kind), so a pattern of alerts that clear on their own is not mistaken for a failure. "
+    "Put repeated, high-severity and cross-service patterns first. Cite the incident ids "
     "behind every item. Prefer the most recent correction over the original record. Label uncertain "
     "evidence as uncertain, including any pattern seen in only one incident; never invent an incident."
 )
@@ -79,6 +81,7 @@ PROFILE_SCHEMA: dict[str, Any] = {
                 "properties": {
                     "title": {"type": "string"},
                     "incidents": {"type": "array", "items": {"type": "string"}},
+                    "noise_incidents": {"type": "array", "items": {"type": "string"}},
                     "uncertain": {"type": "boolean"},
                     "severity": {"type": "string"},
                     **{
@@ -117,6 +120,8 @@ class Pattern:
     incidents: list[str]
     uncertain: bool
     severity: str = ""
+    # The incidents of ``incidents`` that needed no fix (self-recovered, false alarm): noise, not failures.
+    noise_incidents: list[str] = field(default_factory=list)
     last_seen: datetime | None = None
     services: list[PatternItem] = field(default_factory=list)
     dependencies: list[PatternItem] = field(default_factory=list)
@@ -132,6 +137,11 @@ class Pattern:
         return len(self.incidents)
 
     @property
+    def failures(self) -> int:
+        """Incidents of this pattern that were real failures, noise left out."""
+        return len(self.incidents) - len(self.noise_incidents)
+
+    @property
     def service_names(self) -> list[str]:
         return [item.text for item in self.services]
 
@@ -143,6 +153,7 @@ class Pattern:
         data = asdict(self)
         data["last_seen"] = self.last_seen.isoformat() if self.last_seen else None
         data["occurrences"] = self.occurrences
+        data["failures"] = self.failures
         data["cross_service"] = self.cross_service
         return data
 
@@ -161,6 +172,7 @@ class Pattern:
             incidents=incidents,
             uncertain=bool(data.get("uncertain", len(incidents) <= 1)),
             severity=str(data.get("severity") or ""),
+            noise_incidents=[str(i) for i in data.get("noise_incidents") or [] if str(i) in incidents],
             last_seen=datetime.fromisoformat(last_seen) if isinstance(last_seen, str) else None,
             **items,
         )
@@ -287,6 +299,11 @@ def _pattern_text(pattern: Pattern) -> str:
 def _describe(pattern: Pattern) -> str:
     label = "uncertain: seen once" if pattern.uncertain else f"recurring: {pattern.occurrences} incidents"
     extras = [label]
+    if pattern.noise_incidents:
+        extras.append(
+            f"{pattern.failures} real failure{'s' if pattern.failures != 1 else ''}, "
+            f"{len(pattern.noise_incidents)} noise (self-recovered or false alarm)"
+        )
     if pattern.cross_service:
         extras.append(f"{len(pattern.services)} services")
     if pattern.severity:

@@ -10,6 +10,11 @@ the order of ``FIELDS``::
     ...
     Resolved by: dana
 
+Template versions: version 2 added ``Resolution kind`` (after ``Outcome``). A version-1 record, which
+has no such line, still parses, with the kind not recorded (``""``); it is written back in version 2
+the next time it is retained. The kind says what kind of ending the incident had, so a briefing can tell
+a fault that needed a fix from an alert that cleared on its own.
+
 Why this encoding is unambiguous: a line that does not start with two spaces is a field line, and the
 field lines must appear in the fixed order, so text inside a value that looks like a label (``Root
 cause: ...`` on its own line) is indented and stays part of the value. Only ``\\n`` separates lines;
@@ -23,6 +28,7 @@ from datetime import datetime
 
 from memory.settings import MemorySettings
 
+TEMPLATE_VERSION = 2
 INDENT = "  "
 HEADER_PREFIX = "INCIDENT "
 HEADER_SEPARATOR = " — "
@@ -34,9 +40,22 @@ FIELDS: tuple[tuple[str, str], ...] = (
     ("resolution_steps", "Resolution steps taken"),
     ("runbook_used", "Runbook used"),
     ("outcome", "Outcome"),
+    ("resolution_kind", "Resolution kind"),
     ("failed_attempts", "Failed attempts"),
     ("resolved_by", "Resolved by"),
 )
+# Fields a record of an older template version lacks; they parse as not recorded.
+ADDED_IN_V2 = frozenset({"resolution_kind"})
+# How an incident ended. Noise kinds are alerts that needed nothing: the past says "it clears on its own".
+RESOLUTION_KINDS = ("fixed", "mitigated", "self-recovered", "false-alarm", "duplicate")
+NOISE_KINDS = frozenset({"self-recovered", "false-alarm"})
+RESOLUTION_KIND_LABELS = {
+    "fixed": "fixed",
+    "mitigated": "mitigated",
+    "self-recovered": "self-recovered",
+    "false-alarm": "false alarm",
+    "duplicate": "duplicate",
+}
 _INCIDENT_ID = re.compile(r"\S+")
 _BANK_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
@@ -60,6 +79,12 @@ class IncidentRecord:
     outcome: str
     failed_attempts: str = ""
     resolved_by: str = ""
+    resolution_kind: str = ""  # one of RESOLUTION_KINDS, or "" when not recorded
+
+    @property
+    def noise(self) -> bool:
+        """The alert needed nothing: it self-recovered or was a false alarm."""
+        return self.resolution_kind in NOISE_KINDS
 
     def __post_init__(self) -> None:
         if not _INCIDENT_ID.fullmatch(self.incident_id):
@@ -68,6 +93,8 @@ class IncidentRecord:
             raise ValueError(f"service must be one non-empty line: {self.service!r}")
         if self.timestamp.tzinfo is None:
             raise ValueError("timestamp must be timezone-aware")
+        if self.resolution_kind and self.resolution_kind not in RESOLUTION_KINDS:
+            raise ValueError(f"resolution_kind must be one of {', '.join(RESOLUTION_KINDS)} or empty")
 
 
 def format_record(record: IncidentRecord) -> str:
@@ -103,7 +130,7 @@ def parse_record(text: str) -> IncidentRecord:
         attr, label = _next_field(fields, line)
         rest = line[len(label) + 1 :]
         current = values[attr] = [rest[1:] if rest.startswith(" ") else rest]
-    missing = [label for attr, label in FIELDS if attr not in values]
+    missing = [label for attr, label in FIELDS if attr not in values and attr not in ADDED_IN_V2]
     if missing:
         raise RecordFormatError(f"missing fields: {', '.join(missing)}")
     joined = {attr: "\n".join(parts) for attr, parts in values.items()}
@@ -140,11 +167,28 @@ def severity_tag(severity: str) -> str:
     return f"severity:{severity}"
 
 
+def resolution_tag(resolution_kind: str) -> str:
+    return f"resolution:{resolution_kind}"
+
+
+def normalize_resolution_kind(value: str) -> str:
+    """A kind as people type it ("False alarm", "self recovered") in its canonical spelling; "" stays "".
+
+    Raises ``ValueError`` naming the allowed kinds for anything else."""
+    kind = "-".join(value.strip().lower().replace("_", " ").replace("-", " ").split())
+    if kind and kind not in RESOLUTION_KINDS:
+        raise ValueError(f"must be one of {', '.join(RESOLUTION_KINDS)} (or empty): {value!r}")
+    return kind
+
+
 def record_tags(record: IncidentRecord, *, kind: str = "incident", severity: str | None = None) -> list[str]:
-    """The tags a record is retained with: its service, its kind and, when known, its severity."""
+    """The tags a record is retained with: its service, its kind, and when known its severity and how it
+    ended (``resolution:<kind>``)."""
     tags = [service_tag(record.service), kind_tag(kind)]
     if severity:
         tags.append(severity_tag(severity))
+    if record.resolution_kind:
+        tags.append(resolution_tag(record.resolution_kind))
     return tags
 
 

@@ -44,10 +44,14 @@ async def test_llm_run_is_scored_and_checked_like_evidence_only(llm: ScriptedLLM
     scenario = summary["scenarios"][0]
     assert scenario["error"] is None
     assert scenario["related"] == ["PM-1001"]
-    assert scenario["passed"], scenario["failures"]
-    # "900" is in neither the record nor the alert: the checker catches the invented figure.
+    # "900" is in neither the record nor the alert: the checker catches the invented figure, and an
+    # unsupported claim fails the scenario just as a leaked canary would.
     findings = summary["faithfulness"]["findings"]
     assert [(f["check"], f["detail"]) for f in findings] == [("supported", "900")]
+    assert not scenario["passed"]
+    assert scenario["failures"] == [
+        "unsupported claim in first_checks item 1: '900' is in none of its cited sources nor the alert"
+    ]
     assert summary["faithfulness"]["rates"]["cited"] == 1.0
     assert llm.requests, "the model was never called"
     assert json.dumps(llm.requests[0]).count("recall_similar_incidents") >= 1

@@ -23,8 +23,10 @@ def results() -> dict[str, ScenarioResult]:
 
 def test_the_suite_covers_what_an_on_call_tool_must_get_right() -> None:
     kinds = {kind for scenario in SCENARIOS for kind in scenario.kinds}
-    assert len(SCENARIOS) >= 25
+    assert len([s for s in SCENARIOS if not s.known_gap]) >= 50
+    assert len([s for s in SCENARIOS if s.known_gap]) <= len(SCENARIOS) // 10
     assert {"cross-service", "correction", "cold-start", "recurrence", "injection", "idempotency"} <= kinds
+    assert {"paraphrase", "symptom-only", "healthy-lookalike", "disagreement", "bank", "noise"} <= kinds
     assert {s.alert.source for s in SCENARIOS} == {"alertmanager", "grafana", "pagerduty", "generic"}
 
 
@@ -32,7 +34,10 @@ def test_the_suite_covers_what_an_on_call_tool_must_get_right() -> None:
 def test_scenario(results: dict[str, ScenarioResult], scenario_id: str) -> None:
     result = results[scenario_id]
     assert result.error is None, result.error
-    assert result.failures == []
+    if result.known_gap:
+        assert result.failures, "a known gap that passes must lose its mark"
+    else:
+        assert result.failures == []
 
 
 def test_every_briefing_is_faithful_to_its_evidence(results: dict[str, ScenarioResult]) -> None:
@@ -69,4 +74,4 @@ def test_a_failing_scenario_fails_the_command(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert "FAIL  expects-the-impossible" in result.stdout
     assert "top related incident is none, expected PM-1" in result.stdout
-    assert "passed 0, failed 1, total 1" in result.stdout
+    assert "passed 0, failed 1, known gaps 0, total 1" in result.stdout

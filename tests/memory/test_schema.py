@@ -1,5 +1,6 @@
 """The labeled template is an API: every record survives format -> parse unchanged."""
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
@@ -8,10 +9,12 @@ from hypothesis import strategies as st
 
 from memory.schema import (
     FIELDS,
+    RESOLUTION_KINDS,
     IncidentRecord,
     RecordFormatError,
     bank_id,
     format_record,
+    normalize_resolution_kind,
     parse_record,
     record_tags,
     tag_value,
@@ -38,6 +41,7 @@ records = st.builds(
     outcome=value,
     failed_attempts=value,
     resolved_by=value,
+    resolution_kind=st.sampled_from(("", *RESOLUTION_KINDS)),
 )
 
 
@@ -49,6 +53,46 @@ def test_parse_inverts_format(record: IncidentRecord) -> None:
 @given(records)
 def test_a_trailing_newline_is_tolerated(record: IncidentRecord) -> None:
     assert parse_record(format_record(record) + "\n") == record
+
+
+def version_1(text: str) -> str:
+    """The same record as the first template version wrote it: no ``Resolution kind`` line."""
+    return "\n".join(line for line in text.split("\n") if not line.startswith("Resolution kind:"))
+
+
+@given(records)
+def test_a_version_1_record_parses_with_its_kind_not_recorded(record: IncidentRecord) -> None:
+    old = version_1(format_record(record))
+    assert parse_record(old) == replace(record, resolution_kind="")
+
+
+@given(records)
+def test_migrating_a_version_1_record_keeps_every_field(record: IncidentRecord) -> None:
+    migrated = format_record(parse_record(version_1(format_record(record))))
+    assert parse_record(migrated) == replace(record, resolution_kind="")
+    assert "\nResolution kind:" in migrated
+
+
+def test_the_kind_is_a_tag_and_an_unknown_kind_is_refused() -> None:
+    noisy = replace(example(), resolution_kind="self-recovered")
+    assert "resolution:self-recovered" in record_tags(noisy)
+    assert noisy.noise and not replace(noisy, resolution_kind="fixed").noise
+    assert not any(t.startswith("resolution:") for t in record_tags(example()))
+    with pytest.raises(ValueError, match="resolution_kind"):
+        replace(example(), resolution_kind="healed")
+
+
+@pytest.mark.parametrize(
+    ("typed", "kind"),
+    [("False alarm", "false-alarm"), ("self_recovered", "self-recovered"), (" Fixed ", "fixed"), ("", "")],
+)
+def test_kinds_are_read_as_people_type_them(typed: str, kind: str) -> None:
+    assert normalize_resolution_kind(typed) == kind
+
+
+def test_a_kind_outside_the_list_names_the_allowed_ones() -> None:
+    with pytest.raises(ValueError, match="fixed, mitigated, self-recovered, false-alarm, duplicate"):
+        normalize_resolution_kind("resolved itself")
 
 
 def example() -> IncidentRecord:

@@ -71,6 +71,7 @@ def alert_for_incident(*, db_session: Session, incident: Incident) -> AlertInput
         title=title,
         severity=incident.severity,
         incident_id=incident.public_id,
+        alertname=incident.alertname,
     )
 
 

@@ -248,16 +248,17 @@ def markdown(report: dict[str, Any]) -> str:
             rates = value["faithfulness"]["rates"]
             replay = value["memory_replay"]
             lines += [
-                f"Passed {value['passed']}, failed {value['failed']}, total {value['total']} "
-                f"({value['mode']}).",
+                f"Passed {value['passed']}, failed {value['failed']}, known gaps "
+                f"{value.get('known_gaps', 0)}, total {value['total']} ({value['mode']}).",
                 "",
                 "Faithfulness: " + ", ".join(f"{k} {_cell(v)}" for k, v in rates.items()) + ".",
                 "",
                 f"Memory changed the top likely cause or the risky actions in {len(replay['changed'])} of "
                 f"{replay['scenarios']} scenarios: {', '.join(replay['changed']) or 'none'}.",
             ]
-            failed = [s for s in value["scenarios"] if not s["passed"]]
-            lines += [f"- FAIL {s['id']}: {'; '.join(s['failures']) or s['error']}" for s in failed]
+            for s in (s for s in value["scenarios"] if not s["passed"]):
+                mark = "GAP" if s.get("known_gap") else "FAIL"
+                lines.append(f"- {mark} {s['id']}: {'; '.join(s['failures']) or s['error']}")
         elif name == "pages":
             lines.append(
                 f"{value['incidents']} incidents, {value['runs']} runs a page; floor p50 "

@@ -32,10 +32,12 @@ def summarize(results: list[ScenarioResult], *, mode: Mode, seconds: float) -> d
         faithfulness.add(result.faithfulness)
     effects = {r.id: r.memory_effect for r in results if r.memory_effect is not None}
     passed = sum(r.passed for r in results)
+    gaps = sum(r.gap for r in results)
     return {
         "mode": mode,
         "passed": passed,
-        "failed": len(results) - passed,
+        "failed": len(results) - passed - gaps,
+        "known_gaps": gaps,
         "total": len(results),
         "seconds": round(seconds, 1),
         "faithfulness": faithfulness.as_dict() | {"briefings": sum(r.briefing is not None for r in results)},
@@ -51,6 +53,7 @@ def summarize(results: list[ScenarioResult], *, mode: Mode, seconds: float) -> d
                 "title": r.title,
                 "kinds": r.kinds,
                 "passed": r.passed,
+                "known_gap": r.known_gap if r.gap else None,
                 "failures": r.failures,
                 "error": r.error,
                 "seen_before": (r.briefing or {}).get("seen_before"),
@@ -81,14 +84,16 @@ def render(summary: dict[str, Any]) -> str:
     """Per-scenario lines, then totals, faithfulness rates and the memory replay, for a terminal."""
     lines = [f"Scenario evals ({summary['mode']}):"]
     for item in summary["scenarios"]:
-        mark = "PASS" if item["passed"] else "FAIL"
+        mark = "PASS" if item["passed"] else "GAP " if item["known_gap"] else "FAIL"
         lines.append(f"  {mark}  {item['id']}")
+        if item["known_gap"]:
+            lines.append(f"          known gap: {item['known_gap']}")
         lines += [f"          - {f}" for f in item["failures"]]
         if item["error"]:
             lines.append(f"          ! {item['error']}")
     lines.append(
-        f"passed {summary['passed']}, failed {summary['failed']}, total {summary['total']} "
-        f"({summary['seconds']} s)"
+        f"passed {summary['passed']}, failed {summary['failed']}, known gaps {summary['known_gaps']}, "
+        f"total {summary['total']} ({summary['seconds']} s)"
     )
     rates = summary["faithfulness"]["rates"]
     lines.append(

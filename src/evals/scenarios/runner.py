@@ -20,7 +20,7 @@ from sqlalchemy import func, select
 
 from agent.briefing import EvidenceItem
 from agent.replay import Replay, replay
-from evals.scenarios.faithfulness import Faithfulness, Source, check
+from evals.scenarios.faithfulness import Faithfulness, Finding, Source, check
 from evals.scenarios.scenario import Scenario, records_for
 from evals.scenarios.scoring import Observation, plain, score
 from incidents.auth.tokens import create_token
@@ -69,6 +69,7 @@ class ScenarioResult:
     kinds: list[str]
     mode: Mode
     failures: list[str]
+    known_gap: str = ""
     briefing: dict[str, Any] | None = None
     faithfulness: Faithfulness = field(default_factory=Faithfulness)
     memory_effect: MemoryEffect | None = None
@@ -76,7 +77,12 @@ class ScenarioResult:
 
     @property
     def passed(self) -> bool:
-        return not self.failures and self.error is None
+        return not self.failures and self.error is None and not self.known_gap
+
+    @property
+    def gap(self) -> bool:
+        """A known gap that still fails as recorded: reported, not counted as a failure."""
+        return bool(self.known_gap) and bool(self.failures) and self.error is None
 
 
 def sources_of(briefing: dict[str, Any]) -> list[Source]:
@@ -103,6 +109,20 @@ def memory_effect(result: Replay) -> MemoryEffect:
         risky_actions_changed=bool(result.diff.risky_actions.added or result.diff.risky_actions.removed),
         related_added=list(result.diff.related_incidents.added),
     )
+
+
+def _unfaithful(finding: Finding) -> str:
+    """Every faithfulness finding fails the scenario, in either mode: a claim no cited source backs is
+    as wrong as a planted string outside its record."""
+    where = f"{finding.section} item {finding.index + 1}"
+    if finding.check == "canary":
+        return f"canary {finding.detail} in {finding.section} without its record"
+    if finding.check == "supported":
+        backing = "is in none of its cited sources nor the alert"
+        return f"unsupported claim in {where}: {finding.detail!r} {backing}"
+    if finding.check == "in_range":
+        return f"{where} cites {finding.detail}, which is not in the evidence list"
+    return f"{where} carries no citation: {finding.detail!r}"
 
 
 async def _load_memory(container: Container, scenario: Scenario, directory: Path) -> None:
@@ -207,7 +227,9 @@ async def run_scenario(
     workdir: Path | None = None,
 ) -> ScenarioResult:
     """One scenario in its own sandbox; an exception is reported as the scenario's error, not raised."""
-    result = ScenarioResult(scenario.id, scenario.title, scenario.kinds, mode, failures=[])
+    result = ScenarioResult(
+        scenario.id, scenario.title, scenario.kinds, mode, failures=[], known_gap=scenario.known_gap
+    )
     with tempfile.TemporaryDirectory(prefix="recallops-eval-", dir=workdir) as tmp:
         data_dir = Path(tmp) / "data"
         llm: Literal["evidence-only", "groq"] = "evidence-only" if mode == "evidence-only" else "groq"
@@ -266,5 +288,7 @@ async def _run(container: Container, scenario: Scenario, result: ScenarioResult)
         rejected=rejected,
     )
     result.failures = score(scenario.expect, seen)
-    canary_leaks = [f for f in result.faithfulness.findings if f.check == "canary"]
-    result.failures += [f"canary {f.detail} in {f.section} without its record" for f in canary_leaks]
+    result.failures += [_unfaithful(f) for f in result.faithfulness.findings]
+    if result.known_gap and not result.failures:
+        result.known_gap = ""
+        result.failures = ["this known gap passes now: remove its known_gap mark"]

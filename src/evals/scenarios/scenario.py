@@ -1,7 +1,8 @@
 """Evaluation scenarios as data: what memory holds, the alert as its source sent it, what must follow.
 
 A scenario file is YAML. Shared record sets live beside the scenarios under ``records/`` and are pulled
-in by name, so twenty scenarios can share one realistic history without copying it.
+in by name, so twenty scenarios can share one realistic history without copying it; a bank of
+generated same-service distractors (``distractors-<n>``) is pulled in the same way.
 """
 
 from datetime import datetime
@@ -11,8 +12,10 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from evals.scenarios.distractors import generated_set
+
 Source = Literal["alertmanager", "grafana", "pagerduty", "generic"]
-Section = Literal["likely_causes", "first_checks", "suggested_fix", "risky_actions"]
+Section = Literal["summary", "likely_causes", "first_checks", "suggested_fix", "risky_actions"]
 
 
 class _Strict(BaseModel):
@@ -33,6 +36,7 @@ class RecordIn(_Strict):
     outcome: str = ""
     failed_attempts: str = ""
     resolved_by: str = ""
+    resolution_kind: str = ""
 
 
 class CorrectionIn(_Strict):
@@ -83,9 +87,13 @@ class Expect(_Strict):
 
 
 class Scenario(_Strict):
+    """``known_gap`` says why the product fails this scenario today: it still runs and its failures
+    are reported, but it does not fail the suite until it passes, and then it must lose the mark."""
+
     id: str
     title: str
     kinds: list[str] = Field(default_factory=list)
+    known_gap: str = ""
     memory: MemoryState = Field(default_factory=MemoryState)
     alert: AlertIn
     expect: Expect
@@ -98,6 +106,10 @@ class Scenario(_Strict):
 
 
 def load_record_set(directory: Path, name: str) -> list[RecordIn]:
+    """A file under ``records/``, or a generated set (``distractors-<n>``, see ``distractors.py``)."""
+    generated = generated_set(name)
+    if generated is not None:
+        return [RecordIn.model_validate(item) for item in generated]
     data = yaml.safe_load((directory / "records" / f"{name}.yaml").read_text(encoding="utf-8"))
     return [RecordIn.model_validate(item) for item in data["records"]]
 

@@ -37,6 +37,8 @@ def related_ids(briefing: Mapping[str, Any]) -> list[str]:
 
 
 def section_texts(briefing: Mapping[str, Any], section: str) -> list[str]:
+    if section == "summary":
+        return [plain(str(briefing.get("summary", "")))]
     return [plain(str(item.get("text", ""))) for item in briefing.get(section) or []]
 
 

@@ -9,6 +9,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from incidents.database import Base
 from incidents.timeutil import UTCDateTime, utcnow
+from memory.schema import RESOLUTION_KINDS, normalize_resolution_kind
 
 
 class Resolution(Base):
@@ -23,6 +24,7 @@ class Resolution(Base):
     runbook_used: Mapped[str] = mapped_column(Text, default="")
     outcome: Mapped[str] = mapped_column(Text)
     failed_attempts: Mapped[str] = mapped_column(Text, default="")
+    resolution_kind: Mapped[str] = mapped_column(String(32), default="", server_default="")
     resolved_by: Mapped[str] = mapped_column(String(255))
     version: Mapped[int] = mapped_column(default=1)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
@@ -86,6 +88,11 @@ def _no_nul(value: str) -> str:
 
 CleanText = Annotated[str, AfterValidator(_no_nul)]
 RequiredText = Annotated[str, AfterValidator(_no_nul), AfterValidator(_required_text)]
+KindText = Annotated[str, AfterValidator(normalize_resolution_kind)]
+KIND_HELP = (
+    "How it ended: " + ", ".join(RESOLUTION_KINDS) + ". Self-recovered and false-alarm tell the next "
+    "on-call that this alert has cleared by itself before; empty when not recorded."
+)
 
 
 class ResolutionFields(BaseModel):
@@ -105,6 +112,7 @@ class ResolutionFields(BaseModel):
     outcome: RequiredText = Field(
         max_length=5_000, description="How it ended: restored, degraded, follow-ups."
     )
+    resolution_kind: KindText = Field(default="", max_length=32, description=KIND_HELP)
     failed_attempts: CleanText = Field(
         default="", max_length=20_000, description="What was tried and did not help or made it worse."
     )
@@ -129,6 +137,7 @@ class ResolutionUpdate(BaseModel):
     resolution_steps: RequiredText | None = Field(default=None, max_length=20_000)
     runbook_used: CleanText | None = Field(default=None, max_length=2_000)
     outcome: RequiredText | None = Field(default=None, max_length=5_000)
+    resolution_kind: KindText | None = Field(default=None, max_length=32)
     failed_attempts: CleanText | None = Field(default=None, max_length=20_000)
 
 
@@ -141,6 +150,7 @@ class ResolutionRead(BaseModel):
     resolution_steps: str
     runbook_used: str
     outcome: str
+    resolution_kind: str
     failed_attempts: str
     resolved_by: str
     version: int

@@ -48,7 +48,7 @@ def test_markdown_has_every_step_and_names_failures(tmp_path: Path) -> None:
         assert f"## {name}" in text
     assert "**Failed:** RuntimeError: boom" in text
     assert "| hybrid | scoped | 0.500 |" in text
-    assert "Passed 1, failed 1, total 2" in text and "- FAIL b: x missing" in text
+    assert "Passed 1, failed 1, known gaps 0, total 2" in text and "- FAIL b: x missing" in text
     assert "in 1 of 2 scenarios: a" in text
     assert json.loads(json_path.read_text())["errors"] == {"briefing": "RuntimeError: boom"}
     assert markdown(_report()) == text

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from incidents.alerts.models import Alert
 from incidents.incident.models import Incident
 from incidents.resolution.models import ResolutionFields
+from memory.schema import RESOLUTION_KIND_LABELS
 
 _MARKERS = re.compile(r"\s*\[\d+\]")
 # Briefings hedge weak matches ("Uncertain (moderate match): ..."); a post-mortem states what was verified.
@@ -27,10 +28,12 @@ class Field:
     required: bool
     max_length: int
     rows: int
+    options: tuple[tuple[str, str], ...] = ()  # (value, label) for a choice; empty for free text
 
 
 def _fields() -> list[Field]:
     rows = {"error_signature": 2, "runbook_used": 1, "outcome": 2}
+    choices = {"resolution_kind": (("", "not recorded"), *RESOLUTION_KIND_LABELS.items())}
     out = []
     for name, info in ResolutionFields.model_fields.items():
         max_length = next((m.max_length for m in info.metadata if hasattr(m, "max_length")), 20_000)
@@ -42,6 +45,7 @@ def _fields() -> list[Field]:
                 required=info.is_required(),
                 max_length=max_length,
                 rows=rows.get(name, 4),
+                options=choices.get(name, ()),
             )
         )
     return out

@@ -1,0 +1,116 @@
+"""What the best precedents say together: noise, disagreement, or nothing reliable.
+
+A briefing that lists its matches one by one can mislead in three ways this module catches:
+
+- **Noise.** The best precedents for this alert self-recovered or were false alarms: the past says
+  "it cleared on its own", and that is said first, with the count and the dates.
+- **Disagreement.** The top two precedents are both strong (or about as strong as each other) and give
+  different root causes (few shared content words): the briefing says they disagree and lowers its
+  confidence instead of listing both as likely.
+- **No reliable precedent.** Nothing clears the match threshold: said as plainly as a match.
+
+It reads the matches' strength (``Match.strength``) and the records' resolution kinds, nothing else,
+so the LLM and evidence-only modes say the same thing about the same evidence.
+"""
+
+from dataclasses import dataclass
+
+from agent.evidence import STRONG, WEAK, Match
+from memory.schema import RESOLUTION_KIND_LABELS
+from memory.text import tokens
+
+TOP = 3
+# Two precedents count as rivals when both are strong matches, or the second is within this of the
+# first...
+RIVAL_MARGIN = 0.1
+# ...and their root causes share less than this share of the shorter one's content words.
+AGREEMENT = 0.25
+NO_RELIABLE = "No reliable precedent"
+LIKELY_NOISE = "Likely noise"
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The verdict over the top precedents. ``noise`` and ``disputed`` are never both set."""
+
+    top: list[Match]
+    noise: list[Match]
+    disputed: list[Match]
+
+    @property
+    def reliable(self) -> bool:
+        return bool(self.top)
+
+
+def _cause(match: Match) -> str:
+    record = match.incident.record
+    if match.corrections:
+        return match.corrections[0]
+    return record.root_cause if record is not None else match.incident.text
+
+
+def is_noise(match: Match) -> bool:
+    record = match.incident.record
+    return record is not None and record.noise
+
+
+def _agree(a: Match, b: Match) -> bool:
+    left, right = tokens(_cause(a)), tokens(_cause(b))
+    if not left or not right:
+        return True
+    return len(left & right) / min(len(left), len(right)) >= AGREEMENT
+
+
+def _rivals(first: Match, second: Match) -> bool:
+    return second.strength >= STRONG or first.strength - second.strength <= RIVAL_MARGIN
+
+
+def read(ranked: list[Match]) -> Reading:
+    """The top precedents (those clearing the threshold), which of them are noise, and any dispute."""
+    top = [m for m in ranked if m.strength >= WEAK][:TOP]
+    if top and is_noise(top[0]):
+        return Reading(top=top, noise=[m for m in top if is_noise(m)], disputed=[])
+    real = [m for m in top if not is_noise(m)]
+    if len(real) >= 2 and _rivals(*real[:2]) and not _agree(*real[:2]):
+        return Reading(top=top, noise=[], disputed=real[:2])
+    return Reading(top=top, noise=[], disputed=[])
+
+
+def _when(match: Match) -> str:
+    record = match.incident.record
+    return record.timestamp.date().isoformat() if record is not None else "date unknown"
+
+
+def _kind(match: Match) -> str:
+    record = match.incident.record
+    return RESOLUTION_KIND_LABELS.get(record.resolution_kind, "") if record is not None else ""
+
+
+def noise_sentence(reading: Reading) -> str:
+    """The first thing a noise briefing says: how many of the best precedents needed nothing, and when."""
+    cases = ", ".join(f"{m.incident.id} {_kind(m)} on {_when(m)} [{m.item.n}]" for m in reading.noise)
+    real = [m for m in reading.top if not is_noise(m)]
+    text = (
+        f"{LIKELY_NOISE}: {len(reading.noise)} of the {len(reading.top)} closest past incident"
+        f"{'s' if len(reading.top) != 1 else ''} with this alert needed no fix ({cases})."
+    )
+    if real:
+        best = real[0]
+        text += (
+            f" One did need a fix: {best.incident.id} on {_when(best)} [{best.item.n}]; rule it out first."
+        )
+    return text
+
+
+def dispute_sentence(reading: Reading) -> str:
+    """The first thing a disputed briefing says: which precedents disagree, each cited."""
+    a, b = reading.disputed
+    return (
+        f"The closest precedents disagree on the root cause: {a.incident.id} [{a.item.n}] and "
+        f"{b.incident.id} [{b.item.n}] are about as close to this alert and give different causes, "
+        "so neither is likely on its own; check which one applies before acting."
+    )
+
+
+def no_reliable_sentence() -> str:
+    return f"{NO_RELIABLE}: nothing in memory clears the match threshold for this alert."
