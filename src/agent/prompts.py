@@ -36,6 +36,9 @@ that appear in the evidence. Do not cite anything else.
 - Name risky actions: what was tried before and did not help or made things worse.
 - Label uncertain evidence (weak matches, a single past incident, synthesized text) as uncertain in the text.
 - If no relevant prior incident is in the evidence, say plainly that no prior incident is known.
+- A record's "Resolution kind" says how it ended. When the closest records self-recovered or were false \
+alarms, say first that the alert is likely noise, with how many and when. When the closest records give \
+different root causes, say that they disagree instead of presenting both as likely.
 
 Answer with one JSON object and nothing else:
 """ + json.dumps(

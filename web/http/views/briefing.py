@@ -57,6 +57,8 @@ class BriefingView:
     related: list[dict[str, Any]]
     evidence: list[Evidence]
     seen_before: str
+    noise: list[str]
+    disputed: list[str]
     mode: str
     memory: str
     warnings: list[str]
@@ -121,6 +123,8 @@ def briefing_view(data: dict[str, Any]) -> BriefingView:
         related=list(data.get("related_incidents", [])),
         evidence=evidence,
         seen_before=str(data.get("seen_before", "novel")),
+        noise=[str(i) for i in data.get("noise") or []],
+        disputed=[str(i) for i in data.get("disputed") or []],
         mode=str(data.get("mode", "")),
         memory=str(data.get("memory", "")),
         warnings=[str(w) for w in data.get("warnings", [])],

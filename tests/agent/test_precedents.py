@@ -1,0 +1,59 @@
+"""What the top precedents say together: noise first, disagreement said, nothing reliable said plainly."""
+
+from dataclasses import replace
+
+from agent.briefing import EvidenceItem
+from agent.evidence import Match
+from agent.precedents import dispute_sentence, noise_sentence, read
+from memory import RecalledIncident
+from memory.schema import IncidentRecord, format_record
+from tests.agent.fakes import record
+
+
+def match(rec: IncidentRecord, strength: float, n: int) -> Match:
+    recalled = RecalledIncident(rec.incident_id, format_record(rec), rec, 0.5, {}, [], {}, rec.timestamp)
+    item = EvidenceItem(n=n, kind="incident", id=rec.incident_id, title=rec.incident_id, text="")
+    return Match(incident=recalled, item=item, strength=strength, same_service=True)
+
+
+POOL = record("PM-1", root_cause="Connection pool sized for average load during the flash sale")
+SNAPSHOT = replace(
+    record("PM-2", root_cause="Nightly snapshot I/O slowed queries; it cleared when the snapshot ended"),
+    resolution_kind="self-recovered",
+)
+PROBE = replace(
+    record("PM-3", root_cause="A synthetic probe hit a retired endpoint"), resolution_kind="false-alarm"
+)
+VACUUM = record("PM-4", root_cause="Autovacuum on the orders table competed with inserts at peak")
+INDEX = record("PM-5", root_cause="A migration dropped the customer index, so lookups scanned the table")
+
+
+def test_noise_leads_when_the_best_precedent_needed_no_fix() -> None:
+    reading = read([match(SNAPSHOT, 0.8, 2), match(PROBE, 0.7, 3), match(POOL, 0.55, 4)])
+    assert [m.incident.id for m in reading.noise] == ["PM-2", "PM-3"] and not reading.disputed
+    sentence = noise_sentence(reading)
+    assert sentence.startswith("Likely noise: 2 of the 3 closest past incidents")
+    assert "PM-2 self-recovered on 2026-03-14 [2]" in sentence and "PM-3 false alarm" in sentence
+    assert "One did need a fix: PM-1 on 2026-03-14 [4]" in sentence
+
+
+def test_a_noise_precedent_behind_a_real_fault_does_not_make_it_noise() -> None:
+    reading = read([match(POOL, 0.8, 2), match(SNAPSHOT, 0.7, 3)])
+    assert reading.noise == [] and reading.reliable
+
+
+def test_two_strong_precedents_with_different_causes_are_disputed() -> None:
+    reading = read([match(INDEX, 0.84, 2), match(VACUUM, 0.63, 3)])
+    assert [m.incident.id for m in reading.disputed] == ["PM-5", "PM-4"]
+    assert "disagree on the root cause: PM-5 [2] and PM-4 [3]" in dispute_sentence(reading)
+
+
+def test_precedents_that_agree_or_are_far_apart_are_not_disputed() -> None:
+    again = record("PM-6", root_cause="The connection pool was sized for average load, not the sale burst")
+    assert read([match(POOL, 0.8, 2), match(again, 0.79, 3)]).disputed == []
+    assert read([match(INDEX, 0.9, 2), match(VACUUM, 0.52, 3)]).disputed == []
+
+
+def test_nothing_over_the_threshold_is_no_reliable_precedent() -> None:
+    reading = read([match(POOL, 0.42, 2)])
+    assert not reading.reliable and reading.noise == [] and reading.disputed == []
