@@ -9,8 +9,10 @@ A briefing that lists its matches one by one can mislead in three ways this modu
   confidence instead of listing both as likely.
 - **No reliable precedent.** Nothing clears the match threshold: said as plainly as a match.
 
-It reads the matches' strength (``Match.strength``) and the records' resolution kinds, nothing else,
-so the LLM and evidence-only modes say the same thing about the same evidence.
+It reads the matches' strength against the same threshold the strength bands and ``seen_before`` read
+(``Match.strength``; it moves with them to the calibrated ``Match.confidence``) and the records'
+resolution kinds, nothing else, so the LLM and evidence-only modes say the same thing about the same
+evidence.
 """
 
 from dataclasses import dataclass

@@ -52,7 +52,16 @@ from memory.profile import (
     service_model_name,
     service_model_tags,
 )
-from memory.schema import FIELDS, IncidentRecord, format_record, kind_tag, record_tags, service_tag, tag_value
+from memory.schema import (
+    FIELDS,
+    RESOLUTION_KIND_LABELS,
+    IncidentRecord,
+    format_record,
+    kind_tag,
+    record_tags,
+    service_tag,
+    tag_value,
+)
 
 __all__ = [
     "CORRECTION_ID",
@@ -61,6 +70,7 @@ __all__ = [
     "PATTERN_FIELDS",
     "PROFILE_ID",
     "PROFILE_NAME",
+    "RESOLUTION_KIND_LABELS",
     "SOURCE_QUERY",
     "Admin",
     "CorrectionRecord",

@@ -3,6 +3,7 @@
 from dataclasses import replace
 
 from agent.briefing import EvidenceItem
+from agent.confidence import Confidence, band
 from agent.evidence import Match
 from agent.precedents import dispute_sentence, noise_sentence, read
 from memory import RecalledIncident
@@ -13,7 +14,8 @@ from tests.agent.fakes import record
 def match(rec: IncidentRecord, strength: float, n: int) -> Match:
     recalled = RecalledIncident(rec.incident_id, format_record(rec), rec, 0.5, {}, [], {}, rec.timestamp)
     item = EvidenceItem(n=n, kind="incident", id=rec.incident_id, title=rec.incident_id, text="")
-    return Match(incident=recalled, item=item, strength=strength, same_service=True)
+    sure = Confidence(probability=strength, band=band(strength), calibrated=True)
+    return Match(incident=recalled, item=item, strength=strength, same_service=True, confidence=sure)
 
 
 POOL = record("PM-1", root_cause="Connection pool sized for average load during the flash sale")

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from incidents.alerts.models import Alert
 from incidents.incident.models import Incident
 from incidents.resolution.models import ResolutionFields
-from memory.schema import RESOLUTION_KIND_LABELS
+from memory.service import RESOLUTION_KIND_LABELS
 
 _MARKERS = re.compile(r"\s*\[\d+\]")
 # Briefings hedge weak matches ("Uncertain (moderate match): ..."); a post-mortem states what was verified.
