@@ -19,6 +19,10 @@ class WebSettings(BaseSettings):
     port: int = 8000
     secret_key: str | None = None  # signs session cookies; generated into the data dir when unset
     sso_header: str | None = None  # trusted reverse-proxy header carrying the user name, when set
+    session_idle_s: float = 12 * 3600  # a session unused this long ends (a shift, not a week)
+    session_lifetime_s: float = 7 * 24 * 3600  # and any session ends this long after sign-in
+    trusted_proxies: list[str] = []  # peers whose X-Forwarded-For/-Proto are believed; none by default
+    metrics_token: str | None = None  # when set, /metrics wants "Authorization: Bearer <it>"
     run_worker: bool = True
     worker_poll_s: float = 0.5
     # Claims on briefing jobs and memory writes: renewed every third of this while the work runs, so a

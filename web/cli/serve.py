@@ -19,4 +19,5 @@ def serve(
         port=port or settings.port,
         log_level="info",
         access_log=False,
+        proxy_headers=False,  # forwarded headers are judged by the app, against RECALLOPS_TRUSTED_PROXIES
     )

@@ -85,3 +85,11 @@ def disable(name: str = typer.Argument(...)) -> None:
     with refusing_session(users.UserError) as session:
         users.disable_user(db_session=session, name=name)
     typer.echo(f"user {name} disabled")
+
+
+@app.command()
+def signout(name: str = typer.Argument(...)) -> None:
+    """Sign a user out everywhere: every open session of theirs ends at once, on every replica."""
+    with refusing_session(users.UserError) as session:
+        ended = users.sign_out_everywhere(db_session=session, name=name)
+    typer.echo(f"user {name} signed out of {ended} session{'s' if ended != 1 else ''}")

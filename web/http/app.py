@@ -4,6 +4,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from web.app import metrics
 from web.app.briefings import track_briefing_jobs
@@ -62,4 +63,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(memory.router)
     app.add_middleware(BodyGate, settings=settings, identify=gate_identify)  # inside the session cookie
     pages.install(app, settings.web)
+    if settings.web.trusted_proxies:  # outermost: the client address and scheme are settled first
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.web.trusted_proxies)
     return app

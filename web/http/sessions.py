@@ -2,26 +2,30 @@
 
 The cookie is signed (itsdangerous, through Starlette's session middleware), HttpOnly and
 SameSite=Lax, and marked Secure whenever the request arrived over TLS (directly, or through a proxy
-that uvicorn trusts for ``X-Forwarded-Proto``). It carries the user id and a stamp of the password
-hash; every request re-reads the user row, so disabling a user or changing their password ends their
-sessions at once. Every form carries the session's CSRF token and every page POST checks it.
+listed in ``RECALLOPS_TRUSTED_PROXIES``). It carries the secret of a server-side session
+(``incidents.auth.sessions``) and the CSRF token; every request looks the session up, so sign-out,
+a password change, disabling the user, "sign out everywhere", the idle timeout and the absolute
+lifetime end it at once on every replica. Every form carries the session's CSRF token and every page
+POST checks it.
 """
 
 import os
 import secrets
+from datetime import timedelta
 
 from fastapi import FastAPI, Request
 from sqlalchemy.orm import Session
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from incidents.auth import sessions as server_sessions
 from incidents.auth import users
 from incidents.auth.models import User
+from incidents.locking import serialized_writes
 from web.app.settings import WebSettings
 from web.http.security import ROLE_SCOPES, Principal
 
 SESSION_COOKIE = "recallops_session"
-SESSION_MAX_AGE_S = 7 * 24 * 3600  # a week of on-call shifts without signing in again
 CSRF_FIELD = "csrf_token"
 CSRF_HEADER = "x-csrf-token"
 SECRET_FILE = "secret_key"
@@ -59,8 +63,8 @@ def secret_key(settings: WebSettings) -> str:
 class SessionCookies:
     """Starlette's session middleware twice over: the Secure flag follows the scheme of each request."""
 
-    def __init__(self, app: ASGIApp, *, key: str) -> None:
-        options = {"secret_key": key, "session_cookie": SESSION_COOKIE, "max_age": SESSION_MAX_AGE_S}
+    def __init__(self, app: ASGIApp, *, key: str, max_age_s: int) -> None:
+        options = {"secret_key": key, "session_cookie": SESSION_COOKIE, "max_age": max_age_s}
         self._plain = SessionMiddleware(app, same_site="lax", https_only=False, **options)  # type: ignore[arg-type]
         self._secure = SessionMiddleware(app, same_site="lax", https_only=True, **options)  # type: ignore[arg-type]
 
@@ -70,7 +74,7 @@ class SessionCookies:
 
 
 def install(app: FastAPI, settings: WebSettings) -> None:
-    app.add_middleware(SessionCookies, key=secret_key(settings))
+    app.add_middleware(SessionCookies, key=secret_key(settings), max_age_s=int(settings.session_lifetime_s))
 
 
 def csrf_token(request: Request) -> str:
@@ -86,15 +90,25 @@ def csrf_valid(request: Request, submitted: str | None) -> bool:
     return bool(expected and submitted) and secrets.compare_digest(str(expected), str(submitted))
 
 
-def sign_in(request: Request, user: User) -> None:
-    """A fresh session (nothing carried over from before sign-in) with a new CSRF token."""
-    request.session.clear()
-    request.session.update(
-        {"uid": user.id, "stamp": users.password_stamp(user), "csrf": secrets.token_urlsafe(32)}
+def policy(settings: WebSettings) -> server_sessions.SessionPolicy:
+    return server_sessions.SessionPolicy(
+        idle=timedelta(seconds=settings.session_idle_s),
+        lifetime=timedelta(seconds=settings.session_lifetime_s),
     )
 
 
-def sign_out(request: Request) -> None:
+def sign_in(request: Request, db_session: Session, user: User) -> None:
+    """A fresh session (nothing carried over from before sign-in), a new CSRF token; the caller commits."""
+    secret = server_sessions.start_session(db_session=db_session, user=user)
+    request.session.clear()
+    request.session.update({"sid": secret, "csrf": secrets.token_urlsafe(32)})
+
+
+def sign_out(request: Request, db_session: Session) -> None:
+    """End this session on the server (every replica), then forget the cookie; the caller commits."""
+    secret = request.session.get("sid")
+    if isinstance(secret, str):
+        server_sessions.end_session(db_session=db_session, secret=secret)
     request.session.clear()
 
 
@@ -105,18 +119,18 @@ def user_principal(request: Request, db_session: Session, settings: WebSettings)
         if name:
             user = users.get_user(db_session=db_session, name=name.strip())
             return _principal(user) if user is not None and user.disabled_at is None else None
-    uid = request.session.get("uid") if "session" in request.scope else None
-    if not isinstance(uid, int):
+    secret = request.session.get("sid") if "session" in request.scope else None
+    if not isinstance(secret, str):
         return None
-    user = users.get_user_by_id(db_session=db_session, user_id=uid)
-    if (
-        user is None
-        or user.disabled_at is not None
-        or request.session.get("stamp") != users.password_stamp(user)
-    ):
+    live = server_sessions.live_session(db_session=db_session, secret=secret, policy=policy(settings))
+    if live is None:
         request.session.clear()
         return None
-    return _principal(user)
+    if live.needs_touch:
+        with serialized_writes(db_session):
+            server_sessions.touch(db_session=db_session, session_id=live.id)
+            db_session.commit()
+    return _principal(live.user)
 
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})

@@ -5,7 +5,6 @@ exists only for a trusted single-sign-on proxy. Disabling keeps the row, so name
 and resolutions still refer to someone, and the name can never be reused by a different person.
 """
 
-import hashlib
 import re
 import secrets
 from functools import cache
@@ -16,6 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from incidents.auth.models import User
+from incidents.auth.sessions import end_user_sessions
 from incidents.timeutil import utcnow
 
 ROLES = ("engineer", "viewer")
@@ -59,11 +59,6 @@ def generate_password() -> str:
     return secrets.token_urlsafe(15)
 
 
-def password_stamp(user: User) -> str:
-    """A short digest of the hash: kept in a session, it ends the session when the password changes."""
-    return hashlib.sha256((user.password_hash or "sso").encode()).hexdigest()[:16]
-
-
 def get_user(*, db_session: Session, name: str) -> User | None:
     return db_session.scalar(select(User).where(User.name == name))
 
@@ -93,8 +88,10 @@ def add_user(*, db_session: Session, name: str, role: str, password: str | None)
 
 
 def authenticate(*, db_session: Session, name: str, password: str) -> User | None:
-    """The active user with this name and password, or None, taking as long either way."""
-    user = get_user(db_session=db_session, name=name)
+    """The active user with this name and password, or None, taking as long either way.
+
+    A name no account could have (NUL, too long, odd characters) is never looked up."""
+    user = get_user(db_session=db_session, name=name) if NAME_PATTERN.match(name) else None
     stored = user.password_hash if user is not None and user.password_hash else _dummy_hash()
     if not verify_password(stored, password):
         return None
@@ -107,8 +104,10 @@ def authenticate(*, db_session: Session, name: str, password: str) -> User | Non
 
 
 def set_password(*, db_session: Session, name: str, password: str) -> User:
+    """A new password; every session of the user ends with the old one."""
     user = _existing(db_session, name)
     user.password_hash = hash_password(password)
+    end_user_sessions(db_session=db_session, user_id=user.id, reason="password changed")
     db_session.flush()
     return user
 
@@ -123,12 +122,20 @@ def set_role(*, db_session: Session, name: str, role: str) -> User:
 
 
 def disable_user(*, db_session: Session, name: str) -> User:
-    """Disable sign-in; existing sessions end on their next request (they are checked against the row)."""
+    """Disable sign-in and end every session of the user."""
     user = _existing(db_session, name)
     if user.disabled_at is None:
         user.disabled_at = utcnow()
+        end_user_sessions(db_session=db_session, user_id=user.id, reason="disabled")
         db_session.flush()
     return user
+
+
+def sign_out_everywhere(*, db_session: Session, name: str) -> int:
+    """End every session of the user (a lost laptop, a shared screen); returns how many were live."""
+    return end_user_sessions(
+        db_session=db_session, user_id=_existing(db_session, name).id, reason="everywhere"
+    )
 
 
 def _existing(db_session: Session, name: str) -> User:

@@ -47,6 +47,7 @@ def test_user_lifecycle(tmp_path: Path) -> None:
     assert _user(tmp_path, "dana").password_hash != before
     ops.cli("user", "disable", "lee")
     assert "lee\tengineer\tdisabled" in ops.cli("user", "list").stdout
+    assert "dana signed out of 0 sessions" in ops.cli("user", "signout", "dana").stdout
 
 
 def test_errors_name_the_problem_and_exit_non_zero(tmp_path: Path) -> None:

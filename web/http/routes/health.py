@@ -1,14 +1,16 @@
 """Liveness, readiness (database, memory, LLM) and Prometheus metrics."""
 
+import secrets
 from typing import Any
 
-from fastapi import APIRouter, Depends, Response
+from fastapi import APIRouter, Depends, HTTPException, Request, Response
 from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from sqlalchemy import text
 
 from agent.llm import STATUS as LLM_STATUS
 from web.app.container import Container
+from web.http.auth import CHALLENGE, bearer_secret
 from web.http.deps import get_container
 
 router = APIRouter(tags=["operations"])
@@ -41,6 +43,12 @@ async def readyz(container: Container = Depends(get_container)) -> JSONResponse:
     return JSONResponse(status_code=status, content={"ready": status == 200, "checks": checks})
 
 
-@router.get("/metrics")
-def metrics() -> Response:
+@router.get("/metrics", responses={401: {"description": "RECALLOPS_METRICS_TOKEN is set and was not sent"}})
+def metrics(request: Request, container: Container = Depends(get_container)) -> Response:
+    """Prometheus text; behind ``Authorization: Bearer <RECALLOPS_METRICS_TOKEN>`` when that is set."""
+    expected = container.settings.web.metrics_token
+    if expected:
+        sent = (bearer_secret(request) or "").encode("utf-8", "surrogatepass")
+        if not secrets.compare_digest(sent, expected.encode("utf-8", "surrogatepass")):
+            raise HTTPException(401, "send the metrics token as a bearer token", headers=CHALLENGE)
     return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)

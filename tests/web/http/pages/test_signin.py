@@ -1,11 +1,17 @@
 """Signing in and out: sessions, CSRF, redirect safety, disabled users and password changes."""
 
+from datetime import timedelta
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from sqlalchemy import update
+from starlette.testclient import TestClient
 
 from incidents.auth import users
+from incidents.auth.models import UserSession
 from incidents.database import transaction
+from incidents.timeutil import utcnow
 from tests.web.http.pages.conftest import PASSWORD, Site
 from web.http.routes.pages.common import safe_next
 
@@ -156,3 +162,48 @@ def test_security_headers_on_pages(site: Site) -> None:
     assert "script-src 'self'" in policy and "unsafe-inline" not in policy
     assert "frame-ancestors 'none'" in policy
     assert response.headers["x-content-type-options"] == "nosniff"
+
+
+def _copy_of(site: Site) -> TestClient:
+    """A second browser holding a copy of this browser's session cookie."""
+    thief = TestClient(site.client.app)
+    thief.cookies.set("recallops_session", site.client.cookies.get("recallops_session") or "")
+    return thief
+
+
+def test_a_copied_cookie_stops_working_after_sign_out(any_db_site: Site) -> None:
+    site = any_db_site
+    site.add_user("ana")
+    site.sign_in("ana")
+    incident = site.open_incident()
+    thief = _copy_of(site)
+    assert thief.get("/incidents").status_code == 200
+    csrf = Site(thief).csrf("/incidents")
+    assert site.post_form("/signout").status_code == 303
+    assert thief.get("/incidents", follow_redirects=False).status_code == 303
+    acknowledged = thief.post(
+        f"/incidents/{incident}/acknowledge", data={"csrf_token": csrf}, follow_redirects=False
+    )
+    assert acknowledged.headers.get("location", "").startswith("/signin")
+    api = thief.get("/api/v1/incidents", headers={"X-CSRF-Token": csrf})
+    assert api.status_code == 401
+
+
+def test_sign_out_everywhere_ends_every_browser(any_db_site: Site) -> None:
+    site = any_db_site
+    site.add_user("ana")
+    laptop = TestClient(site.client.app)
+    Site(laptop).sign_in("ana")
+    site.sign_in("ana")
+    assert laptop.get("/incidents").status_code == 200
+    assert site.post_form("/signout/everywhere").status_code == 303
+    assert laptop.get("/incidents", follow_redirects=False).status_code == 303
+    assert site.client.get("/incidents", follow_redirects=False).status_code == 303
+
+
+def test_an_idle_session_ends(site: Site) -> None:
+    site.add_user("ana")
+    site.sign_in("ana")
+    with transaction(site.container.sessions) as db:
+        db.execute(update(UserSession).values(last_seen_at=utcnow() - timedelta(days=1)))
+    assert site.client.get("/incidents", follow_redirects=False).status_code == 303

@@ -93,3 +93,12 @@ def test_sign_in_is_open_but_capped(api: Api) -> None:
     assert huge.status_code == 413
     wrong = api.client.post("/signin", content=b"name=a&password=b", headers=form)
     assert wrong.status_code in (401, 403)  # judged on its form, not refused at the gate
+
+
+def test_metrics_stay_open_until_a_token_is_set(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert api.client.get("/metrics").status_code == 200
+    monkeypatch.setattr(api.client.app.state.container.settings.web, "metrics_token", "scrape-me")
+    assert api.client.get("/metrics").status_code == 401
+    assert api.client.get("/metrics", headers={"Authorization": "Bearer nope"}).status_code == 401
+    scraped = api.client.get("/metrics", headers={"Authorization": "Bearer scrape-me"})
+    assert scraped.status_code == 200 and "recallops_" in scraped.text

@@ -17,7 +17,6 @@ from web.http.headers import SecurityHeaders
 from web.http.routes.pages import incident, incidents, memory, profile, records, replay, resolve, signin
 from web.http.routes.pages.common import PageError, SignInRequired, error_page, sign_in_redirect
 from web.http.templating import STATIC_DIR
-from web.http.throttle import SignInThrottle
 
 ROUTERS = (
     signin.router,
@@ -33,7 +32,6 @@ ROUTERS = (
 
 def install(app: FastAPI, settings: WebSettings) -> None:
     sessions.install(app, settings)
-    app.state.signin_throttle = SignInThrottle()
     app.add_middleware(SecurityHeaders)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     for router in ROUTERS:

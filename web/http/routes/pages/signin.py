@@ -8,12 +8,13 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlalchemy.orm import Session
 from starlette.datastructures import FormData
 
-from incidents.auth import users
+from incidents.auth import throttle, users
+from incidents.locking import serialized_writes
 from incidents.timeutil import utcnow
 from web.http import sessions
 from web.http.deps import get_container, get_db
-from web.http.routes.pages.common import checked_form, redirect, render, safe_next
-from web.http.throttle import SignInThrottle, keys_for
+from web.http.routes.pages.common import checked_form, page_user, redirect, render, safe_next
+from web.http.security import Principal
 
 router = APIRouter(include_in_schema=False)
 
@@ -40,23 +41,50 @@ def signin(
     name = str(form.get("name", "")).strip()
     password = str(form.get("password", ""))
     next_path = safe_next(str(form.get("next", "")))
-    throttle: SignInThrottle = request.app.state.signin_throttle
-    keys = keys_for(name, request.client.host if request.client else None)
-    wait_s = throttle.admit(keys)
+    keys = throttle.keys_for(name, request.client.host if request.client else None)
+    wait_s = _admit(request, keys)
     if wait_s is not None:
         return _too_many(request, next_path=next_path, name=name, wait_s=wait_s)
     user = users.authenticate(db_session=db, name=name, password=password) if name and password else None
     if user is None:
         return _form(request, next=next_path, name=name, error="Wrong name or password.", status=401)
-    throttle.succeeded(keys)
-    db.commit()
-    sessions.sign_in(request, user)
+    with serialized_writes(db):
+        throttle.succeeded(db_session=db, keys=keys)
+        sessions.sign_in(request, db, user)
+        db.commit()
     return redirect(next_path)
 
 
+def _admit(request: Request, keys: list[throttle.Key]) -> float | None:
+    """Count the attempt in a transaction of its own, committed before the (slow) password check."""
+    with get_container(request).sessions() as db, serialized_writes(db):
+        wait_s = throttle.admit(db_session=db, keys=keys)
+        db.commit()
+        return wait_s
+
+
 @router.post("/signout")
-def signout(request: Request, _: FormData = Depends(checked_form)) -> RedirectResponse:
-    sessions.sign_out(request)
+def signout(
+    request: Request, _: FormData = Depends(checked_form), db: Session = Depends(get_db)
+) -> RedirectResponse:
+    with serialized_writes(db):
+        sessions.sign_out(request, db)
+        db.commit()
+    return redirect("/signin")
+
+
+@router.post("/signout/everywhere")
+def signout_everywhere(
+    request: Request,
+    _: FormData = Depends(checked_form),
+    principal: Principal = Depends(page_user),
+    db: Session = Depends(get_db),
+) -> RedirectResponse:
+    """End every session of the signed-in person, this one included (a lost laptop, a shared screen)."""
+    with serialized_writes(db):
+        users.sign_out_everywhere(db_session=db, name=principal.name)
+        db.commit()
+    request.session.clear()
     return redirect("/signin")
 
 
