@@ -47,7 +47,8 @@ def wait_after(failures: int, limit: int) -> timedelta | None:
     """How long a key is blocked once it holds ``failures``: none below the limit, then doubling."""
     if failures < limit:
         return None
-    return min(MAX_WAIT, FIRST_WAIT * 2 ** min(failures - limit, 16))
+    doublings: int = min(failures - limit, 16)
+    return min(MAX_WAIT, FIRST_WAIT * (1 << doublings))
 
 
 def admit(*, db_session: Session, keys: list[Key], now: datetime | None = None) -> float | None:
