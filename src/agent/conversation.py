@@ -42,13 +42,15 @@ class ModelTurn:
 @dataclass(frozen=True)
 class LoggedPostMortem:
     """What a successful ``log_incident`` carried, cleaned: the text that was (or would be) written,
-    the evidence each field cited, and whether it reached the resolution service."""
+    the evidence each field cited, whether it reached the resolution service, and the fields that
+    kept it a draft for want of support in the notes or a record."""
 
     fields: dict[str, str]
     citations: dict[str, list[int]]
     written: bool
     version: int | None
     message: str
+    unsupported: list[str] = field(default_factory=list)
 
 
 @dataclass

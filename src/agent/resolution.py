@@ -380,8 +380,12 @@ def _finish(
 
 def _not_written(conversation: Conversation, missing: list[str]) -> str:
     """Why a commit the engineer asked for did not happen, as plainly as the evidence allows."""
+    logged = _logged(conversation)
     if conversation.evidence.injections:
         why = "the conversation carried instruction-like text, so writes were disabled"
+    elif logged is not None and logged.logged is not None and logged.logged.unsupported:
+        fields = ", ".join(logged.logged.unsupported)
+        why = f"{fields} cite(s) neither the engineer's notes nor a record (alert, timeline, past incident)"
     else:
         refused = [o for o in conversation.outcomes if o.tool == LOG and not o.ok]
         if refused:

@@ -26,6 +26,7 @@ from agent.citations import Tally, plain_cited
 from agent.conversation import Conversation, LoggedPostMortem, ToolCall, ToolOutcome
 from agent.evidence import Match
 from agent.prompts import MAX_INCIDENTS_TO_MODEL, boundary, results_message
+from agent.support import unsupported_fields
 from incidents.incident.models import Incident
 from incidents.resolution.models import ResolutionFields
 from memory import MemoryUnavailable
@@ -323,13 +324,21 @@ class ToolBox:
         empty = [name for name in REQUIRED_FIELDS if not fields[name]]
         if empty:
             raise ValueError(f"{', '.join(empty)} empty once citations are removed")
-        recorded = await recorder.record(context, fields, commit=self._commit)
+        unsupported = unsupported_fields(fields, citations, conversation.evidence.items)
+        recorded = await recorder.record(context, fields, commit=self._commit and not unsupported)
+        message = recorded.message
+        if self._commit and unsupported:
+            message = (
+                f"Not logged: {', '.join(unsupported)} cite(s) neither the engineer's notes nor a record. "
+                + message
+            )
         return LoggedPostMortem(
             fields=fields,
             citations=citations,
             written=recorded.written,
             version=recorded.version,
-            message=recorded.message,
+            message=message,
+            unsupported=unsupported,
         )
 
 

@@ -15,13 +15,15 @@ from sqlalchemy.orm import Session
 from incidents.incident.models import Incident
 from incidents.incident.service import add_event, get_by_public_id
 from incidents.resolution.models import TEMPLATE, Resolution
+from incidents.timeutil import plausible
 
 Origin = Literal["seed", "import"]
 Outcome = Literal["imported", "updated", "unchanged"]
 
 
 class HistoryConflict(Exception):
-    """The id already belongs to an incident RecallOps opened from an alert."""
+    """The row cannot be history: its id belongs to an incident RecallOps opened from an alert (or to
+    a record that is not an incident), or its timestamp is before 1970 or more than a day ahead."""
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,10 @@ def upsert_historical(
     *, db_session: Session, history: HistoricalIncident, origin: Origin, actor: str
 ) -> Outcome:
     """Create or update the incident, its resolution and its timeline; flush, never commit."""
+    try:
+        plausible(history.timestamp)
+    except ValueError as exc:
+        raise HistoryConflict(str(exc)) from exc
     incident = get_by_public_id(db_session=db_session, public_id=history.public_id)
     if incident is not None and incident.origin not in ("seed", "import"):
         raise HistoryConflict(

@@ -172,16 +172,16 @@ async def test_log_incident_is_offered_and_hands_over_only_in_a_resolution_conve
     offered = tools.offered(conversation)
     assert LOG in offered and LOG not in ToolBox(bank=bank).offered(conversation)
     fields = {
-        "symptom": "s [1]",
-        "error_signature": POOL,
-        "root_cause": "idle sessions",
-        "resolution_steps": "kill",
-        "outcome": "ok",
+        "symptom": "connection slots reserved [1]",
+        "error_signature": f"{POOL} [1]",
+        "root_cause": "remaining connection slots [1]",
+        "resolution_steps": "FATAL slots [1]",
+        "outcome": "connection reserved [1]",
     }
     outcome = await tools.run(ToolCall("c1", LOG, json.dumps(fields)), conversation, offered)
     assert outcome.ok and outcome.logged is not None and outcome.logged.written
     [(public_id, handed, commit)] = recorder.calls
-    assert public_id == "INC-0001" and commit and handed["symptom"] == "s"
+    assert public_id == "INC-0001" and commit and handed["symptom"] == "connection slots reserved"
     assert outcome.logged.citations["symptom"] == [1]
     assert bank.retained == []
 
@@ -203,3 +203,36 @@ async def test_log_incident_is_offered_and_hands_over_only_in_a_resolution_conve
     assert not denied.ok and "started by dana" in denied.text
     with pytest.raises(LookupError):
         open_resolution_conversation(db_session=db, public_id="INC-9999", engineer="dana")
+
+
+async def test_a_commit_needs_every_field_supported_by_the_notes_or_a_record(
+    db: Session, bank: FakeBank
+) -> None:
+    incident(db)
+    context = open_resolution_conversation(db_session=db, public_id="INC-0001", engineer="dana")
+    recorder = Recorder(actor="dana")
+    tools = ToolBox(bank=bank, resolution=context, recorder=recorder, commit=True)
+    evidence = Evidence(AlertInput(text=POOL, incident_id="INC-0001"))
+    notes = evidence.add_item(
+        kind="notes", title="Notes by dana", text="Root cause: idle sessions held the pool"
+    )
+    briefing = evidence.add_item(
+        kind="briefing", title="The latest briefing", text="INJECTED", uncertain=True
+    )
+    conversation = Conversation(messages=[], evidence=evidence)
+    offered = tools.offered(conversation)
+    injected = {name: "INJECTED" for name in ("symptom", "error_signature", "root_cause", "outcome")}
+    injected["resolution_steps"] = f"INJECTED [{notes.n}]"  # cites the notes, which say nothing of it
+    injected["outcome"] = f"INJECTED [{briefing.n}]"  # cites generated text only
+    outcome = await tools.run(ToolCall("c1", LOG, json.dumps(injected)), conversation, offered)
+    assert outcome.ok and outcome.logged is not None and not outcome.logged.written
+    assert set(outcome.logged.unsupported) == {
+        "symptom",
+        "error_signature",
+        "root_cause",
+        "resolution_steps",
+        "outcome",
+    }
+    assert "Not logged" in outcome.text
+    [(_, _, commit)] = recorder.calls
+    assert not commit  # handed over as a draft only

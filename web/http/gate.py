@@ -1,8 +1,10 @@
 """The gate in front of every route: who is calling, and how many body bytes the route will take.
 
-One ASGI middleware, so no handler can forget it. For each request it finds the route that will
-answer, then, before the first byte of the body is read:
+One ASGI middleware, so no handler can forget it. For each request it finds the rule of the route that
+will answer, then, before the first byte of the body is read:
 
+0. refuses a NUL in the path or the query (400): no id or filter can hold one, and PostgreSQL
+   cannot even compare with one;
 1. refuses a declared ``Content-Length`` over the route's limit (413);
 2. for a method that carries a body (anything but GET, HEAD, OPTIONS), checks the credential the
    headers carry (bearer token, session cookie with its CSRF header, SSO header) and answers 401
@@ -91,6 +93,9 @@ class BodyGate:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
+            return
+        if "\x00" in scope["path"] or b"%00" in scope.get("query_string", b"").lower():
+            await _json(send, 400, "the URL contains a NUL character, which no field can hold")
             return
         rule = rule_for(scope["path"])
         limit = rule.limit(self.settings)

@@ -11,6 +11,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
+from incidents.timeutil import plausible
+
 MAX_ALERTS_PER_PAYLOAD = 1000
 MAX_TEXT_CHARS = 65536
 
@@ -48,6 +50,7 @@ def _to_utc(value: datetime) -> datetime:
 
 LabelMap = Annotated[dict[str, str], AfterValidator(_check_labels)]
 Timestamp = Annotated[datetime, AfterValidator(_to_utc)]
+StartTime = Annotated[datetime, AfterValidator(_to_utc), AfterValidator(plausible)]  # what lists sort by
 Text = Annotated[str, Field(max_length=MAX_TEXT_CHARS)]
 Name = Annotated[str, Field(max_length=255)]
 
@@ -62,7 +65,7 @@ class AlertmanagerAlert(_Open):
     status: Literal["firing", "resolved"]
     labels: LabelMap
     annotations: LabelMap = Field(default_factory=dict)
-    startsAt: Timestamp
+    startsAt: StartTime
     endsAt: Timestamp | None = None
     generatorURL: Text = ""
     fingerprint: Name = ""
@@ -112,7 +115,7 @@ class PagerDutyPayload(_Open):
     summary: str = Field(min_length=1, max_length=1024)
     source: str = Field(min_length=1, max_length=255)
     severity: Literal["critical", "error", "warning", "info"]
-    timestamp: Timestamp | None = None
+    timestamp: StartTime | None = None
     component: Name | None = None
     group: Name | None = None
     class_: Name | None = Field(default=None, alias="class")
@@ -158,7 +161,7 @@ class GenericAlert(BaseModel):
     labels: LabelMap = Field(default_factory=dict)
     annotations: LabelMap = Field(default_factory=dict)
     fingerprint: Name | None = None
-    starts_at: Timestamp | None = None
+    starts_at: StartTime | None = None
     ends_at: Timestamp | None = None
     runbook_url: Text | None = None
     generator_url: Text | None = None

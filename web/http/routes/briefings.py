@@ -101,7 +101,9 @@ def _stored(container: Container, incident: Incident, version: int | None) -> St
 @router.get("/incidents/{public_id}/briefing", response_model=StoredBriefingRead, responses=ERRORS)
 async def get_briefing(
     public_id: PublicId,
-    version: Annotated[int | None, Query(ge=1, description="A past version; the latest by default")] = None,
+    version: Annotated[
+        int | None, Query(ge=1, le=2**31 - 1, description="A past version; the latest by default")
+    ] = None,
     _: Principal = Depends(require("read")),
     container: Container = Depends(get_container),
 ) -> StoredBriefingRead:

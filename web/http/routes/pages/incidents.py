@@ -23,6 +23,7 @@ AGES = {
     "7d": timedelta(days=7),
     "30d": timedelta(days=30),
 }
+MAX_PAGE = 100_000  # past any real list; keeps the offset a number every database takes
 STATUS_CHOICES = {
     "all": (),
     "open": incident_service.OPEN_STATUSES,
@@ -48,12 +49,19 @@ class Filters:
             service=service.strip()[:255],
             severity=severity.strip()[:32],
             age=age if age in AGES else "",
-            page=max(int(page), 1) if page.isdigit() else 1,
+            page=_page_number(page),
         )
 
     def query(self, page: int) -> str:
         parts = {"status": self.status, "service": self.service, "severity": self.severity, "age": self.age}
         return "?" + urlencode({k: v for k, v in parts.items() if v} | {"page": page})
+
+
+def _page_number(text: str) -> int:
+    """Digits (ASCII only: ``int`` refuses some Unicode digits) up to ``MAX_PAGE``, else page 1."""
+    if not (text.isascii() and text.isdigit()) or len(text) > len(str(MAX_PAGE)):
+        return 1
+    return min(max(int(text), 1), MAX_PAGE)
 
 
 @router.get("/incidents", response_class=HTMLResponse)

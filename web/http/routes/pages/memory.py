@@ -54,7 +54,7 @@ async def memory_search(
     container: Container = Depends(get_container),
 ) -> HTMLResponse:
     query = q.strip()[:MAX_QUERY_CHARS]
-    count = int(limit) if limit.isdigit() and int(limit) in LIMITS else 10
+    count = int(limit) if limit.isascii() and limit.isdigit() and int(limit) in LIMITS else 10
     results: list[Result] = []
     error = None
     if query:

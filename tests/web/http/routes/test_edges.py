@@ -1,0 +1,91 @@
+"""Bad input at the edge is a clear 4xx on SQLite and PostgreSQL, never a 500: NUL in ids and filters,
+numbers past what a column holds, start times in year 9999 or before 1970."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from tests.web.http.routes.conftest import Api
+from tests.web.http.routes.test_memory import import_, jsonl, post_mortem
+
+NUL_PATHS = [
+    "/api/v1/incidents/INC%00-1",
+    "/api/v1/incidents/INC%00-1/briefing",
+    "/api/v1/incidents/INC%00-1/resolution",
+    "/api/v1/incidents/INC%00-1/corrections",
+    "/api/v1/incidents/INC%00-1/memory",
+    "/api/v1/incidents?service=check%00out",
+    "/api/v1/profile?service=check%00out",
+    "/api/v1/memory/search?q=pool%00",
+]
+
+
+@pytest.mark.parametrize("path", NUL_PATHS)
+def test_a_nul_in_an_id_or_filter_is_a_400(api: Api, path: str) -> None:
+    response = api.client.get(path, headers=api.auth("automation"))
+    assert response.status_code == 400, response.text
+    assert "NUL" in response.json()["detail"]
+
+
+@pytest.mark.parametrize("path", ["/api/v1/incidents/INC%00-1/replay", "/api/v1/incidents/INC%00-1/resolve"])
+def test_a_nul_in_the_id_of_a_write_is_a_400(api: Api, path: str) -> None:
+    response = api.client.post(path, json={}, headers=api.auth("automation"))
+    assert response.status_code == 400
+
+
+@pytest.mark.parametrize("query", ["version=2147483648", "version=99999999999999999999", "version=0"])
+def test_version_numbers_are_bounded(api: Api, query: str) -> None:
+    incident = api.post("/api/v1/alerts", {"title": "pool exhausted", "service": "checkout"}).json()
+    path = f"/api/v1/incidents/{incident['incidents'][0]}/briefing?{query}"
+    assert api.client.get(path, headers=api.auth("reader")).status_code == 422
+
+
+def test_list_offsets_are_bounded(api: Api) -> None:
+    response = api.client.get("/api/v1/incidents?offset=99999999999999999999", headers=api.auth("reader"))
+    assert response.status_code == 422
+
+
+@pytest.mark.parametrize(
+    ("starts_at", "problem"),
+    [("9999-12-31T23:59:59Z", "more than a day in the future"), ("1969-07-20T20:17:00Z", "before 1970")],
+)
+def test_a_start_time_far_off_is_a_422(api: Api, starts_at: str, problem: str) -> None:
+    response = api.post("/api/v1/alerts", {"title": "x", "service": "checkout", "starts_at": starts_at})
+    assert response.status_code == 422
+    assert problem in response.json()["detail"]
+    assert api.incidents() == []
+
+
+def test_a_start_time_within_a_day_ahead_is_taken(api: Api) -> None:
+    soon = (datetime.now(UTC) + timedelta(hours=2)).isoformat()
+    response = api.post("/api/v1/alerts", {"title": "x", "service": "checkout", "starts_at": soon})
+    assert response.status_code == 200, response.text
+
+
+def test_alertmanager_start_times_are_checked_too(api: Api) -> None:
+    payload = {
+        "version": "4",
+        "status": "firing",
+        "receiver": "recallops",
+        "groupLabels": {},
+        "commonLabels": {},
+        "commonAnnotations": {},
+        "externalURL": "http://alertmanager",
+        "alerts": [
+            {
+                "status": "firing",
+                "labels": {"alertname": "PoolExhausted", "service": "checkout"},
+                "annotations": {},
+                "startsAt": "9999-12-31T23:59:59Z",
+                "endsAt": "0001-01-01T00:00:00Z",
+            }
+        ],
+    }
+    response = api.post("/api/v1/alerts/alertmanager", payload)
+    assert response.status_code == 422 and "future" in response.json()["detail"]
+
+
+def test_an_imported_post_mortem_from_year_9999_is_rejected_with_the_reason(api: Api) -> None:
+    summary = import_(api, jsonl(post_mortem("PM-50", timestamp="9999-12-31T00:00:00Z"))).json()
+    assert summary["imported"] == 0
+    assert "more than a day in the future" in summary["rejected"][0]["reasons"][0]
