@@ -39,13 +39,13 @@ def test_five_failures_make_that_name_at_that_address_wait(any_db_site: Site) ->
         assert _attempt(site, "oncall", "wrong password!").status_code == 401
     refused = _attempt(site, "oncall", PASSWORD)
     assert refused.status_code == 429
-    assert refused.headers["retry-after"] == "60"
+    assert 50 <= int(refused.headers["retry-after"]) <= 60  # a minute, less the time the tries took
     assert "Too many failed sign-ins" in refused.text
     assert site.client.get("/incidents", follow_redirects=False).status_code == 303  # not signed in
     _unblock(site)
     assert _attempt(site, "oncall", "wrong again!!!").status_code == 401
     doubled = _attempt(site, "oncall", PASSWORD)
-    assert doubled.status_code == 429 and doubled.headers["retry-after"] == "120"
+    assert doubled.status_code == 429 and 110 <= int(doubled.headers["retry-after"]) <= 120
 
 
 def test_a_lockout_never_keeps_the_right_password_out_from_a_clean_address(any_db_site: Site) -> None:
