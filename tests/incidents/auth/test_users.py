@@ -32,6 +32,12 @@ def test_disabled_and_sso_only_users_cannot_sign_in_with_a_password(db: Session)
     assert users.authenticate(db_session=db, name="sso.bob", password=PASSWORD) is None
 
 
+def test_a_name_no_account_could_have_is_never_looked_up(db: Session) -> None:
+    users.add_user(db_session=db, name="ana", role="engineer", password=PASSWORD)
+    for name in ("an\x00a", "a" * 300, "ana\udcff"):
+        assert users.authenticate(db_session=db, name=name, password=PASSWORD) is None
+
+
 def test_set_password_replaces_the_old_one(db: Session) -> None:
     users.add_user(db_session=db, name="ana", role="engineer", password=PASSWORD)
     users.set_password(db_session=db, name="ana", password="another long secret")
