@@ -3,7 +3,7 @@
 One ASGI middleware, so no handler can forget it. For each request it finds the rule of the route that
 will answer, then, before the first byte of the body is read:
 
-0. refuses a NUL in the path or the query (400): no id or filter can hold one, and PostgreSQL
+0. refuses a NUL in the path or the query (422): no id or filter can hold one, and PostgreSQL
    cannot even compare with one;
 1. refuses a declared ``Content-Length`` over the route's limit (413);
 2. for a method that carries a body (anything but GET, HEAD, OPTIONS), checks the credential the
@@ -95,7 +95,7 @@ class BodyGate:
             await self.app(scope, receive, send)
             return
         if "\x00" in scope["path"] or b"%00" in scope.get("query_string", b"").lower():
-            await _json(send, 400, "the URL contains a NUL character, which no field can hold")
+            await _json(send, 422, "the URL contains a NUL character, which no field can hold")
             return
         rule = rule_for(scope["path"])
         limit = rule.limit(self.settings)

@@ -1,5 +1,6 @@
-"""The pages take hand-edited URLs and forms without a 500, on SQLite and PostgreSQL: NUL in ids,
-filters and form fields is a 400; page numbers past any list, or in other scripts' digits, show page 1."""
+"""The pages take hand-edited URLs and forms without a 500, on SQLite and PostgreSQL: a NUL in an id
+or a filter is a 422, in a form field a 422 page; page numbers past any list, or in other scripts'
+digits, show page 1."""
 
 import pytest
 
@@ -26,8 +27,8 @@ def signed_in(any_db_site: Site) -> Site:
         "/profile?service=%00",
     ],
 )
-def test_a_nul_in_a_page_url_is_a_400(signed_in: Site, path: str) -> None:
-    assert signed_in.client.get(path).status_code == 400
+def test_a_nul_in_a_page_url_is_a_422(signed_in: Site, path: str) -> None:
+    assert signed_in.client.get(path).status_code == 422
 
 
 @pytest.mark.parametrize("page", ["99999999999999999999", "²", "-3", "1e9", "0"])
@@ -40,7 +41,7 @@ def test_memory_page_limits_in_other_digits(signed_in: Site) -> None:
     assert signed_in.client.get("/memory", params={"q": "pool", "limit": "²"}).status_code == 200
 
 
-def test_a_nul_in_a_form_field_is_a_400(signed_in: Site) -> None:
+def test_a_nul_in_a_form_field_is_a_422(signed_in: Site) -> None:
     incident = signed_in.open_incident()
     response = signed_in.post_form(f"/incidents/{incident}/resolve", {"root_cause": "pool\x00"})
-    assert response.status_code == 400
+    assert response.status_code == 422 and "NUL" in response.text

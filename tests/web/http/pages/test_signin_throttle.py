@@ -85,6 +85,6 @@ def test_the_wait_doubles_up_to_fifteen_minutes() -> None:
     assert [w.total_seconds() for w in waits if w] == [60, 120, 240, 480, 900, 900]
 
 
-def test_a_nul_in_the_name_is_a_400_not_a_crash(any_db_site: Site) -> None:
+def test_a_nul_in_the_name_is_a_422_not_a_crash(any_db_site: Site) -> None:
     any_db_site.add_user("ana")
-    assert _attempt(any_db_site, "an\x00a", PASSWORD).status_code == 400
+    assert _attempt(any_db_site, "an\x00a", PASSWORD).status_code == 422

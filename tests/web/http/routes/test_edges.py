@@ -21,16 +21,16 @@ NUL_PATHS = [
 
 
 @pytest.mark.parametrize("path", NUL_PATHS)
-def test_a_nul_in_an_id_or_filter_is_a_400(api: Api, path: str) -> None:
+def test_a_nul_in_an_id_or_filter_is_a_422(api: Api, path: str) -> None:
     response = api.client.get(path, headers=api.auth("automation"))
-    assert response.status_code == 400, response.text
+    assert response.status_code == 422, response.text
     assert "NUL" in response.json()["detail"]
 
 
 @pytest.mark.parametrize("path", ["/api/v1/incidents/INC%00-1/replay", "/api/v1/incidents/INC%00-1/resolve"])
-def test_a_nul_in_the_id_of_a_write_is_a_400(api: Api, path: str) -> None:
+def test_a_nul_in_the_id_of_a_write_is_a_422(api: Api, path: str) -> None:
     response = api.client.post(path, json={}, headers=api.auth("automation"))
-    assert response.status_code == 400
+    assert response.status_code == 422
 
 
 @pytest.mark.parametrize("query", ["version=2147483648", "version=99999999999999999999", "version=0"])

@@ -67,7 +67,7 @@ async def checked_form(request: Request) -> FormData:
     """The submitted form, once its CSRF token matches this session's."""
     form = await request.form()
     if any(isinstance(value, str) and "\x00" in value for value in form.values()):
-        raise PageError(400, "Bad form", "A field contains a NUL character, which cannot be stored.")
+        raise PageError(422, "Bad form", "A field contains a NUL character, which cannot be stored.")
     token = form.get(sessions.CSRF_FIELD)
     if not sessions.csrf_valid(request, token if isinstance(token, str) else None):
         raise PageError(403, "Form expired", "This form is no longer valid. Reload the page and try again.")
