@@ -1,7 +1,7 @@
 """server-side sessions and shared sign-in failure counts
 
 Revision ID: 0005
-Revises: 0001
+Revises: 0002
 Create Date: 2026-12-01 09:30:00
 """
 
@@ -13,7 +13,7 @@ from alembic import op
 import incidents.timeutil
 
 revision: str = "0005"
-down_revision: str | None = "0001"
+down_revision: str | None = "0002"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
