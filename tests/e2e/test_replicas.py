@@ -1,5 +1,8 @@
 """Two real replicas on one PostgreSQL and one real Hindsight server, as docs/deploy.md describes.
 
+Sessions and the sign-in throttle live in the database, so signing out on one replica ends the
+session on the other, and guesses spread over both count against one allowance.
+
 Replica A reaches Hindsight through a proxy that can hold its memory calls; replica B talks to the
 server directly. Holding A's recalls (then its retains) freezes A while it holds a leased briefing job
 (then leased outbox rows), so the test knows which work A holds when it kills A with SIGKILL, and
@@ -7,6 +10,7 @@ measures how long B takes to claim it. Both replicas start at the same moment an
 database at once (the advisory lock makes them take turns).
 """
 
+import re
 import threading
 import time
 import uuid
@@ -284,3 +288,51 @@ def outbox_row(deployment: Deployment, public_id: str) -> tuple[int, str]:
 
 def synced(deployment: Deployment) -> int:
     return int(deployment.scalar(select(func.count(OutboxEntry.id)).where(OutboxEntry.state == "synced")))
+
+
+PASSWORD = "correct horse battery staple"
+CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
+
+
+def csrf(browser: httpx.Client, path: str) -> str:
+    match = CSRF.search(browser.get(path).text)
+    assert match, f"no CSRF token on {path}"
+    return match.group(1)
+
+
+def sign_in(browser: httpx.Client, name: str, password: str) -> httpx.Response:
+    form = {"name": name, "password": password, "next": "/incidents", "csrf_token": csrf(browser, "/signin")}
+    return browser.post("/signin", data=form)
+
+
+@pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
+def test_sign_out_on_one_replica_ends_the_session_on_the_other_and_the_throttle_counts_across_both(
+    deployment: Deployment,
+) -> None:
+    a, b = deployment.a, deployment.b
+    for name in ("dana", "oncall"):
+        done = a.cli("user", "add", name, "--role", "engineer", "--password", PASSWORD, check=False)
+        assert done.returncode == 0, done.stderr
+
+    with httpx.Client(base_url=a.url, timeout=30) as on_a, httpx.Client(base_url=b.url, timeout=30) as on_b:
+        assert sign_in(on_a, "dana", PASSWORD).status_code == 303
+        on_b.cookies = on_a.cookies  # the same browser, its next request balanced to B
+        assert on_b.get("/incidents").status_code == 200
+        copied = httpx.Cookies(on_a.cookies)
+        response = on_b.post("/signout", data={"csrf_token": csrf(on_b, "/incidents")})
+        assert response.status_code == 303
+    with httpx.Client(base_url=a.url, cookies=copied, timeout=30) as replay:
+        page = replay.get("/incidents")
+        assert page.status_code == 303 and page.headers["location"].startswith("/signin")
+
+    # Five wrong guesses spread over both replicas use up the name's allowance at this address:
+    # the sixth try waits on either replica, even with the right password.
+    guesses = [a, b, a, b, a]
+    for server in guesses:
+        with httpx.Client(base_url=server.url, timeout=30) as browser:
+            assert sign_in(browser, "oncall", "wrong password!").status_code == 401
+    for server in (a, b):
+        with httpx.Client(base_url=server.url, timeout=30) as browser:
+            refused = sign_in(browser, "oncall", PASSWORD)
+            assert refused.status_code == 429, refused.text
+            assert "Too many failed sign-ins" in refused.text
