@@ -77,6 +77,30 @@ class CitationCheck(BaseModel):
     invalid_removed: int = 0
 
 
+class HeadItem(BaseModel):
+    """One merged, ranked line: every source it came from, and why it ranks where it does."""
+
+    text: str
+    citations: list[int] = Field(default_factory=list)
+    sources: list[str] = Field(default_factory=list)
+    support: int = 0
+    confidence: float = 0.0
+    last_seen: str | None = None
+
+
+class BriefingHead(BaseModel):
+    """The short, ranked top of a briefing (see ``agent.head``); ``more_*`` hold the rest."""
+
+    first_line: str
+    checks: list[HeadItem] = Field(default_factory=list)
+    fixes: list[HeadItem] = Field(default_factory=list)
+    risky: list[HeadItem] = Field(default_factory=list)
+    more_checks: list[HeadItem] = Field(default_factory=list)
+    more_fixes: list[HeadItem] = Field(default_factory=list)
+    more_risky: list[HeadItem] = Field(default_factory=list)
+    recurrence: str | None = None
+
+
 class Briefing(BaseModel):
     summary: str
     likely_causes: list[CitedItem] = Field(default_factory=list)
@@ -96,6 +120,7 @@ class Briefing(BaseModel):
     citation_check: CitationCheck = Field(default_factory=CitationCheck)
     warnings: list[str] = Field(default_factory=list)
     generated_at: datetime
+    head: BriefingHead | None = None
 
 
 class ModelAnswer(BaseModel):

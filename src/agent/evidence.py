@@ -13,6 +13,7 @@ from agent.briefing import EvidenceItem, EvidenceKind
 from agent.confidence import Confidence, precedent_confidence
 from memory import RecalledIncident
 from memory.corrections import parse_correction
+from memory.recurrence import Recurrence
 from memory.text import INCIDENT_ID, injection_signals
 
 # Match strength bands (see ``match_strength``).
@@ -117,6 +118,7 @@ class ProfileEvidence:
     risks: list[str]
     checks: list[str]
     incidents: list[str]
+    recurrence: Recurrence | None = None  # when the pattern happens again, for the briefing head
 
 
 class Evidence:
@@ -142,6 +144,7 @@ class Evidence:
         self.profile_risks: dict[str, list[str]] = {}
         self._corrections_seen: set[str] = set()
         self.profile_checks: dict[str, list[str]] = {}
+        self.recurrences: dict[str, Recurrence] = {}  # matched pattern id -> when it happens again
         self.extra_known_ids: set[str] = set()
 
     def _next(self) -> int:
@@ -262,6 +265,8 @@ class Evidence:
         self.profile_risks[pattern.id] = pattern.risks
         self.profile_checks[pattern.id] = pattern.checks
         self.extra_known_ids.update(pattern.incidents)
+        if pattern.recurrence is not None:
+            self.recurrences[pattern.id] = pattern.recurrence
         return item
 
     def ranked(self) -> list[Match]:

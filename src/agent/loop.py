@@ -5,6 +5,7 @@ invalid answer gets one repair inside the budget; if none comes, or the LLM is d
 is rebuilt in evidence-only mode and a warning says why. Every hop is traced into the briefing.
 """
 
+import asyncio
 import logging
 import time
 from collections.abc import Callable
@@ -24,11 +25,14 @@ from agent.conversation import (
     run_fields,
 )
 from agent.evidence import WEAK, AlertInput, Evidence
+from agent.head import build_head
 from agent.planner import EvidenceOnlyPlanner
 from agent.profile import ProfileSource
 from agent.prompts import FINAL_HOP, SYSTEM_PROMPT, alert_message, malformed_message, repair_message
+from agent.similarity import Similarity
 from agent.tools import ToolBox
 from memory.bank import Recall
+from memory.embedder import Embedder
 from memory.text import json_object, replace_unknown_ids, validated
 
 log = logging.getLogger(__name__)
@@ -86,11 +90,13 @@ class Agent:
         bank: Recall | None,
         memory_timeout_s: float = 10.0,
         profile: ProfileSource | None = None,
+        embedder: Embedder | None = None,
     ) -> None:
         self.model = model
         self.bank = bank
         self.memory_timeout_s = memory_timeout_s
         self.profile = profile
+        self.embedder = embedder
 
     @property
     def ranking_model(self) -> str | None:
@@ -146,7 +152,10 @@ class Agent:
                     f"{failure}: this briefing was assembled from the evidence only.",
                 ],
             )
-        return _finish(answer, conversation, model, hops, warnings)
+        briefing = _finish(answer, conversation, model, hops, warnings)
+        similarity = Similarity(self.embedder)
+        briefing.head = await asyncio.to_thread(build_head, briefing, evidence, similarity)
+        return briefing
 
 
 async def run_hops(

@@ -2,7 +2,8 @@
 
 The profile is a mental model in the bank (``memory.profile``); the service's own profile is read
 first, then the team-wide one. A pattern's risky actions and first checks are what a briefing most
-needs from it, so they are kept for the evidence-only assembly as well.
+needs from it, so they are kept for the evidence-only assembly as well, and so is when the pattern
+happens again (its rate, and its period when its dates are regular), for the briefing head.
 """
 
 import asyncio
@@ -18,6 +19,7 @@ from memory.profile import (
     pattern_evidence_text,
     service_model_id,
 )
+from memory.recurrence import recurrence
 
 MAX_PATTERNS = 2
 
@@ -49,15 +51,20 @@ class ProfileSource:
         ):
             pattern = match.pattern
             shares = f" (shares: {', '.join(match.matched_terms[:6])})" if match.matched_terms else ""
+            text = pattern_evidence_text(pattern)
+            again = recurrence(pattern.seen)
+            if again is not None and again.count > 1:
+                text += f"\nRecurrence: {again.sentence()}"
             found.append(
                 ProfileEvidence(
                     id=pattern.id,
                     title=f"Team profile pattern: {pattern.title}{shares}",
-                    text=pattern_evidence_text(pattern),
+                    text=text,
                     uncertain=pattern.uncertain,
                     risks=[risk.text for risk in pattern.risky_actions[:3]],
                     checks=[check.text for check in pattern.first_checks[:2]],
                     incidents=list(pattern.incidents),
+                    recurrence=again if again is not None and again.count > 1 else None,
                 )
             )
         return found, None

@@ -4,6 +4,7 @@ from incidents.alerts.models import Alert
 from incidents.auth.models import ApiToken, User
 from incidents.briefings.models import Briefing, Job
 from incidents.database import Base
+from incidents.grades.models import BriefingGrade
 from incidents.incident.models import Counter, Incident, IncidentEvent
 from incidents.profile.models import ProfileState
 from incidents.resolution.models import Correction, OutboxEntry, Resolution
@@ -13,6 +14,7 @@ __all__ = [
     "ApiToken",
     "Base",
     "Briefing",
+    "BriefingGrade",
     "Correction",
     "Counter",
     "Incident",

@@ -7,11 +7,17 @@ from memory.settings import MemorySettings
 from memory.synthesis import EvidenceDigest, Synthesizer
 
 
-def open_bank(settings: MemorySettings, *, profile_synthesizer: Synthesizer | None = None) -> MemoryBank:
+def open_bank(
+    settings: MemorySettings,
+    *,
+    profile_synthesizer: Synthesizer | None = None,
+    embedder: Embedder | None = None,
+) -> MemoryBank:
     """Build the bank without touching the store: the first call connects (and may then fail).
 
     ``profile_synthesizer`` writes the reliability profile on the embedded driver (the service passes
     an LLM-backed one when a model is configured); without it the offline pattern synthesizer does.
+    ``embedder`` lets the embedded driver share the process's embedder instead of loading its own.
     """
     if settings.memory == "hindsight":
         from memory.hindsight import HindsightBank
@@ -20,10 +26,17 @@ def open_bank(settings: MemorySettings, *, profile_synthesizer: Synthesizer | No
     from memory.embedded.bank import EmbeddedBank
     from memory.embedder import MiniLMEmbedder
 
-    embedder = MiniLMEmbedder()
+    embedder = embedder or MiniLMEmbedder()
     return EmbeddedBank(
         settings, embedder=embedder, synthesizer=default_synthesizer(embedder, profile=profile_synthesizer)
     )
+
+
+def open_embedder() -> Embedder:
+    """The process's sentence embedder (loads lazily), shared by the embedded bank and the agent."""
+    from memory.embedder import MiniLMEmbedder
+
+    return MiniLMEmbedder()
 
 
 def default_synthesizer(embedder: Embedder, *, profile: Synthesizer | None = None) -> Synthesizer:

@@ -10,13 +10,15 @@ similar by a blend of the cosine of their sentence embeddings and the overlap of
 that similarity clears ``threshold``, else it starts a new pattern. Incidents are taken oldest first, so
 the grouping is deterministic.
 
-Each pattern's fields are taken from its incidents' own fields, every item citing the incidents it came
-from: symptoms become early warning signals, root causes (corrections first) recorded root causes,
-resolution steps mitigations that worked, failed attempts risky actions, the first resolution step a
-first check, runbooks the runbook. Incidents that self-recovered or were false alarms are counted apart
-as the pattern's noise (their steps are not mitigations that worked), and a pattern of noise alone comes
-after every real failure. Other known services named in a pattern's text are its dependencies. A
-pattern seen in one incident is labeled uncertain.
+A pattern is named for what failed (``memory.naming``: the root-cause words its incidents share), not
+for its first incident's error string. Each pattern's fields are taken from its incidents' own fields,
+every item citing the incidents it came from: symptoms become early warning signals, root causes
+(corrections first) recorded root causes, resolution steps mitigations that worked, failed attempts
+risky actions, the first resolution step a first check, runbooks the runbook. Incidents that
+self-recovered or were false alarms are counted apart as the pattern's noise (their steps are not
+mitigations that worked), and a pattern of noise alone comes after every real failure. Other known
+services named in a pattern's text are its dependencies. A pattern seen in one incident is labeled
+uncertain.
 """
 
 import asyncio
@@ -33,6 +35,7 @@ import numpy as np
 from memory.bank import RecalledIncident, ReflectAnswer
 from memory.corrections import parse_correction
 from memory.embedder import Embedder
+from memory.naming import failure_name
 from memory.profile import (
     PROFILE_SCHEMA,
     SOURCE_QUERY,
@@ -239,12 +242,20 @@ def _pattern(members: list[_Member], group: list[int], similarity: np.ndarray, s
     severity = max((m.severity for m in chosen), key=severity_rank, default="")
     return Pattern(
         id=f"pattern-{ids[0]}",
-        title=_first_line(medoid.record.error_signature) or _first_line(medoid.record.root_cause),
+        title=failure_name(
+            [
+                (m.record.incident_id, m.corrections[0][1] if m.corrections else m.record.root_cause)
+                for m in chosen
+            ],
+            services=services,
+            fallback=_first_line(medoid.record.error_signature) or _first_line(medoid.record.root_cause),
+        ),
         incidents=ids,
         uncertain=len(chosen) == 1,
         severity=severity,
         noise_incidents=[m.record.incident_id for m in chosen if m.record.noise],
         last_seen=max(m.record.timestamp for m in chosen),
+        seen=sorted(m.record.timestamp for m in chosen),
         services=_collect((m.record.service, m) for m in chosen),
         dependencies=_dependencies(chosen, services),
         early_warning_signals=_collect((m.record.symptom, m) for m in chosen),

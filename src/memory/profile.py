@@ -123,6 +123,7 @@ class Pattern:
     # The incidents of ``incidents`` that needed no fix (self-recovered, false alarm): noise, not failures.
     noise_incidents: list[str] = field(default_factory=list)
     last_seen: datetime | None = None
+    seen: list[datetime] = field(default_factory=list)  # each incident's date, oldest first, when known
     services: list[PatternItem] = field(default_factory=list)
     dependencies: list[PatternItem] = field(default_factory=list)
     early_warning_signals: list[PatternItem] = field(default_factory=list)
@@ -152,6 +153,7 @@ class Pattern:
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["last_seen"] = self.last_seen.isoformat() if self.last_seen else None
+        data["seen"] = [moment.isoformat() for moment in self.seen]
         data["occurrences"] = self.occurrences
         data["failures"] = self.failures
         data["cross_service"] = self.cross_service
@@ -174,6 +176,7 @@ class Pattern:
             severity=str(data.get("severity") or ""),
             noise_incidents=[str(i) for i in data.get("noise_incidents") or [] if str(i) in incidents],
             last_seen=datetime.fromisoformat(last_seen) if isinstance(last_seen, str) else None,
+            seen=_dates(data.get("seen")),
             **items,
         )
 
@@ -183,6 +186,19 @@ class PatternMatch:
     pattern: Pattern
     score: float
     matched_terms: list[str]
+
+
+def _dates(raw: object) -> list[datetime]:
+    """ISO timestamps, aware ones only (a written profile may carry none, or junk)."""
+    found: list[datetime] = []
+    for value in raw if isinstance(raw, list) else []:
+        try:
+            moment = datetime.fromisoformat(str(value))
+        except ValueError:
+            continue
+        if moment.tzinfo is not None:
+            found.append(moment)
+    return sorted(found)
 
 
 def service_model_id(service: str) -> str:

@@ -31,6 +31,7 @@ from memory.corrections import (
     correction_tags,
     format_correction,
 )
+from memory.embedder import Embedder
 from memory.history import (
     HistoryRow,
     Rejected,
@@ -52,6 +53,7 @@ from memory.profile import (
     service_model_name,
     service_model_tags,
 )
+from memory.recurrence import Recurrence, recurrence
 from memory.schema import (
     FIELDS,
     RESOLUTION_KIND_LABELS,
@@ -74,6 +76,7 @@ __all__ = [
     "SOURCE_QUERY",
     "Admin",
     "CorrectionRecord",
+    "Embedder",
     "Health",
     "HistoryRow",
     "IncidentRecord",
@@ -85,6 +88,7 @@ __all__ = [
     "ProfileModels",
     "Recall",
     "RecalledIncident",
+    "Recurrence",
     "Rejected",
     "Retain",
     "Runbook",
@@ -92,12 +96,14 @@ __all__ = [
     "describe",
     "format_record",
     "get_record",
+    "kind_tag",
     "load_patterns",
     "log_correction",
     "log_incident",
     "log_runbook",
     "parse_rows",
     "recall_similar_incidents",
+    "recurrence",
     "refresh_profile",
     "service_model_id",
     "service_model_name",

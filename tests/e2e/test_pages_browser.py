@@ -275,3 +275,36 @@ def test_actions_are_reachable_by_keyboard(site: Site, browser: Browser) -> None
     assert page.locator("#incident-status").inner_text() == "acknowledged"
     shot(page, "15-acknowledged-by-keyboard")
     page.context.close()
+
+
+# The demo's pool-exhaustion alert (the one `recallops demo` tells you to post).
+DEMO_POOL_ALERT = {
+    "title": "Checkout p99 latency over 2s",
+    "description": "remaining connection slots are reserved; pool timeout acquiring connection",
+    "alertname": "CheckoutPoolExhausted",  # its own incident, whatever the other tests left open
+}
+
+
+def test_the_demo_alert_briefing_head_is_short_and_says_nothing_twice(site: Site, browser: Browser) -> None:
+    incident = site.post_alert(**DEMO_POOL_ALERT)
+    for name, width, height in (
+        ("16-briefing-head-desktop", 1280, 900),
+        ("17-briefing-head-phone", 390, 844),
+    ):
+        page = new_page(browser, width=width, height=height)
+        sign_in(page, site, "ana", f"/incidents/{incident}")
+        page.locator("#head").wait_for(timeout=60_000)
+        first_line = page.locator("#first-line").inner_text()
+        assert first_line.startswith("Happened before on this service: INC-")
+        assert "likely relevant" in first_line
+        checks = page.locator("#head-checks li").all_inner_texts()
+        fixes = page.locator("#head-fixes li").all_inner_texts()
+        risky = page.locator("#head-risky li").all_inner_texts()
+        assert 1 <= len(checks) <= 3 and 1 <= len(fixes) <= 3 and 1 <= len(risky) <= 3
+        items = [" ".join(t.split()) for t in checks + fixes + risky]
+        assert len(set(items)) == len(items)
+        assert not any(t.startswith("Outcome then") for t in items)
+        assert page.locator("#more").count() == 1 and not page.locator("#more").get_attribute("open")
+        assert fits_width(page)
+        shot(page, name)
+        page.context.close()

@@ -85,6 +85,7 @@ async def open_agent(container: Container) -> AsyncIterator[Agent]:
             bank=container.bank,
             memory_timeout_s=settings.memory.memory_timeout_s,
             profile=ProfileSource(container.bank, timeout_s=settings.memory.memory_timeout_s),
+            embedder=container.embedder,
         )
     finally:
         await model.aclose()

@@ -7,8 +7,8 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from agent.profile_synthesis import profile_synthesizer
 from incidents.database import make_engine, make_session_factory, upgrade, wait_for_head
-from memory.factory import open_bank
-from memory.service import MemoryBank
+from memory.factory import open_bank, open_embedder
+from memory.service import Embedder, MemoryBank
 from web.app.settings import Settings
 from web.app.worker import Worker
 
@@ -19,6 +19,7 @@ class Container:
     engine: Engine
     sessions: sessionmaker[Session]
     bank: MemoryBank
+    embedder: Embedder
     worker: Worker | None = field(default=None)
 
     @classmethod
@@ -34,11 +35,18 @@ class Container:
         except BaseException:
             engine.dispose()
             raise
+        # One embedder per process (it loads lazily): the embedded bank's vectors, the briefing head's
+        # merging and the action guard's matching all use it.
+        embedder = open_embedder()
+        bank = open_bank(
+            settings.memory, profile_synthesizer=profile_synthesizer(settings.llm), embedder=embedder
+        )
         return cls(
             settings=settings,
             engine=engine,
             sessions=make_session_factory(engine),
-            bank=open_bank(settings.memory, profile_synthesizer=profile_synthesizer(settings.llm)),
+            bank=bank,
+            embedder=embedder,
         )
 
     async def aclose(self) -> None:

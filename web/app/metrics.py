@@ -34,6 +34,11 @@ RESOLUTION_DRAFTS = Counter(
     ["mode", "logged"],
 )
 BRIEFING_JOBS = Gauge("recallops_briefing_jobs", "Briefing jobs by state (done jobs not counted)", ["state"])
+BRIEFING_GRADES = Gauge(
+    "recallops_briefing_grades_90d",
+    "Briefing versions graded against their post-mortem in the last 90 days, by figure",
+    ["figure"],
+)
 BRIEFING_LATENCY = Histogram(
     "recallops_briefing_seconds",
     "Time the agent took to brief an incident (model calls and recall), by mode",

@@ -10,6 +10,8 @@ from importlib.metadata import entry_points
 import typer
 
 from web.cli import ask, db, demo, serve
+from web.cli import check_action as check_action_cli
+from web.cli import grades as grades_cli
 from web.cli import history as history_cli
 from web.cli import memory as memory_cli
 from web.cli import profile as profile_cli
@@ -25,6 +27,8 @@ app.command("import")(history_cli.import_)
 app.command("ask")(ask.ask)
 app.command("replay")(ask.replay_command)
 app.command("resolve-draft")(resolve_draft_cli.resolve_draft)
+app.command("check-action")(check_action_cli.check_action)
+app.command("grades")(grades_cli.grades_command)
 app.add_typer(db.app, name="db")
 app.add_typer(user_cli.app, name="user")
 app.add_typer(token_cli.app, name="token")

@@ -12,6 +12,7 @@ import typer
 
 from agent.briefing import Briefing, CitedItem
 from agent.evidence import AlertInput
+from agent.head import render_text
 from agent.replay import ListDiff, Replay, replay
 from incidents.incident import service as incidents
 from web.app.briefings import alert_for_incident, open_agent
@@ -36,8 +37,10 @@ def render(briefing: Briefing) -> str:
     lines = [
         f"Seen before: {briefing.seen_before}   mode: {briefing.mode}   memory: {briefing.memory}",
         "",
-        briefing.summary,
     ]
+    if briefing.head is not None:
+        lines += [render_text(briefing.head), "", "Full briefing:", ""]
+    lines.append(briefing.summary)
     lines += _section("Likely causes", briefing.likely_causes)
     lines += _section("First checks", briefing.first_checks)
     lines += _section("Suggested fix", briefing.suggested_fix)

@@ -9,6 +9,7 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 from web.app import metrics
 from web.app.briefings import track_briefing_jobs
 from web.app.container import Container
+from web.app.grading import track_grades
 from web.app.memory_outbox import track_memory_outbox
 from web.app.settings import Settings
 from web.app.tasks import build_worker
@@ -18,6 +19,7 @@ from web.http.gate import BodyGate
 from web.http.routes import (
     alerts,
     briefings,
+    check_action,
     health,
     incidents,
     memory,
@@ -38,6 +40,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         metrics.track_open_incidents(container.sessions)
         track_memory_outbox(container.sessions)
         track_briefing_jobs(container.sessions)
+        track_grades(container.sessions)
         if settings.web.run_worker:
             container.worker = build_worker(container)
             container.worker.start()
@@ -56,6 +59,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(health.router)
     app.include_router(alerts.router)
     app.include_router(incidents.router)
+    app.include_router(check_action.router)
     app.include_router(briefings.router)
     app.include_router(resolutions.router)
     app.include_router(resolution_conversation.router)

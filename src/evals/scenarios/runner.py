@@ -21,16 +21,20 @@ from sqlalchemy import func, select
 from agent.briefing import EvidenceItem
 from agent.replay import Replay, replay
 from evals.scenarios.faithfulness import Faithfulness, Finding, Source, check
-from evals.scenarios.scenario import Scenario, records_for
+from evals.scenarios.scenario import ResolveIn, Scenario, records_for
 from evals.scenarios.scoring import Observation, plain, score
 from incidents.auth.tokens import create_token
 from incidents.briefings.models import Briefing as StoredBriefing
 from incidents.database import transaction
+from incidents.grades import service as grade_service
 from incidents.incident import service as incidents
 from incidents.incident.models import Incident
+from incidents.resolution import service as resolution_service
+from incidents.resolution.models import ResolutionFields
 from incidents.resolution.service import add_correction
 from web.app.briefings import briefing_task, load_alert, open_agent
 from web.app.container import Container
+from web.app.grading import grade_incident
 from web.app.history import import_history, load_seeds, retain_runbooks
 from web.app.memory_outbox import deliver_due
 from web.app.sandbox import import_records, sandbox_settings
@@ -292,3 +296,25 @@ async def _run(container: Container, scenario: Scenario, result: ScenarioResult)
     if result.known_gap and not result.failures:
         result.known_gap = ""
         result.failures = ["this known gap passes now: remove its known_gap mark"]
+    if scenario.resolve is not None:
+        result.failures += await _resolve_and_grade(container, opened[0], scenario.resolve)
+
+
+async def _resolve_and_grade(container: Container, incident_id: int, post_mortem: ResolveIn) -> list[str]:
+    """Resolve the incident as an engineer would and check the grade its stored briefing gets."""
+    fields = ResolutionFields.model_validate(post_mortem.model_dump(exclude={"grade"}))
+    with transaction(container.sessions) as db:
+        incident = db.get(Incident, incident_id)
+        assert incident is not None
+        resolution_service.resolve(db_session=db, incident=incident, fields=fields, actor="eval")
+        db.commit()
+    await asyncio.to_thread(grade_incident, container, incident_id)
+    with container.sessions() as db:
+        stored = grade_service.incident_grades(db_session=db, incident_id=incident_id)
+    if not stored:
+        return ["resolving stored no briefing grade"]
+    return [
+        f"briefing v{g.version} graded {g.score}, expected {post_mortem.grade} ({g.reason})"
+        for g in stored
+        if g.score != post_mortem.grade
+    ]

@@ -86,6 +86,20 @@ class Expect(_Strict):
     canaries: dict[str, str] = Field(default_factory=dict)  # planted string -> the record that holds it
 
 
+class ResolveIn(_Strict):
+    """The post-mortem an engineer resolves the scenario's incident with, and the grade its briefing
+    must then get (100 / 65 / 35 / 0)."""
+
+    symptom: str
+    error_signature: str
+    root_cause: str
+    resolution_steps: str
+    runbook_used: str = ""
+    outcome: str
+    failed_attempts: str = ""
+    grade: Literal[100, 65, 35, 0]
+
+
 class Scenario(_Strict):
     """``known_gap`` says why the product fails this scenario today: it still runs and its failures
     are reported, but it does not fail the suite until it passes, and then it must lose the mark."""
@@ -97,6 +111,7 @@ class Scenario(_Strict):
     memory: MemoryState = Field(default_factory=MemoryState)
     alert: AlertIn
     expect: Expect
+    resolve: ResolveIn | None = None
 
     @model_validator(mode="after")
     def _coherent(self) -> "Scenario":

@@ -50,6 +50,41 @@ class Evidence:
     flagged: bool
 
 
+HEAD_SECTIONS = (
+    ("checks", "more_checks", "Check first"),
+    ("fixes", "more_fixes", "Try"),
+    ("risky", "more_risky", "Do not"),
+)
+
+
+@dataclass(frozen=True)
+class HeadLine:
+    line: Line
+    support: int
+    last_seen: str | None
+
+
+@dataclass(frozen=True)
+class HeadSection:
+    key: str
+    title: str
+    items: list[HeadLine]
+    more: list[HeadLine]
+
+
+@dataclass(frozen=True)
+class HeadView:
+    """The briefing's short ranked head (``agent.head``): the first line, then three short lists."""
+
+    first_line: Line
+    recurrence: str | None
+    sections: list[HeadSection]
+
+    @property
+    def more_count(self) -> int:
+        return sum(len(s.more) for s in self.sections)
+
+
 @dataclass
 class BriefingView:
     summary: Line
@@ -65,6 +100,7 @@ class BriefingView:
     generated_at: str | None
     citation_check: dict[str, int]
     hops: list[dict[str, Any]] = field(default_factory=list)
+    head: HeadView | None = None
 
 
 def evidence_href(item: dict[str, Any]) -> str:
@@ -95,6 +131,36 @@ def _line(text: str, citations: list[int], index: dict[int, Citation]) -> Line:
         segments.append(Segment(text=text[position:]))
     segments.extend(Segment(citation=index[n]) for n in citations if n in index and n not in seen)
     return Line(segments=segments)
+
+
+def _head_lines(items: list[dict[str, Any]], index: dict[int, Citation]) -> list[HeadLine]:
+    return [
+        HeadLine(
+            line=_line(str(i.get("text", "")), list(i.get("citations", [])), index),
+            support=int(i.get("support", 0)),
+            last_seen=i.get("last_seen"),
+        )
+        for i in items
+    ]
+
+
+def head_view(data: dict[str, Any] | None, index: dict[int, Citation]) -> HeadView | None:
+    """The stored head, or ``None`` for a briefing stored before heads existed."""
+    if not data:
+        return None
+    return HeadView(
+        first_line=_line(str(data.get("first_line", "")), [], index),
+        recurrence=data.get("recurrence"),
+        sections=[
+            HeadSection(
+                key=key,
+                title=title,
+                items=_head_lines(list(data.get(key, [])), index),
+                more=_head_lines(list(data.get(more, [])), index),
+            )
+            for key, more, title in HEAD_SECTIONS
+        ],
+    )
 
 
 def briefing_view(data: dict[str, Any]) -> BriefingView:
@@ -131,4 +197,5 @@ def briefing_view(data: dict[str, Any]) -> BriefingView:
         generated_at=data.get("generated_at"),
         citation_check=dict(data.get("citation_check", {})),
         hops=list(data.get("hops", [])),
+        head=head_view(data.get("head"), index),
     )

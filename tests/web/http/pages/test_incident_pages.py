@@ -3,6 +3,8 @@
 from datetime import UTC, datetime
 
 from agent.briefing import Briefing, CitedItem, EvidenceItem, RelatedIncident
+from agent.head import build_head
+from agent.similarity import Similarity
 from incidents.briefings import service as briefing_service
 from incidents.database import transaction
 from incidents.incident import service as incident_service
@@ -28,6 +30,7 @@ def _store_briefing(site: Site, public_id: str) -> None:
         memory="on",
         generated_at=datetime.now(UTC),
     )
+    briefing.head = build_head(briefing, None, Similarity(None))
     with transaction(site.container.sessions) as db:
         incident = incident_service.get_by_public_id(db_session=db, public_id=public_id)
         assert incident is not None
@@ -73,6 +76,8 @@ def test_incident_page_shows_the_signal_and_the_cited_briefing(site: Site) -> No
     assert 'href="#signal"' in page
     assert "seen before" in page
     assert "Acknowledge" in page and "Resolve" in page
+    head = page[page.index('id="head"') : page.index('id="more"')]  # the short head, then "more"
+    assert "Count idle-in-transaction sessions" in head and "Restarting the primary made it worse" in head
 
 
 def test_engineer_acknowledges_and_the_timeline_says_who(site: Site) -> None:
@@ -216,3 +221,22 @@ def test_viewer_cannot_open_or_submit_the_resolve_form(site: Site) -> None:
     }
     assert site.post_form(f"/incidents/{public_id}/resolve", data).status_code == 403
     assert "triggered" in site.client.get(f"/incidents/{public_id}").text
+
+
+def test_a_viewer_checks_a_move_in_the_box_and_the_timeline_records_it(site: Site) -> None:
+    site.seed()
+    site.add_user("vic", role="viewer")
+    site.sign_in("vic")
+    public_id = site.open_incident()
+    page = site.client.get(f"/incidents/{public_id}").text
+    assert "About to do something? Check it against memory" in page
+    response = site.post_form(
+        f"/incidents/{public_id}/check-action",
+        {"action": "update the status page"},
+        csrf_from=f"/incidents/{public_id}",
+    )
+    assert response.status_code == 303 and response.headers["location"].endswith("#check")
+    page = site.client.get(f"/incidents/{public_id}").text
+    assert 'id="check-verdict"' in page and "no record" in page
+    assert "checked &#39;update the status page&#39; against memory: no record" in page
+    assert 'id="check-verdict"' not in site.client.get(f"/incidents/{public_id}").text  # shown once

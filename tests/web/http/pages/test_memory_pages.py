@@ -104,3 +104,46 @@ def test_replay_shows_what_memory_added(site: Site) -> None:
     assert "Memory off" in page and "Memory on" in page
     assert "Memory changed this briefing." in page
     assert 'class="diff-added"' in page
+
+
+def test_a_pattern_with_regular_dates_shows_its_period_and_next_date(site: Site) -> None:
+    """Two expired certificates 90 days apart: the profile says when the third is due, with a chart."""
+    from memory.service import HistoryRow
+    from web.app.history import import_history
+
+    site.add_user("ana")
+    site.sign_in("ana")
+    rows = [
+        HistoryRow(
+            incident_id=ident,
+            service="api-gateway",
+            timestamp=stamp,
+            symptom="Mobile clients fail TLS handshakes",
+            error_signature="x509: certificate has expired or is not yet valid",
+            root_cause="The mobile listener's certificate was issued by hand and expired unrenewed",
+            resolution_steps="1. Issued a new certificate",
+            outcome="Handshakes recovered",
+        )
+        for ident, stamp in (("INC-C1", "2026-01-10T03:00:00Z"), ("INC-C2", "2026-04-10T03:00:00Z"))
+    ]
+    container = site.container
+
+    async def run() -> None:
+        await import_history(
+            sessions=container.sessions,
+            bank=container.bank,
+            rows=list(enumerate(rows, 1)),
+            origin="import",
+            actor="t",
+        )
+
+    site.client.portal.call(run)  # type: ignore[union-attr]
+    location = site.post_form("/profile/refresh", {"service": ""}, csrf_from="/profile").headers["location"]
+    done = wait_for(
+        lambda: (text := site.client.get(location).text) and "refresh completed" in text and text,
+        timeout=60,
+        what="the profile refresh to complete",
+    )
+    assert "recurs about every 90 days; the last was 2026-04-10" in done
+    assert "the next is expected around 2026-07-09" in done
+    assert '<svg class="chart strip"' in done and "next expected around 2026-07-09" in done

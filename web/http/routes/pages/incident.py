@@ -1,4 +1,4 @@
-"""The incident page and its actions: acknowledge and re-run the briefing.
+"""The incident page and its actions: acknowledge, re-run the briefing, check a move against memory.
 
 The page is what the on-call engineer works from: the alert signal and the likely root cause on the
 left; the suggested fix, the risky actions and the recalled incidents on the right, each citation a
@@ -11,11 +11,14 @@ from sqlalchemy.orm import Session
 from starlette.datastructures import FormData
 
 from incidents.briefings import service as briefing_service
+from incidents.grades import service as grade_service
 from incidents.incident import service as incident_service
 from incidents.incident.models import Incident
 from incidents.locking import serialized_writes
 from incidents.resolution import service as resolution_service
 from incidents.timeutil import utcnow
+from memory.service import MemoryUnavailable
+from web.app.check_action import IncidentNotFound, check_incident_action
 from web.http.deps import get_container, get_db
 from web.http.routes.pages.common import (
     PageError,
@@ -32,6 +35,7 @@ from web.http.views.briefing import SECTIONS, briefing_view
 router = APIRouter(include_in_schema=False)
 
 TIMELINE_SHOWN = 200
+CHECK_SESSION_KEY = "action_check"
 
 
 def load_incident(db: Session, public_id: str) -> Incident:
@@ -75,9 +79,20 @@ def incident_page(
         "memory_driver": settings.memory.memory,
         "llm": {"groq": settings.llm.uses_groq, "model": settings.llm.llm_model},
         "recurrence_of": recurrence,
+        "action_check": _last_check(request, public_id),
+        "grades": grade_service.incident_grades(db_session=db, incident_id=incident.id),
         "now": utcnow(),
     }
     return render(request, "incident.html", context, principal=principal)
+
+
+def _last_check(request: Request, public_id: str) -> dict[str, object] | None:
+    """The check this browser just ran on this incident, shown once."""
+    check = request.session.get(CHECK_SESSION_KEY)
+    if not isinstance(check, dict) or check.get("incident") != public_id:
+        return None
+    request.session.pop(CHECK_SESSION_KEY, None)
+    return check
 
 
 @router.post("/incidents/{public_id}/acknowledge")
@@ -123,3 +138,35 @@ def rerun_briefing(
         worker.wake()
     flash(request, "Briefing re-run queued; this page updates when it is ready.")
     return redirect(f"/incidents/{public_id}#briefing")
+
+
+@router.post("/incidents/{public_id}/check-action")
+async def check_action_form(
+    request: Request,
+    public_id: str,
+    form: FormData = Depends(checked_form),
+    principal: Principal = Depends(page_user),
+) -> RedirectResponse:
+    """The page's "About to do something?" box: any signed-in reader may ask; the answer is shown once."""
+    action = str(form.get("action") or "").strip()
+    if not action:
+        flash(request, "Type the move you are about to make, then check it.", "warn")
+        return redirect(f"/incidents/{public_id}#check")
+    try:
+        result = await check_incident_action(
+            get_container(request), public_id=public_id, action=action, actor=principal.name
+        )
+    except IncidentNotFound as exc:
+        raise PageError(404, "No such incident", f"There is no incident {public_id}.") from exc
+    except MemoryUnavailable as exc:
+        flash(request, f"Memory is unavailable, nothing was checked: {exc}", "error")
+        return redirect(f"/incidents/{public_id}#check")
+    check = result.check
+    request.session[CHECK_SESSION_KEY] = {
+        "incident": public_id,
+        "action": check.action,
+        "verdict": check.verdict,
+        "sentence": check.sentence,
+        "citations": check.citations,
+    }
+    return redirect(f"/incidents/{public_id}#check")

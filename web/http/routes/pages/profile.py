@@ -4,6 +4,7 @@ A refresh is asynchronous: the button starts one and the page follows its operat
 itself until the operation is completed or failed), then shows the refreshed patterns.
 """
 
+from datetime import timedelta
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Depends, Request
@@ -11,18 +12,31 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 
+from incidents.grades import service as grade_service
+from incidents.grades.service import GradeSummary
 from incidents.incident import service as incident_service
-from memory.service import FIELD_LABELS, PATTERN_FIELDS, MemoryUnavailable, Operation, Pattern
+from incidents.timeutil import utcnow
+from memory.service import (
+    FIELD_LABELS,
+    PATTERN_FIELDS,
+    MemoryUnavailable,
+    Operation,
+    Pattern,
+    Recurrence,
+    recurrence,
+)
 from web.app import profile
 from web.app.container import Container
 from web.http.deps import get_container
 from web.http.routes.pages.common import checked_form, flash, page_user, page_writer, redirect, render
 from web.http.security import Principal
 from web.http.views.chart import Chart, count_by_period, stacked_bars
+from web.http.views.recurrence import Strip, recurrence_strip
 
 router = APIRouter(include_in_schema=False)
 
 IN_FLIGHT = ("pending", "running")
+GRADE_WINDOW = timedelta(days=90)
 
 
 def _charts(container: Container, patterns: list[Pattern]) -> tuple[Chart, Chart]:
@@ -33,6 +47,26 @@ def _charts(container: Container, patterns: list[Pattern]) -> tuple[Chart, Chart
     by_service = stacked_bars(count_by_period((service, moment) for _, service, moment in points))
     cited = [(p.title, first_seen[i]) for p in patterns for i in set(p.incidents) if i in first_seen]
     return by_service, stacked_bars(count_by_period(cited))
+
+
+def _recurrences(container: Container, patterns: list[Pattern]) -> dict[str, tuple[Recurrence, Strip]]:
+    """Each pattern's recurrence, from its incidents' dates (the profile's, else the incidents')."""
+    with container.sessions() as db:
+        first_seen = {
+            public_id: moment for public_id, _, moment in incident_service.first_seen_points(db_session=db)
+        }
+    found: dict[str, tuple[Recurrence, Strip]] = {}
+    for pattern in patterns:
+        dates = pattern.seen or [first_seen[i] for i in set(pattern.incidents) if i in first_seen]
+        again = recurrence(dates)
+        if again is not None:
+            found[pattern.id] = (again, recurrence_strip(dates, again))
+    return found
+
+
+def _grades(container: Container) -> GradeSummary:
+    with container.sessions() as db:
+        return grade_service.summary(db_session=db, since=utcnow() - GRADE_WINDOW)
 
 
 def _query(service: str | None, operation: str | None = None) -> str:
@@ -73,6 +107,8 @@ async def profile_page(
         "fields": [(name, FIELD_LABELS.get(name, name)) for name in PATTERN_FIELDS if name != "services"],
         "by_service": by_service,
         "by_pattern": by_pattern,
+        "grades": await run_in_threadpool(_grades, container),
+        "recurrences": await run_in_threadpool(_recurrences, container, found.patterns),
     }
     return await run_in_threadpool(render, request, "profile.html", context, principal=principal)
 

@@ -1,0 +1,108 @@
+"""Grading a stored briefing against what really fixed the incident: 100, 65, 35 or 0.
+
+- **100**: the top likely cause is the recorded root cause, or cites the precedent the post-mortem
+  names (its id in the post-mortem, or the incident this one recurs);
+- **65**: a later likely cause is;
+- **35**: no likely cause is, but a related incident the briefing recalled is that precedent, or its
+  recorded root cause is the one found this time;
+- **0**: wrong, or nothing.
+
+"Is the recorded root cause" is field similarity: the share of stems the two root causes share, and
+their meaning when an embedder is given, over ``SAME_CAUSE``. The grader is deterministic (the same
+briefing, resolution and embedder give the same grade), so grades can be compared over time.
+"""
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from agent.guards import INCIDENT_ID
+from agent.similarity import Similarity, overlap, stems
+from memory.schema import parse_record
+
+Score = Literal[100, 65, 35, 0]
+SCORES: tuple[Score, ...] = (100, 65, 35, 0)
+# Two root causes are the same at this blended score (stems and meaning, half each) or at this share of
+# stems without an embedder.
+SAME_CAUSE = 0.5
+SAME_CAUSE_WORDS = 0.5
+_PREFIX = re.compile(
+    r"^(?:Uncertain \([a-z]+ match\):\s*)?"
+    r"(?:Corrected root cause of|Root cause recorded for)\s+\S+?(?:\s*\([^)]*\))?:\s*"
+)
+_MARKER = re.compile(r"\s*\[\d+\]")
+
+
+@dataclass(frozen=True)
+class PostMortem:
+    """What the grader needs of a resolution: its root cause and the precedents it names."""
+
+    root_cause: str
+    precedents: frozenset[str]
+
+    @classmethod
+    def of(cls, *, fields: Iterable[str], root_cause: str, recurrence_of: str | None) -> "PostMortem":
+        named = {m.group(0) for text in fields for m in INCIDENT_ID.finditer(text)}
+        if recurrence_of:
+            named.add(recurrence_of)
+        return cls(root_cause=root_cause, precedents=frozenset(named))
+
+
+@dataclass(frozen=True)
+class Grade:
+    score: Score
+    reason: str
+    matched: str | None = None
+
+
+def same_cause(a: str, b: str, similarity: Similarity) -> bool:
+    words = overlap(stems(a), stems(b))
+    cosine = similarity.cosine(a, b)
+    if cosine is None:
+        return words >= SAME_CAUSE_WORDS
+    return 0.5 * cosine + 0.5 * words >= SAME_CAUSE
+
+
+def _cause_text(text: str) -> str:
+    return _MARKER.sub("", _PREFIX.sub("", text)).strip()
+
+
+def _record_causes(briefing: dict[str, Any]) -> dict[str, str]:
+    """Each recalled incident's recorded root cause, read back from the evidence the briefing kept."""
+    causes: dict[str, str] = {}
+    for item in briefing.get("evidence", []):
+        if item.get("kind") != "incident" or not item.get("id"):
+            continue
+        text = str(item.get("text", ""))
+        text = text.split("--- original record ---\n", 1)[-1]
+        try:
+            causes[str(item["id"])] = parse_record(text).root_cause
+        except ValueError:
+            continue
+    return causes
+
+
+def grade(briefing: dict[str, Any], post_mortem: PostMortem, similarity: Similarity) -> Grade:
+    """The grade of one stored briefing (its JSON) against the post-mortem."""
+    evidence_ids = {int(i["n"]): i.get("id") for i in briefing.get("evidence", []) if "n" in i}
+    truth = post_mortem.root_cause
+    for position, cause in enumerate(briefing.get("likely_causes", [])):
+        cited = [evidence_ids.get(n) for n in cause.get("citations", [])]
+        precedent = next((c for c in cited if c and c in post_mortem.precedents), None)
+        score: Score = 100 if position == 0 else 65
+        where = "the top likely cause" if position == 0 else f"likely cause #{position + 1}"
+        if precedent is not None:
+            return Grade(score, f"{where} cites {precedent}, the precedent the post-mortem names", precedent)
+        if truth and same_cause(_cause_text(str(cause.get("text", ""))), truth, similarity):
+            return Grade(score, f"{where} is the recorded root cause", next((c for c in cited if c), None))
+    related = [str(r.get("id")) for r in briefing.get("related_incidents", []) if r.get("id")]
+    causes = _record_causes(briefing)
+    for ident in related:
+        if ident in post_mortem.precedents:
+            return Grade(35, f"only a related incident was right: {ident}, the precedent named", ident)
+        if truth and ident in causes and same_cause(causes[ident], truth, similarity):
+            return Grade(35, f"only a related incident was right: {ident} had this root cause", ident)
+    if not briefing.get("likely_causes"):
+        return Grade(0, "the briefing named no likely cause")
+    return Grade(0, "no likely cause or related incident matches the recorded root cause")

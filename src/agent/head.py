@@ -1,0 +1,315 @@
+"""The briefing head: what an engineer reads first at 3 a.m., built from the full cited lists.
+
+The full lists (``first_checks``, ``suggested_fix``, ``risky_actions``) keep every cited line a
+briefing found; the head keeps at most three of each, merged and ranked:
+
+- lines that say the same thing (shared stems, and close meaning when an embedder is given) become one
+  item citing every source they came from, so support from several incidents shows and counts;
+- items are ranked by the confidence of their best precedent, then by how many incidents support them,
+  then by how recent the newest one is;
+- a check must be an action (a recorded outcome or a bare error string is not), and a resolution step of
+  another service is not a first check unless the best precedent is itself on another service;
+- a fix that repeats a head check is left to the check.
+
+The rest stays in ``more_*``, ranked the same way, so nothing is lost. The first line is one sentence:
+the precedent, how sure, and when. The page, the API and every delivery channel read this one
+structure (``render_text`` is the plain-text form).
+"""
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+from agent.briefing import Briefing, BriefingHead, CitedItem, EvidenceItem, HeadItem
+from agent.evidence import WEAK, Evidence, Match
+from agent.similarity import Similarity, stem, stems
+
+MAX_CHECKS = 3
+MAX_FIXES = 3
+MAX_RISKY = 3
+# Merge when shared stems and meaning together reach this (tuned on the demo's pool briefing, where
+# "rolled the pods one at a time" and "Roll pods one at a time" must meet and a pool raise and a pod
+# restart must not), or when the meaning alone is this close.
+MERGE_AT = 0.5
+MERGE_COSINE = 0.8
+MERGE_LEXICAL = 0.6  # without an embedder
+SUPPORT_BONUS = 0.08
+RECENCY_BONUS = 0.04
+
+_PAREN = re.compile(r"\s*\([^()]*\)")
+_MARKER = re.compile(r"\s*\[(\d+)\]")
+_UNCERTAIN = re.compile(r"^Uncertain \((?:moderate|weak) match\):\s*")
+# Prefixes the evidence-only assembler puts before a recorded line: (pattern, replacement, is_action).
+# ``None`` means the line itself must read as an action.
+_PREFIXES: tuple[tuple[re.Pattern[str], str, bool | None], ...] = (
+    (re.compile(r"^Look for the error seen in \S+:\s*"), "Look for this error: ", True),
+    (re.compile(r"^Open the runbook used for \S+:\s*"), "Open the runbook ", True),
+    (re.compile(r"^What \S+ checked or did first:\s*"), "", None),
+    (re.compile(r"^Follow runbook "), "Follow runbook ", True),
+    (re.compile(r"^\S+ first check:\s*"), "", True),
+    (re.compile(r"^\S+ safe mitigation:\s*"), "", True),
+    (re.compile(r"^Team profile first check:\s*"), "", None),
+    (re.compile(r"^Team profile warns:\s*"), "", True),
+    (re.compile(r"^\S+ warns:\s*"), "", True),
+    (re.compile(r"^\S+ \(did not help or made it worse\):\s*"), "", True),
+    (re.compile(r"^Outcome then \(\S+\):\s*"), "", False),
+)
+_COMMAND = re.compile(r"`|\b(?:SELECT|SHOW|kubectl|curl|grep|psql|redis-cli|openssl|dig)\b")
+_VERBS = """
+add adjust alert apply audit block bump cap change check clear compare confirm cordon count cut
+decrease delete deploy diff disable drain drop enable escalate evict examine expire extend fail
+failover find fix flush follow freeze grep increase inspect investigate isolate kill limit list
+lower look measure migrate monitor move open pause pin ping probe profile purge query raise
+rebalance reboot rebuild recreate redeploy reduce refresh reindex reload remove renew repartition
+replace replay reroute reset resize restart restore resume retry revert review revoke roll rollback
+rotate run scale search set shed shift shut skip snapshot split start stop suspend switch tail
+throttle trace trim tune turn update upgrade validate verify watch
+"""
+_ACTION_VERBS = frozenset(stem(v) for v in _VERBS.split())
+
+
+@dataclass
+class _Candidate:
+    text: str
+    citations: list[int]
+    order: int
+    action: bool | None
+    score: float = 0.0
+    members: list["_Candidate"] = field(default_factory=list)
+
+
+def clean(item: CitedItem) -> tuple[str, list[int], bool | None]:
+    """The line without its source prefix and inline markers; whether it is known to be an action."""
+    citations = [*item.citations, *(int(n) for n in _MARKER.findall(item.text))]
+    text = _MARKER.sub("", item.text).strip()
+    text = _UNCERTAIN.sub("", text)
+    action: bool | None = None
+    for pattern, replacement, is_action in _PREFIXES:
+        if pattern.match(text):
+            text, action = pattern.sub(replacement, text, count=1), is_action
+            break
+    text = " ".join(text.split()).rstrip(".")
+    return (text[:1].upper() + text[1:]), list(dict.fromkeys(citations)), action
+
+
+def is_action(text: str) -> bool:
+    """Whether a line tells someone to do something (or says what was done), not how things were."""
+    words = re.findall(r"[A-Za-z][A-Za-z'-]*", text)
+    if not words:
+        return False
+    first = words[0].lower()
+    if stem(first) in _ACTION_VERBS or (first.endswith("ed") and len(first) > 4):
+        return True
+    return bool(_COMMAND.search(text))
+
+
+class _Sources:
+    """What the briefing's evidence says about each citation: its record, service, confidence, date."""
+
+    def __init__(self, evidence: Evidence | None, items: Sequence[EvidenceItem]) -> None:
+        self.items = {item.n: item for item in items}
+        self.matches: dict[int, Match] = {}
+        if evidence is not None:
+            self.matches = {m.item.n: m for m in evidence.matches.values()}
+        ranked = evidence.ranked() if evidence is not None else []
+        self.best = ranked[0] if ranked and ranked[0].strength >= WEAK else None
+        alert = next((i for i in items if i.kind == "alert"), None)
+        self.alert_service = evidence.alert.service if evidence is not None else alert and alert.service
+        self.services = {i.service for i in items if i.service} - {self.alert_service}
+
+    def confidence(self, n: int) -> float:
+        match = self.matches.get(n)
+        if match is not None:
+            return match.confidence.probability
+        item = self.items.get(n)
+        if item is None or item.kind == "alert" or self.best is None:
+            return 0.0
+        # A runbook or profile pattern is as good as the precedent that brought it in, a little less.
+        return 0.9 * self.best.confidence.probability
+
+    def when(self, n: int) -> datetime | None:
+        match = self.matches.get(n)
+        if match is None:
+            return None
+        record = match.incident.record
+        return record.timestamp if record is not None else match.incident.timestamp
+
+    def foreign(self, citations: list[int], text: str) -> bool:
+        """A line only another service's records back, or that names another service's resource."""
+        if self.best is not None and not self.best.same_service:
+            return False
+        cited = [self.items[n] for n in citations if n in self.items]
+        incidents = [i for i in cited if i.kind == "incident"]
+        if incidents and all(i.service != self.alert_service for i in incidents):
+            return bool(self.alert_service)
+        lowered = text.lower()
+        return any(re.search(rf"\b{re.escape(s.lower())}\b", lowered) for s in self.services)
+
+
+def _rank(candidates: list[_Candidate], sources: _Sources) -> None:
+    for c in candidates:
+        c.score = max((sources.confidence(n) for n in c.citations), default=0.0)
+
+
+def _same(a: str, b: str, similarity: Similarity) -> bool:
+    """Whether two lines say the same thing, as written or without their parenthesized details."""
+    return _close(a, b, similarity) or _close(_PAREN.sub("", a), _PAREN.sub("", b), similarity)
+
+
+def _close(a: str, b: str, similarity: Similarity) -> bool:
+    sa, sb = stems(a), stems(b)
+    lexical = len(sa & sb) / max(1, min(len(sa), len(sb)))
+    cosine = similarity.cosine(a, b)
+    if cosine is None:
+        return lexical >= MERGE_LEXICAL
+    return cosine >= MERGE_COSINE or 0.5 * cosine + 0.5 * lexical >= MERGE_AT
+
+
+def _merge(candidates: list[_Candidate], similarity: Similarity) -> list[_Candidate]:
+    """Greedy: strongest first, each line joins the first group one of whose lines says the same."""
+    groups: list[_Candidate] = []
+    for c in sorted(candidates, key=lambda c: (-c.score, c.order)):
+        for group in groups:
+            if any(_same(c.text, m.text, similarity) for m in group.members):
+                group.members.append(c)
+                break
+        else:
+            groups.append(_Candidate(c.text, [], c.order, c.action, c.score, [c]))
+    return groups
+
+
+def _item(group: _Candidate, sources: _Sources) -> HeadItem:
+    citations = list(dict.fromkeys(n for m in group.members for n in m.citations))
+    cited = [sources.items[n] for n in citations if n in sources.items]
+    incident_ids = list(dict.fromkeys(i.id for i in cited if i.kind == "incident" and i.id))
+    dates = [d for d in (sources.when(n) for n in citations) if d is not None]
+    return HeadItem(
+        text=group.text,
+        citations=citations,
+        sources=list(dict.fromkeys(i.id for i in cited if i.id and i.kind != "alert")),
+        support=len(incident_ids),
+        confidence=round(group.score, 3),
+        last_seen=max(dates).date().isoformat() if dates else None,
+    )
+
+
+def _ordered(items: list[HeadItem], now: datetime) -> list[HeadItem]:
+    """Best precedent first; support from more incidents and a recent one lift an item a little."""
+
+    def weight(item: HeadItem) -> float:
+        bonus = SUPPORT_BONUS * min(max(item.support - 1, 0), 3)
+        if item.last_seen:
+            age_years = max((now.date() - date.fromisoformat(item.last_seen)).days, 0) / 365
+            bonus += RECENCY_BONUS / (1 + age_years)
+        return item.confidence + bonus
+
+    return sorted(items, key=weight, reverse=True)  # stable: ties keep the assembler's order
+
+
+def _section(
+    items: Iterable[CitedItem],
+    sources: _Sources,
+    similarity: Similarity,
+    *,
+    actions_only: bool,
+    local_only: bool,
+    now: datetime,
+) -> list[HeadItem]:
+    candidates: list[_Candidate] = []
+    for order, item in enumerate(items):
+        text, citations, action = clean(item)
+        if not text:
+            continue
+        if actions_only and (action is False or (action is None and not is_action(text))):
+            continue
+        if local_only and sources.foreign(citations, text):
+            continue
+        candidates.append(_Candidate(text, citations, order, action))
+    _rank(candidates, sources)
+    similarity.prepare(c.text for c in candidates)
+    return _ordered([_item(g, sources) for g in _merge(candidates, similarity)], now)
+
+
+def first_line(briefing: Briefing, evidence: Evidence | None) -> str:
+    """One sentence: the precedent, how sure, and when it happened (or plainly that there is none)."""
+    if briefing.memory == "off":
+        return "No precedent consulted: memory is off for this briefing."
+    ranked = evidence.ranked() if evidence is not None else []
+    if not ranked or ranked[0].strength < WEAK or briefing.seen_before == "novel":
+        return "No precedent: memory holds no resolved incident that closely matches this alert."
+    best = ranked[0]
+    record = best.incident.record
+    when = record.timestamp if record is not None else best.incident.timestamp
+    scope = "on this service" if best.same_service else f"on {best.item.service}"
+    date = f" on {when.date().isoformat()}" if when else ""
+    kind = "Happened before" if briefing.seen_before == "recurring" else "Closest precedent"
+    return f"{kind} {scope}: {best.incident.id}{date}, {_how_sure(best)} [{best.item.n}]."
+
+
+def _how_sure(match: Match) -> str:
+    """ "a strong precedent (78% likely relevant)": the calibrated number, marked when the fit was made
+    for another ranker than this memory's."""
+    sure = match.confidence
+    if sure.calibrated:
+        return f"a {sure.band} precedent ({sure.probability:.0%} likely relevant)"
+    return f"a {sure.band} precedent ({sure.probability:.0%} likely relevant, uncalibrated for this memory)"
+
+
+def _recurrence(evidence: Evidence | None) -> str | None:
+    """When the best matching profile pattern recurs: one with a regular period first."""
+    found = list(evidence.recurrences.values()) if evidence is not None else []
+    found.sort(key=lambda r: r.period_days is None)  # stable: the best matching pattern first
+    return found[0].sentence() if found else None
+
+
+def build_head(briefing: Briefing, evidence: Evidence | None, similarity: Similarity) -> BriefingHead:
+    """The head of a finished briefing (its lists already citation-checked)."""
+    sources = _Sources(evidence, briefing.evidence)
+    now = briefing.generated_at
+    checks = _section(briefing.first_checks, sources, similarity, actions_only=True, local_only=True, now=now)
+    fixes = _section(
+        briefing.suggested_fix, sources, similarity, actions_only=True, local_only=False, now=now
+    )
+    risky = _section(
+        briefing.risky_actions, sources, similarity, actions_only=False, local_only=False, now=now
+    )
+    head_checks = checks[:MAX_CHECKS]
+    fixes = [f for f in fixes if not any(_same(f.text, c.text, similarity) for c in head_checks)]
+    return BriefingHead(
+        first_line=first_line(briefing, evidence),
+        recurrence=_recurrence(evidence),
+        checks=head_checks,
+        fixes=fixes[:MAX_FIXES],
+        risky=risky[:MAX_RISKY],
+        more_checks=checks[MAX_CHECKS:],
+        more_fixes=fixes[MAX_FIXES:],
+        more_risky=risky[MAX_RISKY:],
+    )
+
+
+def render_text(head: BriefingHead, *, more_link: str | None = None) -> str:
+    """The head as plain text (chat messages, email, the CLI): the same items, cited as ``[n]``."""
+
+    def lines(title: str, items: list[HeadItem]) -> list[str]:
+        if not items:
+            return []
+        out = [title]
+        for item in items:
+            cites = "".join(f"[{n}]" for n in item.citations)
+            support = f" ({item.support} incidents)" if item.support > 1 else ""
+            out.append(f"- {item.text} {cites}{support}".rstrip())
+        return out
+
+    parts = [head.first_line]
+    if head.recurrence:
+        parts.append(head.recurrence)
+    parts += lines("Check first:", head.checks)
+    parts += lines("Try:", head.fixes)
+    parts += lines("Do not:", head.risky)
+    hidden = len(head.more_checks) + len(head.more_fixes) + len(head.more_risky)
+    if hidden and more_link:
+        parts.append(f"{hidden} more: {more_link}")
+    elif hidden:
+        parts.append(f"{hidden} more in the full briefing.")
+    return "\n".join(parts)

@@ -1,0 +1,68 @@
+"""The action guard's verdicts on hand-made records: scope, contrast, and silence on unrelated moves."""
+
+from agent.action_check import check_action, moves_from_record, moves_from_runbook
+from agent.similarity import Similarity
+from memory.embedder import MiniLMEmbedder
+from tests.agent.fakes import record
+
+CHECKOUT = record(
+    "INC-0001",
+    resolution_steps="1. Raised the pool size to 50\n2. Rolled the pods one at a time",
+    failed_attempts="Scaling checkout from 6 to 18 pods made it worse: each pod opened its own pool",
+)
+PAYMENTS = record(
+    "INC-0002",
+    "payment-gateway",
+    resolution_steps="1. Cut retries to 2 with backoff",
+    failed_attempts="Restarting the payment pods brought the retry storm back",
+)
+RUNBOOK = "RUNBOOK RB-1 — checkout-service\nTitle: pool\nRisky actions:\n- Flushing the cache during a sale"
+MOVES = [
+    *moves_from_record(CHECKOUT),
+    *moves_from_record(PAYMENTS),
+    *moves_from_runbook("RB-1", "checkout-service", RUNBOOK),
+]
+SIMILARITY = Similarity(MiniLMEmbedder())
+
+
+def test_a_paraphrased_failed_attempt_is_risky_and_cited() -> None:
+    result = check_action("add more checkout pods", MOVES, service="checkout-service", similarity=SIMILARITY)
+    assert (result.verdict, result.scope) == ("risky", "service")
+    assert result.citations[0] == "INC-0001"
+    assert "failed attempt" in result.sentence and "2026-03-14" in result.sentence
+
+
+def test_a_resolution_step_worked_before_and_says_what_happened_then() -> None:
+    result = check_action("raise the pool size", MOVES, service="checkout-service", similarity=SIMILARITY)
+    assert result.verdict == "worked before"
+    assert "Recovered in 20 minutes" in result.sentence
+
+
+def test_a_runbook_risky_action_counts() -> None:
+    result = check_action("flush the cache", MOVES, service="checkout-service", similarity=SIMILARITY)
+    assert result.verdict == "risky" and result.citations[0] == "RB-1"
+
+
+def test_other_services_are_consulted_only_when_the_own_service_has_nothing() -> None:
+    result = check_action(
+        "restart the payment pods", MOVES, service="checkout-service", similarity=SIMILARITY
+    )
+    assert (result.verdict, result.scope, result.citations) == ("risky", "cross-service", ["INC-0002"])
+    assert "another service" in result.sentence
+
+
+def test_an_unrelated_move_has_no_record() -> None:
+    result = check_action("update the status page", MOVES, service="checkout-service", similarity=SIMILARITY)
+    assert (result.verdict, result.matches) == ("no record", [])
+
+
+def test_without_an_embedder_words_alone_decide_more_strictly() -> None:
+    words = Similarity(None)
+    assert (
+        check_action("scaling checkout pods", MOVES, service="checkout-service", similarity=words).verdict
+        == "risky"
+    )
+    assert (
+        check_action("update the status page", MOVES, service="checkout-service", similarity=words).verdict
+        == "no record"
+    )

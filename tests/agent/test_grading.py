@@ -1,0 +1,64 @@
+"""The deterministic grader: 100 / 65 / 35 / 0 against the post-mortem, by record links and similarity."""
+
+from typing import Any
+
+from agent.grading import PostMortem, grade
+from agent.similarity import Similarity
+from memory.schema import format_record
+from tests.agent.fakes import record
+
+WORDS = Similarity(None)
+POOL = "connection pool sized for average load, so the sale burst queued requests"
+CERT = "the load balancer certificate expired"
+
+
+def _briefing(*causes: tuple[str, int], related: tuple[str, ...] = ()) -> dict[str, Any]:
+    evidence = [{"n": 1, "kind": "alert", "text": "..."}]
+    for n, ident in enumerate(("INC-0001", "INC-0002"), start=2):
+        rec = record(ident, root_cause=POOL if ident == "INC-0002" else "retry storm against the processor")
+        evidence.append({"n": n, "kind": "incident", "id": ident, "text": format_record(rec)})
+    return {
+        "likely_causes": [{"text": text, "citations": [n]} for text, n in causes],
+        "related_incidents": [{"id": r} for r in related],
+        "evidence": evidence,
+    }
+
+
+def _pm(root_cause: str, *named: str, recurrence_of: str | None = None) -> PostMortem:
+    return PostMortem.of(fields=[root_cause, *named], root_cause=root_cause, recurrence_of=recurrence_of)
+
+
+def test_top_cause_matching_the_root_cause_is_100() -> None:
+    briefing = _briefing((f"Root cause recorded for INC-0002: {POOL}", 3))
+    result = grade(
+        briefing, _pm("Pool sized for average load; the burst queued requests for a connection"), WORDS
+    )
+    assert (result.score, result.matched) == (100, "INC-0002")
+
+
+def test_top_cause_citing_the_named_precedent_is_100() -> None:
+    briefing = _briefing(("Root cause recorded for INC-0001: retry storm", 2))
+    assert grade(briefing, _pm(CERT, "same failure as INC-0001"), WORDS).score == 100
+    assert grade(briefing, _pm(CERT, recurrence_of="INC-0001"), WORDS).score == 100
+
+
+def test_a_later_cause_is_65() -> None:
+    briefing = _briefing(
+        ("Root cause recorded for INC-0001: retry storm", 2),
+        (f"Uncertain (moderate match): Root cause recorded for INC-0002: {POOL}", 3),
+    )
+    result = grade(briefing, _pm(POOL), WORDS)
+    assert result.score == 65 and "#2" in result.reason
+
+
+def test_only_a_related_incident_right_is_35() -> None:
+    briefing = _briefing(
+        ("Root cause recorded for INC-0001: retry storm", 2), related=("INC-0001", "INC-0002")
+    )
+    assert grade(briefing, _pm(POOL), WORDS).score == 35
+
+
+def test_wrong_or_nothing_is_0() -> None:
+    assert grade(_briefing(("Root cause recorded for INC-0001: retry storm", 2)), _pm(CERT), WORDS).score == 0
+    nothing = grade(_briefing(), _pm(CERT), WORDS)
+    assert nothing.score == 0 and "no likely cause" in nothing.reason

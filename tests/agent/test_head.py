@@ -1,0 +1,174 @@
+"""The briefing head: at most three of each, merged when they say the same thing, ranked, cited."""
+
+from datetime import UTC, datetime
+
+import pytest
+
+from agent.briefing import Briefing, CitedItem, EvidenceItem
+from agent.evidence import AlertInput
+from agent.head import MAX_CHECKS, build_head, clean, is_action, render_text
+from agent.loop import Agent
+from agent.planner import EvidenceOnlyPlanner
+from agent.profile import ProfileSource
+from agent.similarity import Similarity, stem
+from memory.embedder import MiniLMEmbedder
+from tests.agent.fakes import FakeBank, record
+
+POOL = "FATAL: remaining connection slots are reserved"
+
+
+def test_stems_meet_across_tenses() -> None:
+    assert stem("scaling") == stem("scaled") == stem("scale")
+    assert stem("rolled") == stem("roll") and stem("pods") == stem("pod")
+    assert stem("stopped") == stem("stop")
+
+
+def test_clean_strips_the_assembler_prefix_and_inline_markers() -> None:
+    text, citations, action = clean(CitedItem(text="What INC-1 checked or did first: checked pool [3]"))
+    assert (text, citations, action) == ("Checked pool", [3], None)
+    assert clean(CitedItem(text="Outcome then (INC-1): back in 5 min", citations=[2]))[2] is False
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Confirmed pool saturation on the dashboard", True),
+        ("Roll pods one at a time", True),
+        ("Postgres: SELECT count(*) FROM pg_stat_activity", True),
+        ("The pool was idle the whole time", False),
+        ("p99 is 2.4s", False),
+    ],
+)
+def test_actions_are_told_from_statements(text: str, expected: bool) -> None:
+    assert is_action(text) is expected
+
+
+def _briefing(**lists: list[CitedItem]) -> Briefing:
+    evidence = [
+        EvidenceItem(n=1, kind="alert", service="checkout-service", title="alert", text="..."),
+        EvidenceItem(n=2, kind="incident", id="INC-1", service="checkout-service", title="INC-1", text="."),
+        EvidenceItem(n=3, kind="incident", id="INC-2", service="checkout-service", title="INC-2", text="."),
+        EvidenceItem(n=4, kind="incident", id="INC-9", service="loyalty-service", title="INC-9", text="."),
+    ]
+    return Briefing(
+        summary="s",
+        seen_before="recurring",
+        evidence=evidence,
+        mode="evidence-only",
+        memory="on",
+        generated_at=datetime(2026, 4, 1, tzinfo=UTC),
+        **lists,
+    )
+
+
+def test_duplicates_merge_and_cite_every_source_without_an_embedder() -> None:
+    briefing = _briefing(
+        suggested_fix=[
+            CitedItem(text="rolled the pods one at a time", citations=[2]),
+            CitedItem(text="Roll pods one at a time.", citations=[3]),
+            CitedItem(text="Added an alert on pending connections", citations=[2]),
+        ]
+    )
+    head = build_head(briefing, None, Similarity(None))
+    assert [f.text for f in head.fixes] == [
+        "Rolled the pods one at a time",
+        "Added an alert on pending connections",
+    ]
+    assert head.fixes[0].citations == [2, 3] and head.fixes[0].sources == ["INC-1", "INC-2"]
+    assert head.fixes[0].support == 2
+
+
+def test_checks_drop_statements_and_other_services_steps_and_keep_three() -> None:
+    briefing = _briefing(
+        first_checks=[
+            CitedItem(text="The pool was idle", citations=[2]),
+            CitedItem(text="Team profile first check: Cut loyalty-service's pool to 30", citations=[2]),
+            CitedItem(text="What INC-9 checked or did first: Drained the loyalty queue", citations=[4]),
+            *(
+                CitedItem(text=f"Check the {w}", citations=[2])
+                for w in ("pool gauge", "replica lag", "disk usage", "error budget", "queue depth", "heap")
+            ),
+        ]
+    )
+    head = build_head(briefing, None, Similarity(None))
+    texts = [c.text for c in head.checks + head.more_checks]
+    assert len(head.checks) == MAX_CHECKS
+    assert not any("idle" in t or "loyalty" in t for t in texts)
+    assert len(texts) == 6  # nothing else is lost
+
+
+def test_a_fix_that_repeats_a_check_is_left_to_the_check() -> None:
+    briefing = _briefing(
+        first_checks=[CitedItem(text="Confirmed pool saturation on the dashboard", citations=[2])],
+        suggested_fix=[
+            CitedItem(text="Confirmed pool saturation on the dashboard", citations=[2]),
+            CitedItem(text="Raised the pool to 50", citations=[2]),
+        ],
+    )
+    head = build_head(briefing, None, Similarity(None))
+    assert [f.text for f in head.fixes] == ["Raised the pool to 50"]
+
+
+def test_the_embedder_merges_paraphrases_that_share_few_words() -> None:
+    briefing = _briefing(
+        risky_actions=[
+            CitedItem(
+                text="INC-1 (did not help or made it worse): Restarting all checkout pods at once "
+                "caused a cold-start stampede",
+                citations=[2],
+            ),
+            CitedItem(
+                text="RB-1 warns: Restarting every pod at once: reconnect storm and cold caches.",
+                citations=[3],
+            ),
+            CitedItem(
+                text="INC-1 (did not help or made it worse): Raising the pool did nothing", citations=[2]
+            ),
+        ]
+    )
+    head = build_head(briefing, None, Similarity(MiniLMEmbedder()))
+    assert len(head.risky) == 2
+    assert head.risky[0].citations == [2, 3]
+
+
+async def test_the_planner_briefing_carries_a_head_whose_first_line_names_the_precedent() -> None:
+    bank = FakeBank()
+    bank.add(record("INC-0001"))
+    bank.add(record("INC-0004", resolution_steps="1. Checked pool metrics\n2. Raised the pool size to 50"))
+    agent = Agent(model=EvidenceOnlyPlanner(), bank=bank)
+    briefing = await agent.brief(AlertInput(text=f"checkout down: {POOL}", service="checkout-service"))
+    head = briefing.head
+    assert head is not None
+    assert head.first_line.startswith("Happened before on this service: INC-000")
+    assert "2026-03-14" in head.first_line and "likely relevant" in head.first_line
+    assert head.first_line.endswith("].") and ". " not in head.first_line  # one sentence
+    pool = [c for c in head.checks if "pool metrics" in c.text]
+    assert pool and pool[0].support == 2  # both records did it first: one item, two sources
+    assert 1 <= len(head.fixes) <= 3 and len(head.checks) <= 3
+    text = render_text(head)
+    assert text.splitlines()[0] == head.first_line and "Check first:" in text
+
+
+async def test_memory_off_says_so_in_the_first_line() -> None:
+    agent = Agent(model=EvidenceOnlyPlanner(), bank=None)
+    briefing = await agent.brief(AlertInput(text=POOL, service="checkout-service"), memory_on=False)
+    assert briefing.head is not None
+    assert briefing.head.first_line.startswith("No precedent consulted")
+    assert not briefing.head.checks and not briefing.head.fixes
+
+
+async def test_a_matching_pattern_with_regular_dates_tells_the_head_when_it_recurs() -> None:
+    from tests.agent.fakes import profile_model
+
+    bank = FakeBank()
+    bank.add(record("INC-0001"))
+    model = profile_model()
+    assert model.structured is not None
+    model.structured["patterns"][0]["seen"] = ["2025-12-15T09:00:00+00:00", "2026-03-15T09:00:00+00:00"]
+    bank.models[model.id] = model
+    agent = Agent(model=EvidenceOnlyPlanner(), bank=bank, profile=ProfileSource(bank))
+    briefing = await agent.brief(AlertInput(text=f"checkout down: {POOL}", service="checkout-service"))
+    assert briefing.head is not None and briefing.head.recurrence is not None
+    assert "recurs about every 90 days; the last was 2026-03-15" in briefing.head.recurrence
+    assert "2026-06-13" in briefing.head.recurrence
+    assert any("Recurrence: This pattern recurs" in e.text for e in briefing.evidence if e.kind == "profile")

@@ -1,0 +1,62 @@
+"""``recallops check-action INC-0001 "scale checkout to 18 pods"``: the action guard from a terminal.
+
+Prints the verdict (risky, worked before, no record) with the records it rests on; with ``--json`` the
+API's object alone. The check goes on the incident's timeline under ``--as`` (default ``cli``).
+"""
+
+import asyncio
+
+import typer
+
+from memory.service import MemoryUnavailable
+from web.app.check_action import (
+    MAX_ACTION_CHARS,
+    CheckActionRead,
+    IncidentNotFound,
+    check_incident_action,
+    check_read,
+)
+from web.app.container import Container
+from web.app.settings import Settings
+from web.cli.common import found_incident, print_result
+
+
+def render(result: CheckActionRead) -> str:
+    lines = [f"{result.verdict.upper()} ({result.scope}): {result.sentence}"]
+    for m in result.matches:
+        when = f", {m.when.date().isoformat()}" if m.when else ""
+        scope = "" if m.same_service else ", another service"
+        lines.append(f"  - {m.record} ({m.service}{scope}{when}) {m.kind}, score {m.score:.2f}: {m.text}")
+        if m.then and m.then != m.text:
+            lines.append(f"      then: {m.then}")
+    return "\n".join(lines)
+
+
+async def _check(settings: Settings, incident: str, action: str, actor: str) -> CheckActionRead | None:
+    container = Container.build(settings)
+    try:
+        result = await check_incident_action(container, public_id=incident, action=action, actor=actor)
+    except IncidentNotFound:
+        return None
+    finally:
+        await container.aclose()
+    return check_read(result)
+
+
+def check_action(
+    incident: str = typer.Argument(..., help="The incident id, e.g. INC-0001."),
+    action: str = typer.Argument(..., help="The move you are about to make, in your words."),
+    actor: str = typer.Option("cli", "--as", help="Who is asking (the name on the timeline)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the check object only."),
+) -> None:
+    """Check a move against memory before you make it: risky, worked before, or no record."""
+    action = " ".join(action.split())
+    if not action or len(action) > MAX_ACTION_CHARS:
+        typer.echo(f"error: the action must be 1 to {MAX_ACTION_CHARS} characters", err=True)
+        raise typer.Exit(code=2)
+    try:
+        result = asyncio.run(_check(Settings(), incident, action, actor.strip() or "cli"))
+    except MemoryUnavailable as exc:
+        typer.echo(f"error: memory unavailable, nothing was checked: {exc}", err=True)
+        raise typer.Exit(code=1) from exc
+    print_result(found_incident(result, incident), as_json=as_json, render=render)
