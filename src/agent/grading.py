@@ -17,9 +17,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agent.guards import INCIDENT_ID
 from agent.similarity import Similarity, overlap, stems
 from memory.schema import parse_record
+from memory.text import INCIDENT_ID
 
 Score = Literal[100, 65, 35, 0]
 SCORES: tuple[Score, ...] = (100, 65, 35, 0)

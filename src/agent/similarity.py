@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from memory.embedder import Embedder
-from memory.profile import tokens
+from memory.text import tokens
 
 # Operations verbs and nouns that name the same move, folded to one stem after stemming: "add replicas",
 # "spin up instances" and "scale pods" are one move; "bounce" and "restart" one verb.

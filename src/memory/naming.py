@@ -13,7 +13,7 @@ members give the same name, whatever order they come in, so a refresh keeps it.
 import re
 from collections.abc import Sequence
 
-from memory.profile import STOPWORDS, tokens
+from memory.text import STOPWORDS, tokens
 
 MAX_WORDS = 8
 MIN_CONTENT_WORDS = 3
