@@ -10,7 +10,7 @@ from incidents.timeutil import UTCDateTime, utcnow
 
 
 class BriefingGrade(Base):
-    """100 / 65 / 35 / 0 from the deterministic grader; the LLM grader's score beside it when one ran."""
+    """100 / 65 / 35 / 0 from the deterministic grader, why, and the record that made it right."""
 
     __tablename__ = "briefing_grades"
 
@@ -21,6 +21,4 @@ class BriefingGrade(Base):
     score: Mapped[int]
     reason: Mapped[str] = mapped_column(Text)
     matched: Mapped[str | None] = mapped_column(String(255), nullable=True)
-    llm_score: Mapped[int | None] = mapped_column(nullable=True)
-    llm_agrees: Mapped[bool | None] = mapped_column(nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)

@@ -55,7 +55,6 @@ def store_grade(
     score: int,
     reason: str,
     matched: str | None,
-    llm_score: int | None = None,
 ) -> BriefingGrade | None:
     """The grade, or ``None`` when another writer graded this briefing first (``briefing`` may be
     detached: only its id, incident and version are read)."""
@@ -66,8 +65,6 @@ def store_grade(
         score=score,
         reason=reason[:2000],
         matched=matched,
-        llm_score=llm_score,
-        llm_agrees=None if llm_score is None else llm_score == score,
     )
     try:
         with db_session.begin_nested():

@@ -28,8 +28,6 @@ def upgrade() -> None:
         sa.Column("score", sa.Integer(), nullable=False),
         sa.Column("reason", sa.Text(), nullable=False),
         sa.Column("matched", sa.String(length=255), nullable=True),
-        sa.Column("llm_score", sa.Integer(), nullable=True),
-        sa.Column("llm_agrees", sa.Boolean(), nullable=True),
         sa.Column("created_at", incidents.timeutil.UTCDateTime(timezone=True), nullable=False),
         sa.ForeignKeyConstraint(
             ["briefing_id"], ["briefings.id"], name=op.f("fk_briefing_grades_briefing_id_briefings")
