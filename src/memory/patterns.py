@@ -256,6 +256,7 @@ def _pattern(members: list[_Member], group: list[int], similarity: np.ndarray, s
         noise_incidents=[m.record.incident_id for m in chosen if m.record.noise],
         last_seen=max(m.record.timestamp for m in chosen),
         seen=sorted(m.record.timestamp for m in chosen),
+        error_signatures=list(dict.fromkeys(_first_line(m.record.error_signature) for m in chosen)),
         services=_collect((m.record.service, m) for m in chosen),
         dependencies=_dependencies(chosen, services),
         early_warning_signals=_collect((m.record.symptom, m) for m in chosen),

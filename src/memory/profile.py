@@ -124,6 +124,7 @@ class Pattern:
     noise_incidents: list[str] = field(default_factory=list)
     last_seen: datetime | None = None
     seen: list[datetime] = field(default_factory=list)  # each incident's date, oldest first, when known
+    error_signatures: list[str] = field(default_factory=list)  # what the alerts said: matched, not shown
     services: list[PatternItem] = field(default_factory=list)
     dependencies: list[PatternItem] = field(default_factory=list)
     early_warning_signals: list[PatternItem] = field(default_factory=list)
@@ -177,6 +178,7 @@ class Pattern:
             noise_incidents=[str(i) for i in data.get("noise_incidents") or [] if str(i) in incidents],
             last_seen=datetime.fromisoformat(last_seen) if isinstance(last_seen, str) else None,
             seen=_dates(data.get("seen")),
+            error_signatures=[str(s) for s in data.get("error_signatures") or [] if isinstance(s, str)],
             **items,
         )
 
@@ -274,8 +276,9 @@ def matching_patterns(
     """Patterns resembling an alert, best first.
 
     Score: the idf-weighted share of the alert's content words found in what the pattern says failed
-    (titles, signals, root causes), so a rare shared word ("idle-in-transaction") counts more than a
-    common one ("error"); a pattern already seen on the alert's own service gets a small bonus.
+    (title, error signatures, signals, root causes), so a rare shared word ("idle-in-transaction")
+    counts more than a common one ("error"); a pattern already seen on the alert's own service gets a
+    small bonus.
     """
     alert = tokens(alert_text)
     if not alert or not patterns:
@@ -309,7 +312,7 @@ def _pattern_text(pattern: Pattern) -> str:
         *pattern.recorded_root_causes,
         *pattern.first_checks,
     ]
-    return "\n".join([pattern.title, *(item.text for item in parts)])
+    return "\n".join([pattern.title, *pattern.error_signatures, *(item.text for item in parts)])
 
 
 def _describe(pattern: Pattern) -> str:
