@@ -1,7 +1,7 @@
 """briefing grades
 
 Revision ID: 0003
-Revises: 0002
+Revises: 0005
 Create Date: 2026-12-01 09:45:00.000000
 """
 
@@ -13,7 +13,7 @@ from alembic import op
 import incidents.timeutil
 
 revision: str = "0003"
-down_revision: str | None = "0002"
+down_revision: str | None = "0005"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
