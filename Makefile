@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint format system-deps hindsight-env clean
+.PHONY: run test lint format system-deps hindsight-env matrix-env clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -22,7 +22,10 @@ system-deps:
 hindsight-env:
 	scripts/hindsight-env.sh
 
-test: $(STAMP) system-deps hindsight-env
+matrix-env:
+	scripts/matrix-env.sh
+
+test: $(STAMP) system-deps hindsight-env matrix-env
 	$(BIN)/ruff check src web tests
 	$(BIN)/ruff format --check src web tests
 	$(BIN)/mypy

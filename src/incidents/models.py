@@ -4,6 +4,7 @@ from incidents.alerts.models import Alert
 from incidents.auth.models import ApiToken, User
 from incidents.briefings.models import Briefing, Job
 from incidents.database import Base
+from incidents.delivery.models import Delivery, DeliveryChannel
 from incidents.grades.models import BriefingGrade
 from incidents.incident.models import Counter, Incident, IncidentEvent
 from incidents.profile.models import ProfileState
@@ -17,6 +18,8 @@ __all__ = [
     "BriefingGrade",
     "Correction",
     "Counter",
+    "Delivery",
+    "DeliveryChannel",
     "Incident",
     "IncidentEvent",
     "Job",

@@ -9,6 +9,7 @@ from agent.profile_synthesis import profile_synthesizer
 from incidents.database import make_engine, make_session_factory, upgrade, wait_for_head
 from memory.factory import open_bank, open_embedder
 from memory.service import Embedder, MemoryBank
+from web.app.notify.deliver import Notifier
 from web.app.settings import Settings
 from web.app.worker import Worker
 
@@ -20,6 +21,7 @@ class Container:
     sessions: sessionmaker[Session]
     bank: MemoryBank
     embedder: Embedder
+    notifier: Notifier
     worker: Worker | None = field(default=None)
 
     @classmethod
@@ -41,12 +43,17 @@ class Container:
         bank = open_bank(
             settings.memory, profile_synthesizer=profile_synthesizer(settings.llm), embedder=embedder
         )
+        sessions = make_session_factory(engine)
+        notifier = Notifier.load(settings.notify, base_url=f"http://{settings.web.host}:{settings.web.port}")
+        if migrate:
+            notifier.sync(sessions)
         return cls(
             settings=settings,
             engine=engine,
-            sessions=make_session_factory(engine),
+            sessions=sessions,
             bank=bank,
             embedder=embedder,
+            notifier=notifier,
         )
 
     async def aclose(self) -> None:

@@ -27,6 +27,14 @@ OUTBOX_DELIVERIES = Counter(
     "Memory write attempts by the outbox worker, by outcome",
     ["outcome"],
 )
+DELIVERIES = Counter(
+    "recallops_deliveries_total",
+    "Chat and webhook delivery attempts, by channel and outcome (sent, failing, failed)",
+    ["channel", "outcome"],
+)
+DELIVERY_OUTBOX_DEPTH = Gauge(
+    "recallops_delivery_outbox_depth", "Channel messages not yet sent, by state", ["state"]
+)
 BRIEFINGS = Counter("recallops_briefings_total", "Briefings produced, by mode", ["mode"])
 RESOLUTION_DRAFTS = Counter(
     "recallops_resolution_drafts_total",

@@ -9,6 +9,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from agent.settings import LLMSettings
 from incidents.settings import IncidentSettings
 from memory.settings import MemorySettings
+from web.app.notify.config import NotifySettings
 
 
 class WebSettings(BaseSettings):
@@ -40,6 +41,7 @@ class Settings:
         self.incidents = IncidentSettings()
         self.memory = MemorySettings()
         self.llm = LLMSettings()
+        self.notify = NotifySettings()
 
     @cached_property
     def database_url(self) -> str:

@@ -11,6 +11,7 @@ from web.app.briefings import track_briefing_jobs
 from web.app.container import Container
 from web.app.grading import track_grades
 from web.app.memory_outbox import track_memory_outbox
+from web.app.notify.deliver import track_delivery_outbox
 from web.app.settings import Settings
 from web.app.tasks import build_worker
 from web.http import errors
@@ -39,6 +40,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.container = container
         metrics.track_open_incidents(container.sessions)
         track_memory_outbox(container.sessions)
+        track_delivery_outbox(container.sessions)
         track_briefing_jobs(container.sessions)
         track_grades(container.sessions)
         if settings.web.run_worker:

@@ -21,6 +21,9 @@ from sqlalchemy.orm import Session
 
 from incidents.briefings.models import Briefing, Job
 from incidents.database import rowcount
+from incidents.delivery import outbox as deliveries
+from incidents.delivery.routing import BRIEFING_STORED, BRIEFING_UPDATED
+from incidents.incident.models import Incident
 from incidents.timeutil import utcnow
 
 BRIEFING_JOB = "briefing"
@@ -43,11 +46,24 @@ def store_briefing(
             with db_session.begin_nested():
                 db_session.add(briefing)
                 db_session.flush()
+            _owe_delivery(db_session, briefing)
             return briefing
         except IntegrityError:
             if attempt == 1:
                 raise
     raise AssertionError("unreachable")
+
+
+def _owe_delivery(db_session: Session, briefing: Briefing) -> None:
+    """The first version is news to the channels; later ones are updates, threaded under it."""
+    incident = db_session.get(Incident, briefing.incident_id)
+    if incident is not None:
+        deliveries.owe(
+            db_session=db_session,
+            incident=incident,
+            event=BRIEFING_STORED if briefing.version == 1 else BRIEFING_UPDATED,
+            data={"version": briefing.version},
+        )
 
 
 def latest_briefing(*, db_session: Session, incident_id: int) -> Briefing | None:

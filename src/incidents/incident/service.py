@@ -16,6 +16,8 @@ from sqlalchemy.orm.attributes import set_committed_value
 from incidents.alerts.models import Alert
 from incidents.briefings.models import Job
 from incidents.database import table_of
+from incidents.delivery import outbox as deliveries
+from incidents.delivery.routing import INCIDENT_ACKNOWLEDGED
 from incidents.incident.models import Incident, IncidentEvent
 from incidents.incident.numbering import next_public_id
 from incidents.severity import SEVERITY_RANK
@@ -270,6 +272,12 @@ def acknowledge(*, db_session: Session, incident: Incident, actor: str) -> bool:
         actor=actor,
         message=f"acknowledged by {actor}",
         at=now,
+    )
+    deliveries.owe(
+        db_session=db_session,
+        incident=incident,
+        event=INCIDENT_ACKNOWLEDGED,
+        data={"actor": actor, "at": now.isoformat()},
     )
     return True
 

@@ -17,6 +17,8 @@ from typing import Any, Literal
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from incidents.delivery import outbox as deliveries
+from incidents.delivery.routing import INCIDENT_RESOLVED
 from incidents.incident.models import Incident
 from incidents.incident.service import add_event
 from incidents.resolution import outbox
@@ -106,6 +108,12 @@ def resolve(
         data={"version": 1},
     )
     _enqueue_record(db_session, incident, resolution)
+    deliveries.owe(
+        db_session=db_session,
+        incident=incident,
+        event=INCIDENT_RESOLVED,
+        data={"actor": actor, "at": now.isoformat(), "root_cause": fields.root_cause[:300]},
+    )
     return ResolveResult(resolution=resolution, created=True)
 
 

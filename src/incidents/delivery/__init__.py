@@ -1,0 +1,1 @@
+"""Deliveries: what the team's chat channels are owed about incidents, queued with the event itself."""

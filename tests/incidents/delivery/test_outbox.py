@@ -1,0 +1,108 @@
+"""The delivery outbox on SQLite and PostgreSQL: routing, leases, order per thread, failure states."""
+
+import threading
+from datetime import timedelta
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from incidents.database import make_engine, make_session_factory
+from incidents.delivery import outbox
+from incidents.delivery.models import Delivery
+from incidents.delivery.routing import ChannelRoute, sync_channels
+from incidents.locking import serialized_writes
+from incidents.timeutil import utcnow
+from tests.incidents.resolution.factories import make_incident
+
+
+def channels(db: Session, *names: str) -> None:
+    sync_channels(db_session=db, routes=[ChannelRoute(name=n, kind="webhook", label=n) for n in names])
+
+
+def test_an_event_owes_one_row_per_matching_channel_in_the_same_transaction(db: Session) -> None:
+    channels(db, "a", "b")
+    incident = make_incident(db)
+    assert outbox.owe(db_session=db, incident=incident, event="incident_acknowledged") == 2
+    db.rollback()
+    assert db.scalars(select(Delivery)).all() == []
+
+
+def test_a_channel_dropped_from_the_configuration_is_owed_nothing_more(db: Session) -> None:
+    channels(db, "a", "b")
+    channels(db, "b")
+    incident = make_incident(db)
+    outbox.owe(db_session=db, incident=incident, event="incident_acknowledged")
+    assert [row.channel for row in db.scalars(select(Delivery))] == ["b"]
+
+
+def test_a_thread_is_delivered_in_order_one_row_at_a_time(db: Session) -> None:
+    channels(db, "a")
+    incident = make_incident(db)
+    for event in ("briefing_stored", "incident_acknowledged"):
+        outbox.owe(db_session=db, incident=incident, event=event)
+    first = outbox.claim_due(db_session=db, limit=10, lease_s=60)
+    assert [claim.event for claim in first] == ["briefing_stored"]
+    assert outbox.claim_due(db_session=db, limit=10, lease_s=60) == []  # leased, and the next waits
+    outbox.complete(db_session=db, claim=first[0], ref="1700.1")
+    [second] = outbox.claim_due(db_session=db, limit=10, lease_s=60)
+    assert second.event == "incident_acknowledged"
+    assert outbox.thread_ref(db_session=db, incident_id=incident.id, channel="a") == "1700.1"
+
+
+def test_retryable_failures_back_off_until_the_budget_is_spent_and_retry_revives_them(db: Session) -> None:
+    channels(db, "a")
+    incident = make_incident(db)
+    outbox.owe(db_session=db, incident=incident, event="incident_acknowledged")
+    later = utcnow()
+    for attempt in (1, 2):
+        later += timedelta(hours=1)
+        [claim] = outbox.claim_due(db_session=db, limit=1, lease_s=60, now=later)
+        state = outbox.fail(
+            db_session=db, claim=claim, error="503 from x", retry=True, max_attempts=2, now=later
+        )
+        assert state == ("failing" if attempt == 1 else "failed")
+    assert outbox.claim_due(db_session=db, limit=1, lease_s=60, now=later + timedelta(days=1)) == []
+    assert outbox.retry(db_session=db) == 1
+    [claim] = outbox.claim_due(db_session=db, limit=1, lease_s=60)
+    assert claim.attempts == 0
+    [status] = outbox.channel_status(db_session=db)
+    assert status.counts["pending"] == 1 and status.last_error is None
+
+
+def test_an_expired_lease_is_claimed_again(db: Session) -> None:
+    channels(db, "a")
+    outbox.owe(db_session=db, incident=make_incident(db), event="incident_acknowledged")
+    [claim] = outbox.claim_due(db_session=db, limit=1, lease_s=5)
+    assert outbox.claim_due(db_session=db, limit=1, lease_s=5) == []
+    [again] = outbox.claim_due(db_session=db, limit=1, lease_s=5, now=utcnow() + timedelta(seconds=6))
+    assert again.id == claim.id
+
+
+def test_two_claimers_never_get_the_same_row(database_url: str, db: Session) -> None:
+    channels(db, "a")
+    for n in range(40):
+        outbox.owe(db_session=db, incident=make_incident(db, f"INC-{n:04d}"), event="incident_acknowledged")
+    db.commit()
+    engine = make_engine(database_url)
+    sessions = make_session_factory(engine)
+    taken: list[list[int]] = [[], []]
+    start = threading.Barrier(2)
+
+    def claimer(mine: list[int]) -> None:
+        start.wait()
+        while True:
+            with sessions() as session, serialized_writes(session):
+                claims = outbox.claim_due(db_session=session, limit=3, lease_s=60)
+                session.commit()
+            if not claims:
+                return
+            mine.extend(claim.id for claim in claims)
+
+    threads = [threading.Thread(target=claimer, args=(mine,)) for mine in taken]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    engine.dispose()
+    assert not set(taken[0]) & set(taken[1])
+    assert len(taken[0]) + len(taken[1]) == 40

@@ -1,0 +1,152 @@
+"""Slack deliveries through the outbox, against a receiver that answers as Slack does."""
+
+import asyncio
+import time
+from typing import Any
+
+from sqlalchemy import select
+
+from incidents.briefings import service as briefings
+from incidents.database import transaction
+from incidents.delivery.models import Delivery
+from incidents.incident import service as incidents
+from incidents.resolution import service as resolutions
+from tests.incidents.resolution.factories import make_incident, post_mortem
+from tests.support.slack import SlackReceiver
+from web.app.container import Container
+from web.app.notify.deliver import deliver_due
+
+BRIEFING: dict[str, Any] = {
+    "summary": "Connection pool exhaustion on checkout, as in INC-2023-0142 [1].",
+    "first_checks": [
+        {"text": "Check pg_stat_activity for idle-in-transaction sessions [1]", "citations": [1]}
+    ],
+    "suggested_fix": [{"text": "Raise the pool size and recycle the pods [1]", "citations": [1]}],
+    "risky_actions": [{"text": "Do not restart the primary database [2]", "citations": [2]}],
+    "related_incidents": [{"id": "INC-2023-0142", "service": "checkout-service", "score": 0.9, "why": "x"}],
+    "evidence": [
+        {"n": 1, "kind": "incident", "id": "INC-2023-0142", "title": "pool", "text": "..."},
+        {"n": 2, "kind": "alert", "id": None, "title": "alert", "text": "..."},
+    ],
+    "seen_before": "similar",
+    "mode": "evidence-only",
+}
+
+
+def brief(container: Container, *, status: str = "triggered") -> int:
+    with transaction(container.sessions) as db:
+        incident = make_incident(db, status=status)
+        briefings.store_briefing(
+            db_session=db, incident_id=incident.id, data=BRIEFING, mode="evidence-only", memory="on"
+        )
+        return incident.id
+
+
+def rows(container: Container) -> list[Delivery]:
+    with container.sessions() as db:
+        return list(db.scalars(select(Delivery).order_by(Delivery.id)))
+
+
+async def drain(container: Container, timeout: float = 15.0) -> None:
+    """Deliver until no row is open, waiting out real backoffs (the first retry comes after 1 s)."""
+    deadline = time.monotonic() + timeout
+    while any(row.state in ("pending", "failing") for row in rows(container)):
+        assert time.monotonic() < deadline, "deliveries still open"
+        if (await deliver_due(container.sessions, container.notifier)).attempted == 0:
+            await asyncio.sleep(0.05)
+
+
+async def test_a_webhook_failing_twice_then_ok_gets_exactly_one_valid_message(
+    build: Any, slack: SlackReceiver
+) -> None:
+    container = build({"name": "oncall", "kind": "slack", "webhook_url": slack.webhook_url})
+    brief(container)
+    slack.fail_with((500, None), (429, "0"))
+    await drain(container)
+    assert slack.attempts == 3
+    assert len(slack.messages) == 1 and not slack.invalid
+    message = slack.messages[0]
+    assert message.blocks[0]["type"] == "header"
+    assert "INC-0001" in message.blocks[0]["text"]["text"]
+    body = " ".join(str(block) for block in message.blocks)
+    assert "pg_stat_activity" in body and "[INC-2023-0142]" in body
+    assert "https://recallops.example.org/incidents/INC-0001" in body
+    [row] = rows(container)
+    assert (row.state, row.attempts, row.last_error) == ("sent", 3, None)
+
+
+async def test_429_waits_as_long_as_retry_after_says(build: Any, slack: SlackReceiver) -> None:
+    container = build({"name": "oncall", "kind": "slack", "webhook_url": slack.webhook_url})
+    brief(container)
+    slack.fail_with((429, "120"))
+    report = await deliver_due(container.sessions, container.notifier)
+    assert report.failing == 1
+    [row] = rows(container)
+    assert row.state == "failing" and row.last_error == "429 from Slack: rate_limited"
+    wait = (row.next_attempt_at - row.created_at).total_seconds()
+    assert 119 <= wait <= 125
+    assert (await deliver_due(container.sessions, container.notifier)).attempted == 0
+
+
+async def test_a_4xx_fails_the_row_with_the_error_and_no_secret(build: Any, slack: SlackReceiver) -> None:
+    container = build({"name": "oncall", "kind": "slack", "webhook_url": slack.webhook_url + "-gone"})
+    brief(container)
+    report = await deliver_due(container.sessions, container.notifier)
+    assert report.failed == 1
+    [row] = rows(container)
+    assert row.state == "failed" and row.last_error is not None
+    assert row.last_error.startswith("404 from Slack")
+    assert "webhook-secret-path" not in row.last_error
+    assert (await deliver_due(container.sessions, container.notifier)).attempted == 0
+
+
+async def test_a_bot_token_threads_updates_under_the_first_message(build: Any, slack: SlackReceiver) -> None:
+    container = build(
+        {
+            "name": "oncall",
+            "kind": "slack",
+            "token": "xoxb-test-token",
+            "channel": "#oncall",
+            "api_url": slack.api_url,
+        }
+    )
+    incident_id = brief(container)
+    with transaction(container.sessions) as db:
+        incident = db.get(incidents.Incident, incident_id)
+        assert incident is not None
+        briefings.store_briefing(
+            db_session=db, incident_id=incident_id, data=BRIEFING, mode="evidence-only", memory="on"
+        )
+        incidents.acknowledge(db_session=db, incident=incident, actor="dana")
+        resolutions.resolve(db_session=db, incident=incident, fields=post_mortem(), actor="dana")
+    await drain(container)
+    assert [m.via for m in slack.messages] == ["api"] * 4 and not slack.invalid
+    first, *updates = slack.messages
+    assert first.thread_ts is None and first.channel == "#oncall" and first.token == "xoxb-test-token"
+    assert all(update.thread_ts == first.ts for update in updates)
+    headers = [m.blocks[0]["text"]["text"] for m in slack.messages]
+    assert headers[1].startswith("Briefing updated (v2)")
+    assert headers[2].startswith("Acknowledged by dana")
+    assert headers[3].startswith("Resolved by dana")
+    assert [row.event for row in rows(container)] == [
+        "briefing_stored",
+        "briefing_updated",
+        "incident_acknowledged",
+        "incident_resolved",
+    ]
+
+
+async def test_routing_rules_pick_the_channels(build: Any, slack: SlackReceiver) -> None:
+    container = build(
+        {"name": "all", "kind": "slack", "webhook_url": slack.webhook_url},
+        {"name": "payments", "kind": "slack", "webhook_url": slack.webhook_url, "services": ["payments"]},
+        {"name": "severe", "kind": "slack", "webhook_url": slack.webhook_url, "min_severity": "critical"},
+        {
+            "name": "closures",
+            "kind": "slack",
+            "webhook_url": slack.webhook_url,
+            "events": ["incident_resolved"],
+        },
+    )
+    brief(container)
+    assert sorted(row.channel for row in rows(container)) == ["all", "severe"]

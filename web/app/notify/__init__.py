@@ -1,0 +1,1 @@
+"""Delivery to chat: channel configuration, the one rendering of a notice, senders, the outbox worker."""

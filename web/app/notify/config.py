@@ -1,0 +1,200 @@
+"""Delivery channels as configured: a YAML file (``RECALLOPS_NOTIFY_CONFIG``) or JSON in
+``RECALLOPS_NOTIFY_CHANNELS``.
+
+Both hold a list of channels; each has a ``name``, a ``kind`` (``slack``, ``apprise`` or ``webhook``),
+how to reach it, and routing rules (``services``, ``min_severity``, ``events``). Any string may be
+written ``${NAME}`` to read it from the environment, so secrets need not sit in the file. Secrets are
+``SecretStr``: they print as ``**********`` and every error text is scrubbed of them (``redact``)
+before it is stored, logged or shown.
+
+    channels:
+      - name: oncall-slack
+        kind: slack
+        token: ${SLACK_BOT_TOKEN}        # or webhook_url: ${SLACK_WEBHOOK_URL}
+        channel: "#oncall"
+        min_severity: warning
+      - name: oncall-matrix
+        kind: apprise
+        url: ${MATRIX_APPRISE_URL}       # matrixs://user:pass@matrix.example.org/#oncall
+        services: [checkout-service, payments-api]
+      - name: audit
+        kind: webhook
+        url: https://hooks.example.org/recallops
+        secret: ${RECALLOPS_WEBHOOK_SECRET}
+        events: [incident_resolved]
+"""
+
+import os
+import re
+from abc import abstractmethod
+from pathlib import Path
+from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, TypeAdapter, ValidationError, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from incidents.delivery.routing import EVENTS, ChannelRoute
+from incidents.severity import SEVERITY_RANK
+
+NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
+_ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+class NotifyConfigError(ValueError):
+    """The delivery configuration cannot be used; the message names the channel and the problem."""
+
+
+class _Channel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=NAME)
+    services: list[str] = Field(default_factory=list)
+    min_severity: str | None = None
+    events: list[Literal[*EVENTS]] = Field(default_factory=lambda: list(EVENTS))  # type: ignore[valid-type]
+
+    @model_validator(mode="after")
+    def _known_severity(self) -> "_Channel":
+        if self.min_severity is not None and self.min_severity not in SEVERITY_RANK:
+            known = ", ".join(SEVERITY_RANK)
+            raise ValueError(f"min_severity {self.min_severity!r} is not one of {known}")
+        return self
+
+    def secrets(self) -> list[str]:
+        return [
+            value.get_secret_value()
+            for value in vars(self).values()
+            if isinstance(value, SecretStr) and value.get_secret_value()
+        ]
+
+    def route(self) -> ChannelRoute:
+        return ChannelRoute(
+            name=self.name,
+            kind=self.kind,  # type: ignore[attr-defined]
+            label=self.label(),
+            services=tuple(self.services),
+            min_severity=self.min_severity,
+            events=tuple(self.events),
+        )
+
+    @abstractmethod
+    def label(self) -> str:
+        """How the channel is named on pages and in the CLI: never its secret."""
+
+
+class SlackChannel(_Channel):
+    """Slack: a bot token posting with ``chat.postMessage`` (updates thread), or an incoming webhook."""
+
+    kind: Literal["slack"]
+    webhook_url: SecretStr | None = None
+    token: SecretStr | None = None
+    channel: str | None = None  # with a token: "#oncall" or a channel id
+    api_url: str | None = None  # another Slack-compatible API root, e.g. a gateway
+
+    @model_validator(mode="after")
+    def _one_way_in(self) -> "SlackChannel":
+        if (self.webhook_url is None) == (self.token is None):
+            raise ValueError("give exactly one of webhook_url or token")
+        if self.token is not None and not self.channel:
+            raise ValueError("a bot token needs a channel to post to")
+        return self
+
+    def label(self) -> str:
+        return self.channel or "Slack incoming webhook"
+
+
+class AppriseChannel(_Channel):
+    """Anything Apprise reaches (Teams, Mattermost, Discord, Matrix, ntfy, email, ...), by its URL."""
+
+    kind: Literal["apprise"]
+    url: SecretStr
+
+    def label(self) -> str:
+        import apprise
+
+        plugin = apprise.Apprise.instantiate(self.url.get_secret_value())
+        if plugin is None:
+            return "apprise (unrecognised URL)"
+        return str(plugin.url(privacy=True)).split("?", 1)[0][:255]
+
+
+class WebhookChannel(_Channel):
+    """A JSON POST, signed with HMAC-SHA256 over ``<timestamp>.<body>`` when ``secret`` is set."""
+
+    kind: Literal["webhook"]
+    url: SecretStr
+    secret: SecretStr | None = None
+
+    def label(self) -> str:
+        parts = urlsplit(self.url.get_secret_value())
+        return f"webhook {parts.scheme}://{parts.hostname or ''}"
+
+
+ChannelConfig = Annotated[SlackChannel | AppriseChannel | WebhookChannel, Field(discriminator="kind")]
+_CHANNELS = TypeAdapter(list[ChannelConfig])
+
+
+class NotifySettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="RECALLOPS_", env_file=".env", extra="ignore")
+
+    notify_config: Path | None = None
+    notify_channels: list[dict[str, Any]] = Field(default_factory=list)
+    public_url: str | None = None  # where links in messages point; the served address when unset
+    notify_timeout_s: float = 10.0
+    notify_max_attempts: int = 8
+
+
+def _expand(value: Any, where: str) -> Any:
+    """``${NAME}`` from the environment, in every string; a missing variable is an error, not ""."""
+    if isinstance(value, str):
+
+        def lookup(match: re.Match[str]) -> str:
+            name = match.group(1)
+            if name not in os.environ:
+                raise NotifyConfigError(f"{where}: environment variable {name} is not set")
+            return os.environ[name]
+
+        return _ENV_REF.sub(lookup, value)
+    if isinstance(value, list):
+        return [_expand(item, where) for item in value]
+    if isinstance(value, dict):
+        return {key: _expand(item, where) for key, item in value.items()}
+    return value
+
+
+def load_channels(settings: NotifySettings) -> list[ChannelConfig]:
+    """Every configured channel, validated; names must be unique across the file and the variable."""
+    raw: list[Any] = list(settings.notify_channels)
+    if settings.notify_config is not None:
+        try:
+            document = yaml.safe_load(settings.notify_config.read_text(encoding="utf-8")) or {}
+        except (OSError, yaml.YAMLError) as exc:
+            raise NotifyConfigError(f"{settings.notify_config}: {exc}") from exc
+        if not isinstance(document, dict) or not isinstance(document.get("channels", []), list):
+            raise NotifyConfigError(f"{settings.notify_config}: expected a mapping with a 'channels' list")
+        raw.extend(document.get("channels", []))
+    expanded = [_expand(item, f"channel {i + 1}") for i, item in enumerate(raw)]
+    try:
+        channels = _CHANNELS.validate_python(expanded)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"channel {'.'.join(str(p) for p in error['loc'])}: {error['msg']}" for error in exc.errors()
+        )
+        raise NotifyConfigError(f"delivery channels: {problems}") from exc
+    seen: set[str] = set()
+    for channel in channels:
+        if channel.name in seen:
+            raise NotifyConfigError(f"delivery channels: the name {channel.name!r} is used twice")
+        seen.add(channel.name)
+    return channels
+
+
+def redact(text: str, secrets: list[str]) -> str:
+    """The text with every secret (and its URL path, which often is the secret) replaced."""
+    for secret in sorted(secrets, key=len, reverse=True):
+        text = text.replace(secret, "[secret]")
+        path = urlsplit(secret).path
+        if secret.startswith(("http://", "https://")) and len(path) > 8:
+            text = text.replace(path, "/[secret]")
+    return text

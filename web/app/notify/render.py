@@ -1,0 +1,207 @@
+"""The one rendering of a notice: an event about an incident, with its short briefing and a link.
+
+``short_briefing`` picks what a chat message carries from a stored briefing (its summary, the first
+checks, the fix, the risky moves, the related incidents); ``compose`` turns an event into a ``Notice``;
+the formatters write that notice as Slack Block Kit, as Markdown (Apprise: Matrix, email, Teams, ...)
+and as the generic webhook's JSON. Every channel says the same thing because they all start here.
+Citations ``[n]`` become the id of the incident they cite (``[INC-0042]``), since a chat reader has
+no evidence list to look them up in.
+"""
+
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from slack_sdk.models.blocks import (
+    Block,
+    ContextBlock,
+    DividerBlock,
+    HeaderBlock,
+    MarkdownTextObject,
+    SectionBlock,
+)
+
+from incidents.delivery.routing import (
+    BRIEFING_STORED,
+    BRIEFING_UPDATED,
+    INCIDENT_ACKNOWLEDGED,
+    INCIDENT_RESOLVED,
+)
+
+MAX_CHECKS = 3
+MAX_FIXES = 3
+MAX_RISKY = 2
+MAX_RELATED = 3
+MAX_ITEM_CHARS = 300
+_CITATION = re.compile(r"\s*\[(\d+)\]")
+_SLACK_SECTION_CHARS = 2900
+_SLACK_HEADER_CHARS = 150
+
+
+@dataclass(frozen=True)
+class ShortBriefing:
+    summary: str
+    checks: list[str] = field(default_factory=list)
+    fixes: list[str] = field(default_factory=list)
+    risky: list[str] = field(default_factory=list)
+    related: list[str] = field(default_factory=list)
+    seen_before: str = "novel"
+    mode: str = "evidence-only"
+
+    def sections(self) -> list[tuple[str, list[str]]]:
+        found = [("First checks", self.checks), ("Suggested fix", self.fixes), ("Risky moves", self.risky)]
+        return [(title, items) for title, items in found if items]
+
+
+@dataclass(frozen=True)
+class Notice:
+    """What one message says, before any channel's formatting."""
+
+    event: str
+    incident_id: str
+    service: str
+    severity: str
+    status: str
+    title: str
+    headline: str
+    lines: list[str] = field(default_factory=list)
+    briefing: ShortBriefing | None = None
+    link: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _cited(text: str, evidence: list[dict[str, Any]]) -> str:
+    by_n = {item.get("n"): item for item in evidence}
+
+    def swap(match: re.Match[str]) -> str:
+        item = by_n.get(int(match.group(1)))
+        if item and item.get("kind") == "incident" and item.get("id"):
+            return f" [{item['id']}]"
+        return ""
+
+    cleaned = _CITATION.sub(swap, text).strip()
+    return cleaned if len(cleaned) <= MAX_ITEM_CHARS else cleaned[: MAX_ITEM_CHARS - 1] + "…"
+
+
+def short_briefing(data: dict[str, Any]) -> ShortBriefing:
+    """The head of a stored briefing: the few lines an engineer acts on first."""
+    evidence = list(data.get("evidence") or [])
+
+    def items(key: str, limit: int) -> list[str]:
+        return [_cited(item.get("text", ""), evidence) for item in (data.get(key) or [])[:limit]]
+
+    return ShortBriefing(
+        summary=_cited(str(data.get("summary", "")), evidence),
+        checks=items("first_checks", MAX_CHECKS),
+        fixes=items("suggested_fix", MAX_FIXES),
+        risky=items("risky_actions", MAX_RISKY),
+        related=[str(r.get("id")) for r in (data.get("related_incidents") or [])[:MAX_RELATED]],
+        seen_before=str(data.get("seen_before", "novel")),
+        mode=str(data.get("mode", "evidence-only")),
+    )
+
+
+def compose(
+    *,
+    event: str,
+    incident: dict[str, str],
+    payload: dict[str, Any],
+    briefing: dict[str, Any] | None,
+    link: str | None,
+) -> Notice:
+    """The notice for one event. ``incident`` carries public_id, service, severity, status, title."""
+    head = f"{incident['public_id']} · {incident['service']} · {incident['severity']}"
+    lines: list[str] = []
+    short = short_briefing(briefing) if briefing else None
+    if event == BRIEFING_STORED:
+        headline = f"{head}: {incident['title']}"
+        lines.append(f"Seen before: {short.seen_before}" if short else "No briefing yet.")
+    elif event == BRIEFING_UPDATED:
+        headline = f"Briefing updated (v{payload.get('version', '?')}) · {head}"
+    elif event == INCIDENT_ACKNOWLEDGED:
+        headline = f"Acknowledged by {payload.get('actor', 'someone')} · {head}"
+        short = None
+    elif event == INCIDENT_RESOLVED:
+        headline = f"Resolved by {payload.get('actor', 'someone')} · {head}"
+        if payload.get("root_cause"):
+            lines.append(f"Root cause: {_cited(str(payload['root_cause']), [])}")
+        if payload.get("grade") is not None:
+            lines.append(f"Briefing grade: {payload['grade']}")
+        short = None
+    else:
+        headline = f"Test message from RecallOps to channel {payload.get('channel', '')}"
+        lines.append("If you can read this, the channel is configured.")
+    return Notice(
+        event=event,
+        incident_id=incident.get("public_id", ""),
+        service=incident.get("service", ""),
+        severity=incident.get("severity", ""),
+        status=incident.get("status", ""),
+        title=incident.get("title", ""),
+        headline=headline,
+        lines=lines,
+        briefing=short,
+        link=link,
+    )
+
+
+def plain_text(notice: Notice) -> str:
+    """One line: Slack's notification fallback and every message's first line."""
+    return notice.headline
+
+
+def markdown(notice: Notice) -> str:
+    """The body for Apprise channels (Matrix, email, Teams, Discord, ...): Markdown, short."""
+    parts: list[str] = [*notice.lines]
+    if notice.briefing is not None:
+        if notice.briefing.summary:
+            parts.append(notice.briefing.summary)
+        for title, items in notice.briefing.sections():
+            parts.append(f"**{title}**\n" + "\n".join(f"- {item}" for item in items))
+        if notice.briefing.related:
+            parts.append("Related: " + ", ".join(notice.briefing.related))
+    if notice.link:
+        parts.append(f"Open the incident: {notice.link}")
+    return "\n\n".join(part for part in parts if part)
+
+
+def _mrkdwn(text: str) -> str:
+    """Slack's mrkdwn treats &, < and > as markup; briefing text quotes alerts, so escape them."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _section(text: str) -> SectionBlock:
+    clipped = text if len(text) <= _SLACK_SECTION_CHARS else text[: _SLACK_SECTION_CHARS - 1] + "…"
+    return SectionBlock(text=MarkdownTextObject(text=clipped))
+
+
+def slack_blocks(notice: Notice) -> list[Block]:
+    """Block Kit: a header, the briefing's sections, related incidents and the link as context."""
+    header = notice.headline
+    if len(header) > _SLACK_HEADER_CHARS:
+        header = header[: _SLACK_HEADER_CHARS - 1] + "…"
+    blocks: list[Block] = [HeaderBlock(text=header)]
+    for line in notice.lines:
+        blocks.append(_section(_mrkdwn(line)))
+    if notice.briefing is not None:
+        if notice.briefing.summary:
+            blocks.append(_section(_mrkdwn(notice.briefing.summary)))
+        for title, items in notice.briefing.sections():
+            body = "\n".join(f"• {_mrkdwn(item)}" for item in items)
+            blocks.append(_section(f"*{title}*\n{body}"))
+    context: list[str] = []
+    if notice.briefing is not None and notice.briefing.related:
+        context.append("Related: " + ", ".join(_mrkdwn(r) for r in notice.briefing.related))
+    if notice.link:
+        context.append(f"<{notice.link}|Open {notice.incident_id or 'RecallOps'}>")
+    if context:
+        blocks.append(DividerBlock())
+        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=" · ".join(context))]))
+    return blocks
+
+
+def webhook_body(notice: Notice, *, delivery_id: int) -> dict[str, Any]:
+    """The generic webhook's JSON: the notice's fields, the Markdown rendering and the delivery id."""
+    return {"delivery_id": delivery_id, **notice.as_dict(), "text": markdown(notice)}
