@@ -14,6 +14,7 @@ from web.cli import check_action as check_action_cli
 from web.cli import grades as grades_cli
 from web.cli import history as history_cli
 from web.cli import memory as memory_cli
+from web.cli import notify as notify_cli
 from web.cli import profile as profile_cli
 from web.cli import resolve_draft as resolve_draft_cli
 from web.cli import token as token_cli
@@ -33,6 +34,7 @@ app.add_typer(db.app, name="db")
 app.add_typer(user_cli.app, name="user")
 app.add_typer(token_cli.app, name="token")
 app.add_typer(memory_cli.app, name="memory")
+app.add_typer(notify_cli.app, name="notify")
 app.add_typer(profile_cli.app, name="profile")
 
 for plugin in entry_points(group="recallops.commands"):

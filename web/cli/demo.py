@@ -1,5 +1,6 @@
 """``recallops demo``: the Meridian Commerce history, two accounts and a sender token, ready to try."""
 
+import json
 from datetime import UTC, datetime
 
 import typer
@@ -12,6 +13,13 @@ from web.cli.history import seed
 
 DEMO_USERS = (("oncall", "engineer"), ("viewer", "viewer"))
 DEMO_TOKEN_PREFIX = "demo-sender-"
+# The alert the README posts: the demo history knows its cause (INC-2025-014, the checkout pool).
+DEMO_ALERT = {
+    "service": "checkout-service",
+    "title": "Checkout p99 latency over 2s",
+    "description": "remaining connection slots are reserved; pool timeout acquiring connection",
+    "severity": "critical",
+}
 
 
 def demo() -> None:
@@ -44,8 +52,6 @@ RecallOps demo is ready. Once the server is up, open {base}/ and sign in:
 Post an alert (the token is shown once; `recallops token create` makes more):
   curl -sS -X POST {base}/api/v1/alerts \\
     -H 'Authorization: Bearer {issued.secret}' -H 'Content-Type: application/json' \\
-    -d '{{"service": "checkout-service", "title": "Checkout p99 latency over 2s",
-         "description": "remaining connection slots are reserved; pool timeout acquiring connection",
-         "severity": "critical"}}'
+    -d '{json.dumps(DEMO_ALERT)}'
 """
     )

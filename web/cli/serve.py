@@ -1,5 +1,7 @@
 """``recallops serve``."""
 
+import os
+
 import typer
 import uvicorn
 
@@ -11,6 +13,12 @@ def serve(
     port: int | None = typer.Option(None, help="Port (default RECALLOPS_PORT or 8000)."),
 ) -> None:
     """Serve the API, the pages and the background worker."""
+    # The app reads its settings from the environment: the options become that environment, so
+    # everything that names the served address (links in chat messages) names the one in use.
+    if host:
+        os.environ["RECALLOPS_HOST"] = host
+    if port:
+        os.environ["RECALLOPS_PORT"] = str(port)
     settings = WebSettings()
     uvicorn.run(
         "web.http.app:create_app",

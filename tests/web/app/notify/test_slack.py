@@ -47,9 +47,9 @@ def rows(container: Container) -> list[Delivery]:
         return list(db.scalars(select(Delivery).order_by(Delivery.id)))
 
 
-async def drain(container: Container, timeout: float = 15.0) -> None:
+async def drain(container: Container, within_s: float = 15.0) -> None:
     """Deliver until no row is open, waiting out real backoffs (the first retry comes after 1 s)."""
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + within_s
     while any(row.state in ("pending", "failing") for row in rows(container)):
         assert time.monotonic() < deadline, "deliveries still open"
         if (await deliver_due(container.sessions, container.notifier)).attempted == 0:

@@ -11,6 +11,8 @@ from sqlalchemy.orm import Session
 from starlette.datastructures import FormData
 
 from incidents.briefings import service as briefing_service
+from incidents.delivery import outbox as delivery_outbox
+from incidents.delivery.routing import channel_labels
 from incidents.grades import service as grade_service
 from incidents.incident import service as incident_service
 from incidents.incident.models import Incident
@@ -31,6 +33,7 @@ from web.http.routes.pages.common import (
 )
 from web.http.security import Principal
 from web.http.views.briefing import SECTIONS, briefing_view
+from web.http.views.deliveries import delivery_lines
 
 router = APIRouter(include_in_schema=False)
 
@@ -62,8 +65,14 @@ def incident_page(
         recurrence = incident_service.public_ids(db_session=db, ids=[incident.recurrence_of_id]).get(
             incident.recurrence_of_id
         )
+    deliveries = delivery_lines(
+        delivery_outbox.incident_deliveries(db_session=db, incident_id=incident.id),
+        channel_labels(db_session=db),
+    )
     context = {
         "nav": "incidents",
+        "deliveries": deliveries,
+        "deliveries_pending": any(line.state == "pending" for line in deliveries),
         "incident": incident,
         "alert": incident_service.latest_alert(db_session=db, incident=incident),
         "events": events[-TIMELINE_SHOWN:],

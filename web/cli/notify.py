@@ -1,0 +1,115 @@
+"""``recallops notify``: delivery channels from the operator's side (status, retry, a test message).
+
+Commands read the same configuration as the server (``RECALLOPS_NOTIFY_CONFIG`` or
+``RECALLOPS_NOTIFY_CHANNELS``) and never print a channel's secret: channels appear by name and label.
+"""
+
+import asyncio
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import typer
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session, sessionmaker
+
+from incidents.database import make_engine, make_session_factory, transaction, upgrade
+from incidents.delivery import outbox
+from incidents.delivery.models import Delivery
+from incidents.delivery.routing import TEST, channel_labels
+from incidents.locking import serialized_writes
+from web.app.notify.config import NotifyConfigError
+from web.app.notify.deliver import Notifier, deliver_due
+from web.app.settings import Settings
+
+app = typer.Typer(help="Delivery channels: Slack, Apprise (chat, email) and webhooks.", no_args_is_help=True)
+
+
+@contextmanager
+def _configured() -> Iterator[tuple[sessionmaker[Session], Notifier]]:
+    settings = Settings()
+    try:
+        notifier = Notifier.load(settings.notify, base_url=f"http://{settings.web.host}:{settings.web.port}")
+    except NotifyConfigError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(code=1) from exc
+    engine: Engine = make_engine(settings.database_url)
+    try:
+        upgrade(engine)
+        sessions = make_session_factory(engine)
+        notifier.sync(sessions)
+        yield sessions, notifier
+    finally:
+        engine.dispose()
+
+
+@app.command()
+def status() -> None:
+    """Every channel: its label, messages by state, the last send and the last error."""
+    with _configured() as (sessions, notifier), sessions() as db:
+        labels = channel_labels(db_session=db)
+        found = {line.channel: line for line in outbox.channel_status(db_session=db)}
+        depth = outbox.depth(db_session=db)
+    names = sorted(set(notifier.channels) | set(found))
+    if not names:
+        typer.echo("no delivery channels configured (RECALLOPS_NOTIFY_CONFIG or RECALLOPS_NOTIFY_CHANNELS)")
+        return
+    for name in names:
+        configured = "" if name in notifier.channels else " (no longer configured)"
+        line = found.get(name)
+        counts = ", ".join(f"{n} {state}" for state, n in line.counts.items() if n) if line else "nothing yet"
+        typer.echo(f"{name}  {labels.get(name, '')}{configured}: {counts}")
+        if line and line.last_sent_at:
+            typer.echo(f"  last sent {line.last_sent_at.isoformat(timespec='seconds')}")
+        if line and line.last_error:
+            typer.echo(f"  last error: {line.last_error}")
+    typer.echo(f"outbox: {depth['pending']} pending, {depth['failing']} failing")
+
+
+@app.command()
+def retry(
+    channel: str | None = typer.Argument(None, help="Only this channel (default: every channel)."),
+) -> None:
+    """Make failed and failing messages due now, with a fresh attempt budget; the worker sends them."""
+    with _configured() as (sessions, _), transaction(sessions) as db, serialized_writes(db):
+        count = outbox.retry(db_session=db, channel=channel)
+        db.commit()
+    typer.echo(f"{count} message(s) queued again")
+
+
+async def _send_test(
+    sessions: sessionmaker[Session], notifier: Notifier, channel: str, within_s: float
+) -> Delivery:
+    """Owe one test message, then send it (or wait while a running server's worker does)."""
+    with transaction(sessions) as db, serialized_writes(db):
+        row = outbox.owe_one(db_session=db, channel=channel, event=TEST, data={"channel": channel})
+        db.commit()
+    deadline = time.monotonic() + within_s
+    while True:
+        await deliver_due(sessions, notifier, limit=1, only_ids=[row.id])
+        with sessions() as db:
+            current = db.get(Delivery, row.id)
+        assert current is not None
+        if current.state != "pending" or time.monotonic() > deadline:
+            return current
+        await asyncio.sleep(0.2)
+
+
+@app.command()
+def test(
+    channel: str = typer.Argument(..., help="The channel's name in the configuration."),
+    timeout: float = typer.Option(30.0, help="Seconds to wait for the outcome."),
+) -> None:
+    """Send a test message through the outbox to one channel and print what happened (exit 1 if not sent)."""
+    with _configured() as (sessions, notifier):
+        if channel not in notifier.channels:
+            known = ", ".join(sorted(notifier.channels)) or "none"
+            typer.echo(f"error: no channel {channel!r} is configured (configured: {known})", err=True)
+            raise typer.Exit(code=1)
+        row = asyncio.run(_send_test(sessions, notifier, channel, timeout))
+    label = notifier.channels[channel].label()
+    if row.state == "sent":
+        typer.echo(f"sent to {channel} ({label})")
+        return
+    typer.echo(f"{row.state}: {row.last_error or 'not sent yet'} ({channel}, {label})", err=True)
+    raise typer.Exit(code=1)
