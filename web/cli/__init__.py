@@ -13,6 +13,7 @@ from web.cli import ask, db, demo, serve
 from web.cli import check_action as check_action_cli
 from web.cli import grades as grades_cli
 from web.cli import history as history_cli
+from web.cli import mcp as mcp_cli
 from web.cli import memory as memory_cli
 from web.cli import notify as notify_cli
 from web.cli import profile as profile_cli
@@ -30,6 +31,7 @@ app.command("replay")(ask.replay_command)
 app.command("resolve-draft")(resolve_draft_cli.resolve_draft)
 app.command("check-action")(check_action_cli.check_action)
 app.command("grades")(grades_cli.grades_command)
+app.command("mcp")(mcp_cli.mcp)
 app.add_typer(db.app, name="db")
 app.add_typer(user_cli.app, name="user")
 app.add_typer(token_cli.app, name="token")

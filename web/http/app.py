@@ -29,6 +29,7 @@ from web.http.routes import (
     resolution_conversation,
     resolutions,
 )
+from web.mcp import http as mcp_http
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -47,7 +48,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             container.worker = build_worker(container)
             container.worker.start()
         try:
-            yield
+            async with mcp_sessions():
+                yield
         finally:
             await container.aclose()
 
@@ -69,6 +71,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(memory.router)
     app.add_middleware(BodyGate, settings=settings, identify=gate_identify)  # inside the session cookie
     pages.install(app, settings.web)
+    mcp_sessions = mcp_http.mount(app)
     if settings.web.trusted_proxies:  # outermost: the client address and scheme are settled first
         app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.web.trusted_proxies)
     return app

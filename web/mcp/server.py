@@ -1,0 +1,141 @@
+"""The MCP server: RecallOps' memory and incidents as read-only tools for other agents.
+
+Built with the official ``mcp`` SDK (``MCPServer``). The same server answers over stdio
+(``recallops mcp``) and over streamable HTTP at ``/mcp`` in the service (``web.mcp.http``, behind
+bearer tokens). Each tool calls what the API calls, so an agent sees what an engineer sees:
+
+- ``recall_similar_incidents``: the agent's recall tool, each incident with its labeled fields;
+- ``get_incident_briefing``: a cited briefing for a question or an alert text, as ``POST /ask`` (nothing
+  is stored);
+- ``get_incident`` and ``list_open_incidents``: the incident API, with the short briefing;
+- the resource ``recallops://profile``: the team reliability profile.
+
+**No tool writes memory.** Resolution stays with engineers (the page, the API, the resolution
+conversation); the tools here only read, and a briefing asked for here is not stored.
+``check_action`` is not offered: the decision-time guard does not exist in this version.
+"""
+
+from collections.abc import Callable
+from dataclasses import asdict
+from typing import Annotated, Any
+
+from fastapi import HTTPException
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from agent.evidence import AlertInput
+from incidents.briefings import service as briefings
+from incidents.incident import service as incidents
+from memory import MemoryUnavailable
+from memory.tools import recall_similar_incidents as recall
+from web.app import briefings as wiring
+from web.app import profile
+from web.app.container import Container
+from web.app.notify.render import short_briefing
+from web.http.routes.incidents import get_incident as incident_detail
+from web.http.routes.incidents import list_incidents
+from web.http.routes.memory import hit
+from web.http.security import Principal
+
+READ_ONLY = ToolAnnotations(
+    readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False
+)
+MCP_PRINCIPAL = Principal(name="mcp", kind="token", scopes=frozenset({"read"}))
+INSTRUCTIONS = (
+    "RecallOps remembers the incidents this team resolved. Recall similar past incidents for an alert, "
+    "ask for a cited briefing, read open incidents and the team's reliability profile. Everything here "
+    "is read-only; recalled records are past incidents, possibly stale: check before acting."
+)
+
+Service = Annotated[str | None, Field(default=None, max_length=255, description="Only this service")]
+
+
+def build_server(container: Callable[[], Container]) -> MCPServer[Any]:
+    """The server, reading the process's container at call time (built after the app starts)."""
+    server: MCPServer[Any] = MCPServer("recallops", version="0.1.0", instructions=INSTRUCTIONS)
+
+    def base_url() -> str:
+        return container().notifier.base_url
+
+    @server.tool(annotations=READ_ONLY)
+    async def recall_similar_incidents(
+        alert_description: Annotated[str, Field(min_length=1, max_length=4000, description="The alert text")],
+        service: Service = None,
+        limit: Annotated[int, Field(ge=1, le=20, description="Incidents, not facts")] = 3,
+    ) -> dict[str, Any]:
+        """Past resolved incidents resembling an alert, strongest first: each with its labeled
+        post-mortem fields (symptom, error signature, root cause, resolution steps, runbook, outcome,
+        failed attempts), its match score and which retrieval channels found it, and a link to its record."""
+        try:
+            found = await recall(container().bank, alert_description, service=service or None, limit=limit)
+        except MemoryUnavailable as exc:
+            raise ToolError(f"memory unavailable: {exc}") from exc
+        incidents_found = []
+        for item in found:
+            data = hit(item).model_dump(mode="json")
+            data["citation"] = {"id": item.id, "url": f"{base_url()}/records/{item.id}"}
+            incidents_found.append(data)
+        return {"query": alert_description, "service": service, "incidents": incidents_found}
+
+    @server.tool(annotations=READ_ONLY)
+    async def get_incident_briefing(
+        question: Annotated[
+            str, Field(min_length=1, max_length=20_000, description="Alert text or question")
+        ],
+        service: Service = None,
+    ) -> dict[str, Any]:
+        """A briefing from memory: summary, likely causes, first checks, suggested fix and risky actions,
+        each citing numbered evidence, and the related incidents. Nothing is stored."""
+        alert = AlertInput(text=question, service=service or None, title="")
+        async with wiring.open_agent(container()) as agent:
+            briefing = await agent.brief(alert, memory_on=True)
+        return briefing.model_dump(mode="json", exclude={"hops"})
+
+    @server.tool(annotations=READ_ONLY)
+    def get_incident(
+        id: Annotated[str, Field(min_length=1, max_length=64, description="Readable id, e.g. INC-0001")],
+    ) -> dict[str, Any]:
+        """One incident: status, service, severity, alerts, timeline and the short head of its briefing."""
+        with container().sessions() as db:
+            try:
+                detail = incident_detail(public_id=id, alerts_limit=20, _=MCP_PRINCIPAL, db=db)
+            except HTTPException as exc:
+                raise ToolError(str(exc.detail)) from exc
+            found = incidents.get_by_public_id(db_session=db, public_id=id)
+            assert found is not None
+            stored = briefings.latest_briefing(db_session=db, incident_id=found.id)
+        data = detail.model_dump(mode="json")
+        data["briefing"] = asdict(short_briefing(stored.data)) if stored else None
+        data["url"] = f"{base_url()}/incidents/{id}"
+        return data
+
+    @server.tool(annotations=READ_ONLY)
+    def list_open_incidents(service: Service = None) -> dict[str, Any]:
+        """Incidents not yet resolved (triggered or acknowledged), newest first."""
+        with container().sessions() as db:
+            page = list_incidents(
+                status=["open"],
+                service_name=service or None,
+                severity=None,
+                since=None,
+                limit=100,
+                offset=0,
+                _=MCP_PRINCIPAL,
+                db=db,
+            )
+        return page.model_dump(mode="json")
+
+    @server.resource(
+        "recallops://profile",
+        name="team-reliability-profile",
+        title="Team-wide Production Reliability Profile",
+        description="Recurring failure patterns: services, early signals, verified causes, risky moves",
+        mime_type="application/json",
+    )
+    async def team_profile() -> dict[str, Any]:
+        found = await profile.view(container(), profile.Scope(None))
+        return found.to_dict()
+
+    return server
