@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 import pytest
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
@@ -137,6 +137,7 @@ async def test_http_refuses_no_token_a_wrong_token_and_the_wrong_scope(server: L
             "/mcp", json=hello, headers={**headers, "Authorization": f"Bearer {sender}"}
         )
         assert scoped.status_code == 403 and "read" in scoped.json()["detail"]
-    with pytest.raises(Exception):  # the official client gives up on the 403 too
+    with pytest.raises(ExceptionGroup) as refused:  # the official client gives up on the 403 too
         async with over_http(server, sender):
             pass
+    assert refused.group_contains(MCPError, depth=None)
