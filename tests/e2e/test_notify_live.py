@@ -173,6 +173,9 @@ def test_the_demo_alert_reaches_matrix_email_slack_and_the_webhook_within_second
         assert f"sent to <strong>{label}</strong>" in page
     for secret in ("bot-password", "audit-signing-secret", "webhook-secret-path"):
         assert secret not in page and secret not in server.log()
+    metrics = httpx.get(f"{server.url}/metrics", timeout=30).text
+    assert 'recallops_deliveries_total{channel="oncall-matrix",outcome="sent"} 1.0' in metrics
+    assert 'recallops_delivery_outbox_depth{state="pending"}' in metrics
     status = server.cli("notify", "status").stdout
     assert "oncall-matrix" in status and "1 sent" in status and "bot-password" not in status
 

@@ -1,0 +1,59 @@
+"""Channel configuration: YAML or JSON, secrets from the environment, clear errors, nothing leaked."""
+
+from pathlib import Path
+
+import pytest
+
+from web.app.notify.config import NotifyConfigError, NotifySettings, load_channels, redact
+
+
+def test_yaml_channels_read_their_secrets_from_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOOK", "https://hooks.slack.com/services/T1/B2/very-secret-path")
+    config = tmp_path / "notify.yaml"
+    config.write_text(
+        "channels:\n"
+        "  - {name: oncall, kind: slack, webhook_url: '${HOOK}', min_severity: warning}\n"
+        "  - {name: mail, kind: apprise, url: 'mailto://bot:hunter2@smtp.example.org?to=a@example.org'}\n"
+    )
+    slack, mail = load_channels(NotifySettings(notify_config=config))
+    assert slack.secrets() == ["https://hooks.slack.com/services/T1/B2/very-secret-path"]
+    assert "very-secret-path" not in repr(slack) and "hunter2" not in repr(mail)
+    assert slack.route().min_severity == "warning" and slack.route().label == "Slack incoming webhook"
+    assert "hunter2" not in mail.route().label and "smtp.example.org" in mail.route().label
+
+
+@pytest.mark.parametrize(
+    ("channels", "message"),
+    [
+        ([{"name": "a", "kind": "slack"}], "give exactly one of webhook_url or token"),
+        ([{"name": "a", "kind": "slack", "token": "xoxb-1"}], "a bot token needs a channel"),
+        (
+            [{"name": "a", "kind": "webhook", "url": "http://x", "min_severity": "loud"}],
+            "min_severity 'loud'",
+        ),
+        ([{"name": "a", "kind": "webhook", "url": "http://x", "events": ["paged"]}], "events"),
+        ([{"name": "a", "kind": "fax", "url": "http://x"}], "kind"),
+        ([{"name": "a", "kind": "webhook", "url": "${NOT_SET_ANYWHERE}"}], "NOT_SET_ANYWHERE is not set"),
+        (
+            [
+                {"name": "a", "kind": "webhook", "url": "http://x"},
+                {"name": "a", "kind": "webhook", "url": "http://y"},
+            ],
+            "used twice",
+        ),
+    ],
+)
+def test_a_bad_channel_is_an_error_naming_the_problem(
+    channels: list[dict[str, object]], message: str
+) -> None:
+    with pytest.raises(NotifyConfigError, match=message):
+        load_channels(NotifySettings(notify_channels=channels))
+
+
+def test_errors_are_scrubbed_of_secrets_and_of_a_webhook_urls_path() -> None:
+    url = "https://hooks.slack.com/services/T1/B2/very-secret-path"
+    text = f"ConnectError: {url} and then /services/T1/B2/very-secret-path, token xoxb-9"
+    scrubbed = redact(text, [url, "xoxb-9"])
+    assert "very-secret-path" not in scrubbed and "xoxb-9" not in scrubbed

@@ -1,0 +1,68 @@
+"""One rendering for every channel: the short briefing, Block Kit that Slack accepts, Markdown, JSON."""
+
+from slack_sdk.models.blocks import Block
+
+from tests.web.app.notify.test_slack import BRIEFING
+from web.app.notify.render import Notice, compose, markdown, short_briefing, slack_blocks, webhook_body
+
+INCIDENT = {
+    "public_id": "INC-0007",
+    "service": "checkout-service",
+    "severity": "critical",
+    "status": "triggered",
+    "title": "Checkout <p99> & latency",
+}
+
+
+def notice(event: str = "briefing_stored", **payload: object) -> Notice:
+    return compose(
+        event=event,
+        incident=INCIDENT,
+        payload=dict(payload),
+        briefing=BRIEFING,
+        link="https://r.example.org/incidents/INC-0007",
+    )
+
+
+def test_citations_become_the_incident_they_cite_and_other_numbers_go() -> None:
+    short = short_briefing(BRIEFING)
+    assert short.checks == ["Check pg_stat_activity for idle-in-transaction sessions [INC-2023-0142]"]
+    assert short.risky == ["Do not restart the primary database"]
+    assert short.related == ["INC-2023-0142"]
+
+
+def test_slack_blocks_are_valid_block_kit_and_escape_alert_text() -> None:
+    blocks = [block.to_dict() for block in slack_blocks(notice())]
+    for raw in blocks:
+        parsed = Block.parse(raw)
+        assert parsed is not None
+        parsed.validate_json()
+    assert blocks[0]["type"] == "header" and "INC-0007" in blocks[0]["text"]["text"]
+    context = blocks[-1]["elements"][0]["text"]
+    assert "<https://r.example.org/incidents/INC-0007|Open INC-0007>" in context
+    long_title = compose(
+        event="briefing_stored",
+        incident={**INCIDENT, "title": "x" * 400},
+        payload={},
+        briefing=None,
+        link=None,
+    )
+    assert len(slack_blocks(long_title)[0].to_dict()["text"]["text"]) <= 150
+
+
+def test_markdown_and_the_webhook_say_the_same_thing() -> None:
+    text = markdown(notice())
+    assert (
+        "**First checks**" in text and "Open the incident: https://r.example.org/incidents/INC-0007" in text
+    )
+    body = webhook_body(notice(), delivery_id=3)
+    assert (
+        body["delivery_id"] == 3 and body["text"] == text and body["briefing"]["related"] == ["INC-2023-0142"]
+    )
+
+
+def test_lifecycle_events_are_one_line_with_who_and_what() -> None:
+    acked = notice("incident_acknowledged", actor="dana")
+    assert acked.headline.startswith("Acknowledged by dana") and acked.briefing is None
+    resolved = notice("incident_resolved", actor="lee", root_cause="pool too small [1]", grade=65)
+    assert resolved.lines == ["Root cause: pool too small", "Briefing grade: 65"]
