@@ -16,6 +16,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import Request
 from starlette.responses import JSONResponse
+from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from web.http.auth import CHALLENGE, authorize, bearer_secret, token_principal
@@ -61,7 +62,9 @@ def mount(app: FastAPI) -> Callable[[], AbstractAsyncContextManager[None]]:
         json_response=True,
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
-    app.add_route(PATH, GuardedMCP(server), methods=["GET", "POST", "DELETE"], include_in_schema=False)
+    app.router.routes.append(
+        Route(PATH, GuardedMCP(server), methods=["GET", "POST", "DELETE"], include_in_schema=False)
+    )
 
     @asynccontextmanager
     async def running() -> AsyncIterator[None]:

@@ -25,11 +25,12 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
+from agent.confidence import precedent_confidence
 from agent.evidence import AlertInput
 from incidents.briefings import service as briefings
 from incidents.incident import service as incidents
-from memory import MemoryUnavailable
-from memory.tools import recall_similar_incidents as recall
+from memory.service import MemoryUnavailable
+from memory.service import recall_similar_incidents as recall
 from web.app import briefings as wiring
 from web.app import profile
 from web.app.container import Container
@@ -67,14 +68,25 @@ def build_server(container: Callable[[], Container]) -> MCPServer[Any]:
     ) -> dict[str, Any]:
         """Past resolved incidents resembling an alert, strongest first: each with its labeled
         post-mortem fields (symptom, error signature, root cause, resolution steps, runbook, outcome,
-        failed attempts), its match score and which retrieval channels found it, and a link to its record."""
+        failed attempts), the calibrated probability that it is a relevant precedent (with its band), the
+        retrieval score and channels that found it, and a citation linking to its record."""
         try:
             found = await recall(container().bank, alert_description, service=service or None, limit=limit)
         except MemoryUnavailable as exc:
             raise ToolError(f"memory unavailable: {exc}") from exc
         incidents_found = []
+        ranking_model = container().bank.ranking_model
         for item in found:
             data = hit(item).model_dump(mode="json")
+            same = bool(service) and data["service"] == service
+            sure = precedent_confidence(
+                item, alert_description, same_service=same, ranking_model=ranking_model
+            )
+            data["confidence"] = {
+                "probability": sure.probability,
+                "band": sure.band,
+                "calibrated": sure.calibrated,
+            }
             data["citation"] = {"id": item.id, "url": f"{base_url()}/records/{item.id}"}
             incidents_found.append(data)
         return {"query": alert_description, "service": service, "incidents": incidents_found}

@@ -31,6 +31,7 @@ from typing import Any
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session, aliased
 
+from incidents.database import rowcount
 from incidents.delivery.models import Delivery
 from incidents.delivery.routing import enabled_routes
 from incidents.incident.models import Incident
@@ -223,11 +224,8 @@ def retry(*, db_session: Session, channel: str | None = None, now: datetime | No
     query = update(Delivery).where(Delivery.state.in_(("failed", "failing")))
     if channel is not None:
         query = query.where(Delivery.channel == channel)
-    return db_session.execute(
-        query.values(
-            state="pending", attempts=0, next_attempt_at=now or utcnow(), locked_until=None
-        ).execution_options(synchronize_session=False)
-    ).rowcount
+    changes = query.values(state="pending", attempts=0, next_attempt_at=now or utcnow(), locked_until=None)
+    return rowcount(db_session.execute(changes.execution_options(synchronize_session=False)))
 
 
 @dataclass(frozen=True)

@@ -116,7 +116,7 @@ class AppriseChannel(_Channel):
         plugin = apprise.Apprise.instantiate(self.url.get_secret_value())
         if plugin is None:
             return "apprise (unrecognised URL)"
-        return str(plugin.url(privacy=True)).split("?", 1)[0][:255]
+        return str(plugin.url(privacy=True)).split("?", 1)[0][:255]  # type: ignore[no-untyped-call]
 
 
 class WebhookChannel(_Channel):

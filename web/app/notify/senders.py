@@ -65,11 +65,11 @@ def send_slack(channel: SlackChannel, notice: Notice, *, thread: str | None, tim
     if channel.webhook_url is not None:
         hook = WebhookClient(channel.webhook_url.get_secret_value(), timeout=timeout, retry_handlers=[])
         try:
-            response = hook.send(text=text, blocks=blocks)
+            answer = hook.send(text=text, blocks=blocks)
         except (urllib.error.URLError, OSError) as exc:
             raise SendError(f"network error reaching Slack: {exc}", retry=True) from exc
-        if response.status_code != 200:
-            raise _http_error(response.status_code, f"Slack: {response.body[:200]}", response.headers)
+        if answer.status_code != 200:
+            raise _http_error(answer.status_code, f"Slack: {answer.body[:200]}", answer.headers)
         return None
     assert channel.token is not None
     client = WebClient(
