@@ -79,7 +79,8 @@ def rule_for(path: str) -> BodyRule:
 
 
 def _is_page(path: str) -> bool:
-    return not (path.startswith("/api/") or path.startswith("/v2/"))
+    """Pages send a missing sign-in to the sign-in form; the API, PagerDuty and MCP answer 401."""
+    return not (path.startswith(("/api/", "/v2/")) or path == "/mcp")
 
 
 class BodyGate:

@@ -1,9 +1,9 @@
 """Delivering the delivery outbox: claimed rows become messages, each outcome recorded after the send.
 
 Like the memory outbox's worker (``web.app.memory_outbox``): the claim is committed before anything
-leaves the process, each send runs in a thread under a timeout with no database connection held, and
-its outcome (sent with the receiver's message id, failing with a backed-off next attempt, or failed)
-is committed on its own. What a message says is read at send time from the incident and the briefing
+leaves the process, each send runs in a thread under a timeout (up to ``PARALLEL_SENDS`` side by
+side) with no database connection held, and its outcome (sent with the receiver's message id,
+failing with a backed-off next attempt, or failed) is committed on its own. What a message says is read at send time from the incident and the briefing
 version the row names (a stored version never changes), and rendered by ``web.app.notify.render``.
 """
 
@@ -31,6 +31,7 @@ from web.app.worker import Task
 log = logging.getLogger(__name__)
 
 BATCH = 20
+PARALLEL_SENDS = 8
 
 
 @dataclass
@@ -167,7 +168,15 @@ async def deliver_due(
     with transaction(sessions) as db, serialized_writes(db):
         claims = outbox.claim_due(db_session=db, limit=limit, lease_s=notifier.lease_s, only_ids=only_ids)
         db.commit()
-    states = [await deliver_claim(sessions, notifier, claim) for claim in claims]
+    # A batch never holds two rows of one thread (the claim takes only the earliest open one), so its
+    # rows go out side by side: a slow receiver (a Matrix login) does not hold up the others.
+    slots = asyncio.Semaphore(PARALLEL_SENDS)
+
+    async def one(claim: Claim) -> str:
+        async with slots:
+            return await deliver_claim(sessions, notifier, claim)
+
+    states = list(await asyncio.gather(*(one(claim) for claim in claims)))
     return DeliveryReport(
         sent=states.count("sent"), failing=states.count("failing"), failed=states.count("failed")
     )
