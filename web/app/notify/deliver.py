@@ -3,8 +3,9 @@
 Like the memory outbox's worker (``web.app.memory_outbox``): the claim is committed before anything
 leaves the process, each send runs in a thread under a timeout (up to ``PARALLEL_SENDS`` side by
 side) with no database connection held, and its outcome (sent with the receiver's message id,
-failing with a backed-off next attempt, or failed) is committed on its own. What a message says is read at send time from the incident and the briefing
-version the row names (a stored version never changes), and rendered by ``web.app.notify.render``.
+failing with a backed-off next attempt, or failed) is committed on its own. What a message says is
+read at send time from the incident and the briefing version the row names (a stored version never
+changes), and rendered by ``web.app.notify.render``.
 """
 
 import asyncio
