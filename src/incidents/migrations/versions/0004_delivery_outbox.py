@@ -1,7 +1,7 @@
 """delivery channels and the delivery outbox
 
 Revision ID: 0004
-Revises: 0005
+Revises: 0003
 """
 
 from collections.abc import Sequence
@@ -12,7 +12,7 @@ from alembic import op
 import incidents.timeutil
 
 revision: str = "0004"
-down_revision: str | None = "0005"
+down_revision: str | None = "0003"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
