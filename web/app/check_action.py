@@ -55,17 +55,34 @@ def _moves(found: list[RecalledIncident], own_id: str) -> list[RecordedMove]:
 
 
 async def recorded_moves(
-    container: Container, *, action: str, alert_text: str, service: str, own_id: str
+    container: Container, *, action: str, service: str | None, alert_text: str | None = None, own_id: str = ""
 ) -> list[RecordedMove]:
-    """The moves of the records memory recalls for this incident and this action."""
+    """The moves of the records memory recalls for this action (on the service, then anywhere) and, for
+    an incident, for its alert's own precedents."""
     bank, timeout = container.bank, container.settings.memory.memory_timeout_s
-    calls = [
-        recall_similar_incidents(bank, alert_text, service, RECALL_LIMIT),
-        recall_similar_incidents(bank, action, service, RECALL_LIMIT),
-        recall_similar_incidents(bank, action, None, RECALL_LIMIT),
-    ]
-    results = await asyncio.wait_for(asyncio.gather(*calls), timeout=timeout)
+    queries = [(alert_text, service)] if alert_text else []
+    queries += [(action, service), (action, None)] if service else [(action, None)]
+    calls = [recall_similar_incidents(bank, text, scope, RECALL_LIMIT) for text, scope in queries]
+    try:
+        results = await asyncio.wait_for(asyncio.gather(*calls), timeout=timeout)
+    except TimeoutError as exc:
+        raise MemoryUnavailable("memory did not answer in time") from exc
     return _moves([i for found in results for i in found], own_id)
+
+
+async def judge(
+    container: Container, action: str, moves: list[RecordedMove], service: str | None
+) -> ActionCheck:
+    similarity = Similarity(container.embedder)
+    return await asyncio.to_thread(check_action, action, moves, service=service, similarity=similarity)
+
+
+async def check_service_action(container: Container, *, action: str, service: str | None) -> ActionCheck:
+    """Judge ``action`` with no incident to attach it to (the MCP ``check_action`` tool): the same
+    verdict from the same records, and nothing is written, not even a timeline event."""
+    action = " ".join(action.split())[:MAX_ACTION_CHARS]
+    moves = await recorded_moves(container, action=action, service=service)
+    return await judge(container, action, moves, service)
 
 
 async def check_incident_action(
@@ -80,14 +97,10 @@ async def check_incident_action(
             raise IncidentNotFound(public_id)
         alert = alert_for_incident(db_session=db, incident=incident)
         service = incident.service
-    try:
-        moves = await recorded_moves(
-            container, action=action, alert_text=alert.description, service=service, own_id=public_id
-        )
-    except TimeoutError as exc:
-        raise MemoryUnavailable("memory did not answer in time") from exc
-    similarity = Similarity(container.embedder)
-    check = await asyncio.to_thread(check_action, action, moves, service=service, similarity=similarity)
+    moves = await recorded_moves(
+        container, action=action, alert_text=alert.description, service=service, own_id=public_id
+    )
+    check = await judge(container, action, moves, service)
     with transaction(container.sessions) as db, serialized_writes(db):
         incident = incidents.get_by_public_id(db_session=db, public_id=public_id)
         if incident is None:
@@ -116,8 +129,9 @@ class MatchedMoveRead(BaseModel):
     same_service: bool
 
 
-class CheckActionRead(BaseModel):
-    incident: str
+class VerdictRead(BaseModel):
+    """A verdict on its own: what ``check_action`` over MCP answers, with no incident."""
+
     action: str
     verdict: Literal["risky", "worked before", "no record"]
     scope: Literal["service", "cross-service", "none"] = Field(
@@ -128,10 +142,12 @@ class CheckActionRead(BaseModel):
     matches: list[MatchedMoveRead]
 
 
-def check_read(result: IncidentActionCheck) -> CheckActionRead:
-    check = result.check
-    return CheckActionRead(
-        incident=result.incident,
+class CheckActionRead(VerdictRead):
+    incident: str
+
+
+def verdict_read(check: ActionCheck) -> VerdictRead:
+    return VerdictRead(
         action=check.action,
         verdict=check.verdict,
         scope=check.scope,
@@ -151,3 +167,7 @@ def check_read(result: IncidentActionCheck) -> CheckActionRead:
             for m in check.matches
         ],
     )
+
+
+def check_read(result: IncidentActionCheck) -> CheckActionRead:
+    return CheckActionRead(incident=result.incident, **verdict_read(result.check).model_dump())

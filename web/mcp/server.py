@@ -7,12 +7,13 @@ bearer tokens). Each tool calls what the API calls, so an agent sees what an eng
 - ``recall_similar_incidents``: the agent's recall tool, each incident with its labeled fields;
 - ``get_incident_briefing``: a cited briefing for a question or an alert text, as ``POST /ask`` (nothing
   is stored);
+- ``check_action``: the decision-time guard for a move about to be made (risky, worked before, no
+  record), judged from the same records as the incident page's check, with nothing written;
 - ``get_incident`` and ``list_open_incidents``: the incident API, with the short briefing;
 - the resource ``recallops://profile``: the team reliability profile.
 
 **No tool writes memory.** Resolution stays with engineers (the page, the API, the resolution
 conversation); the tools here only read, and a briefing asked for here is not stored.
-``check_action`` is not offered: the decision-time guard does not exist in this version.
 """
 
 from collections.abc import Callable
@@ -33,6 +34,7 @@ from memory.service import MemoryUnavailable
 from memory.service import recall_similar_incidents as recall
 from web.app import briefings as wiring
 from web.app import profile
+from web.app.check_action import MAX_ACTION_CHARS, check_service_action, verdict_read
 from web.app.container import Container
 from web.app.notify.render import short_briefing
 from web.http.routes.incidents import get_incident as incident_detail
@@ -104,6 +106,23 @@ def build_server(container: Callable[[], Container]) -> MCPServer[Any]:
         async with wiring.open_agent(container()) as agent:
             briefing = await agent.brief(alert, memory_on=True)
         return briefing.model_dump(mode="json", exclude={"hops"})
+
+    @server.tool(annotations=READ_ONLY)
+    async def check_action(
+        action: Annotated[
+            str, Field(min_length=1, max_length=MAX_ACTION_CHARS, description="The move about to be made")
+        ],
+        service: Service = None,
+    ) -> dict[str, Any]:
+        """Check a move against memory before making it: "risky" when a recorded failed attempt or risky
+        action matches (with what happened then), "worked before" when a recorded resolution step
+        matches, else "no record"; the service's records first, then every service's, each cited.
+        Nothing is written."""
+        try:
+            check = await check_service_action(container(), action=action, service=service or None)
+        except MemoryUnavailable as exc:
+            raise ToolError(f"memory unavailable: {exc}") from exc
+        return verdict_read(check).model_dump(mode="json")
 
     @server.tool(annotations=READ_ONLY)
     def get_incident(

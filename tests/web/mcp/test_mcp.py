@@ -22,7 +22,13 @@ from web.cli.demo import DEMO_ALERT
 pytestmark = pytest.mark.e2e
 
 POOL_INCIDENT = "INC-2025-014"
-TOOLS = {"recall_similar_incidents", "get_incident_briefing", "get_incident", "list_open_incidents"}
+TOOLS = {
+    "recall_similar_incidents",
+    "get_incident_briefing",
+    "check_action",
+    "get_incident",
+    "list_open_incidents",
+}
 
 
 @pytest.fixture(scope="module")
@@ -92,6 +98,12 @@ async def exercise(session: ClientSession) -> dict[str, Any]:
     briefing = await session.call_tool("get_incident_briefing", {"question": DEMO_ALERT["description"]})
     assert not briefing.is_error and briefing.structured_content is not None
     assert POOL_INCIDENT in [r["id"] for r in briefing.structured_content["related_incidents"]]
+    guard = await session.call_tool(
+        "check_action", {"action": "scale checkout-service to 18 pods", "service": DEMO_ALERT["service"]}
+    )
+    assert not guard.is_error and guard.structured_content is not None
+    assert guard.structured_content["verdict"] == "risky"
+    assert POOL_INCIDENT in guard.structured_content["citations"]
     opened = await session.call_tool("list_open_incidents", {})
     assert not opened.is_error
     missing = await session.call_tool("get_incident", {"id": "INC-9999"})

@@ -20,7 +20,8 @@ from incidents.briefings import service as briefings
 from incidents.database import transaction
 from incidents.delivery import outbox
 from incidents.delivery.outbox import Claim
-from incidents.delivery.routing import sync_channels
+from incidents.delivery.routing import INCIDENT_RESOLVED, sync_channels
+from incidents.grades import service as grades
 from incidents.incident.models import Incident
 from incidents.locking import serialized_writes
 from web.app.metrics import DELIVERIES, DELIVERY_OUTBOX_DEPTH
@@ -82,6 +83,7 @@ def _notice(db: Session, notifier: Notifier, claim: Claim) -> tuple[Notice, str 
     facts = {"public_id": "", "service": "", "severity": "", "status": "", "title": ""}
     briefing = None
     link = None
+    payload = claim.payload
     if incident is not None:
         facts = {
             "public_id": incident.public_id,
@@ -98,7 +100,13 @@ def _notice(db: Session, notifier: Notifier, claim: Claim) -> tuple[Notice, str 
         )
         briefing = stored.data if stored is not None else None
         link = f"{notifier.base_url}/incidents/{incident.public_id}"
-    notice = compose(event=claim.event, incident=facts, payload=claim.payload, briefing=briefing, link=link)
+        if claim.event == INCIDENT_RESOLVED:
+            # The worker grades briefings after the resolve commits: a grade stored by the time this row
+            # is sent (the latest briefing version's) goes into the message; none yet means none is said.
+            graded = grades.incident_grades(db_session=db, incident_id=incident.id)
+            if graded:
+                payload = {**payload, "grade": graded[-1].score, "graded_version": graded[-1].version}
+    notice = compose(event=claim.event, incident=facts, payload=payload, briefing=briefing, link=link)
     thread = outbox.thread_ref(db_session=db, incident_id=claim.incident_id, channel=claim.channel)
     return notice, thread
 

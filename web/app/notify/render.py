@@ -1,11 +1,11 @@
 """The one rendering of a notice: an event about an incident, with its short briefing and a link.
 
-``short_briefing`` picks what a chat message carries from a stored briefing (its summary, the first
-checks, the fix, the risky moves, the related incidents); ``compose`` turns an event into a ``Notice``;
-the formatters write that notice as Slack Block Kit, as Markdown (Apprise: Matrix, email, Teams, ...)
-and as the generic webhook's JSON. Every channel says the same thing because they all start here.
-Citations ``[n]`` become the id of the incident they cite (``[INC-0042]``), since a chat reader has
-no evidence list to look them up in.
+``short_briefing`` picks what a chat message carries from a stored briefing: its head (the first line,
+the ranked checks, fixes and risky moves) and the related incidents. ``compose`` turns an event into a
+``Notice``; the formatters write that notice as Slack Block Kit, as Markdown (Apprise: Matrix, email,
+Teams, ...) and as the generic webhook's JSON. Every channel says the same thing because they all
+start here. Citations ``[n]`` become the id of the incident they cite (``[INC-0042]``), since a chat
+reader has no evidence list to look them up in.
 """
 
 import re
@@ -85,18 +85,40 @@ def _cited(text: str, evidence: list[dict[str, Any]]) -> str:
     return cleaned if len(cleaned) <= MAX_ITEM_CHARS else cleaned[: MAX_ITEM_CHARS - 1] + "…"
 
 
+def _head_items(items: list[dict[str, Any]], evidence: list[dict[str, Any]]) -> list[str]:
+    """A head item's text with its citations written as the incident ids they point to."""
+    return [
+        _cited(str(item.get("text", "")) + "".join(f" [{n}]" for n in item.get("citations") or []), evidence)
+        for item in items
+    ]
+
+
 def short_briefing(data: dict[str, Any]) -> ShortBriefing:
-    """The head of a stored briefing: the few lines an engineer acts on first."""
+    """What a message carries: the briefing's head (``agent.head``), the one structure the page and the
+    API show too. Briefings stored before heads existed fall back to the top of their full lists."""
     evidence = list(data.get("evidence") or [])
+    head = data.get("head")
 
     def items(key: str, limit: int) -> list[str]:
         return [_cited(item.get("text", ""), evidence) for item in (data.get(key) or [])[:limit]]
 
+    if head:
+        summary = _cited(str(head.get("first_line", "")), evidence)
+        if head.get("recurrence"):
+            summary += " " + str(head["recurrence"])
+        checks = _head_items(head.get("checks") or [], evidence)
+        fixes = _head_items(head.get("fixes") or [], evidence)
+        risky = _head_items(head.get("risky") or [], evidence)
+    else:
+        summary = _cited(str(data.get("summary", "")), evidence)
+        checks = items("first_checks", MAX_CHECKS)
+        fixes = items("suggested_fix", MAX_FIXES)
+        risky = items("risky_actions", MAX_RISKY)
     return ShortBriefing(
-        summary=_cited(str(data.get("summary", "")), evidence),
-        checks=items("first_checks", MAX_CHECKS),
-        fixes=items("suggested_fix", MAX_FIXES),
-        risky=items("risky_actions", MAX_RISKY),
+        summary=summary,
+        checks=checks,
+        fixes=fixes,
+        risky=risky,
         related=[str(r.get("id")) for r in (data.get("related_incidents") or [])[:MAX_RELATED]],
         seen_before=str(data.get("seen_before", "novel")),
         mode=str(data.get("mode", "evidence-only")),

@@ -66,3 +66,28 @@ def test_lifecycle_events_are_one_line_with_who_and_what() -> None:
     assert acked.headline.startswith("Acknowledged by dana") and acked.briefing is None
     resolved = notice("incident_resolved", actor="lee", root_cause="pool too small [1]", grade=65)
     assert resolved.lines == ["Root cause: pool too small", "Briefing grade: 65"]
+
+
+def test_a_briefing_with_a_head_is_delivered_as_its_head() -> None:
+    head = {
+        "first_line": "Happened before on this service: INC-2023-0142 on 2023-05-02 [1].",
+        "checks": [{"text": "Check pg_stat_activity for idle sessions", "citations": [1]}],
+        "fixes": [{"text": "Raise the pool to 60", "citations": [1, 2]}],
+        "risky": [{"text": "Scale the pods", "citations": [9]}],
+        "more_checks": [{"text": "Look at the dashboard", "citations": [1]}],
+        "recurrence": "This pattern recurs about every 90 days.",
+    }
+    short = short_briefing({**BRIEFING, "head": head})
+    assert short.summary.startswith("Happened before on this service: INC-2023-0142")
+    assert short.summary.endswith("recurs about every 90 days.")
+    assert short.checks == ["Check pg_stat_activity for idle sessions [INC-2023-0142]"]
+    assert short.risky == ["Scale the pods"]
+    assert "Look at the dashboard" not in markdown(
+        compose(
+            event="briefing_stored",
+            incident=INCIDENT,
+            payload={},
+            briefing={**BRIEFING, "head": head},
+            link=None,
+        )
+    )

@@ -9,6 +9,7 @@ from sqlalchemy import select
 from incidents.briefings import service as briefings
 from incidents.database import transaction
 from incidents.delivery.models import Delivery
+from incidents.grades import service as grades
 from incidents.incident import service as incidents
 from incidents.resolution import service as resolutions
 from tests.incidents.resolution.factories import make_incident, post_mortem
@@ -150,3 +151,21 @@ async def test_routing_rules_pick_the_channels(build: Any, slack: SlackReceiver)
     )
     brief(container)
     assert sorted(row.channel for row in rows(container)) == ["all", "severe"]
+
+
+async def test_the_resolved_message_carries_the_grade_stored_before_it_is_sent(
+    build: Any, slack: SlackReceiver
+) -> None:
+    container = build({"name": "closures", "kind": "slack", "webhook_url": slack.webhook_url})
+    incident_id = brief(container)
+    with transaction(container.sessions) as db:
+        incident = db.get(incidents.Incident, incident_id)
+        assert incident is not None
+        resolutions.resolve(db_session=db, incident=incident, fields=post_mortem(), actor="dana")
+        stored = briefings.latest_briefing(db_session=db, incident_id=incident_id)
+        assert stored is not None
+        grades.store_grade(db_session=db, briefing=stored, score=65, reason="second cause", matched=None)
+    await drain(container)
+    resolved = [m for m in slack.messages if m.blocks[0]["text"]["text"].startswith("Resolved by dana")]
+    assert len(resolved) == 1
+    assert "Briefing grade: 65" in str(resolved[0].blocks)
