@@ -114,4 +114,4 @@ def test_demo_serve_and_eval_run_from_the_wheel(installed: tuple[Path, dict[str,
     assert str(ROOT) not in log_path.read_text(errors="replace")
 
     report = _run(["recallops", "eval", "--only", SCENARIO, "--no-llm"], cwd=home, env=env, timeout=900)
-    assert "passed 1, failed 0, total 1" in report, report
+    assert "passed 1, failed 0, known gaps 0, total 1" in report, report
