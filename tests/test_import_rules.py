@@ -1,6 +1,7 @@
 """The direction of imports between the packages, read from the source with ``ast``.
 
-``incidents`` and ``memory`` import neither ``agent`` nor ``web``; ``agent`` never imports ``web``;
+``incidents`` and ``memory`` import neither ``agent`` nor ``web``; ``agent`` never imports ``web``, and
+inside it ``agent.core`` imports no job while the briefing job imports neither of the others;
 ``web.http`` never imports a memory driver; nothing in the product imports ``evals``; ``web`` reaches
 memory only through ``memory.service`` (the composition root alone opens a driver; the pure text
 helpers of ``memory.text`` touch no memory). Every package
@@ -28,6 +29,9 @@ RULES: list[tuple[str, tuple[str, ...]]] = [
     ("incidents", ("agent", "web", "evals")),
     ("memory", ("agent", "web", "evals")),
     ("agent", ("web", "evals")),
+    ("agent.core", ("agent.briefing", "agent.resolution", "agent.profile", "agent.llm")),
+    ("agent.briefing", ("agent.resolution", "agent.profile", "agent.llm")),
+    ("agent.profile", ("agent.briefing", "agent.resolution")),
     ("web", ("evals",)),
     ("web.http", DRIVERS),
 ]

@@ -1,5 +1,12 @@
-"""The agent: the LLM clients, the three-hop tool loop, prompts, briefings and citation checks.
+"""The agent: the model clients and the jobs they drive, one sub-package per job.
 
-May import ``memory`` (the bank's values, the role protocols, ``memory.service``) and ``incidents``
-(value types and time helpers); never ``web`` or ``evals``.
+- ``core``: the conversation, numbered evidence, tools, prompts and citation checks all jobs share;
+- ``briefing``: an alert in, a cited briefing out (the three-hop loop);
+- ``resolution``: notes in, a post-mortem draft out, and the briefing graded;
+- ``profile``: the team profile written by the model.
+
+``llm`` and ``settings`` (the Groq client and the choice between it and the evidence-only modes) sit
+at the top. Sub-packages import ``core`` and the jobs they build on, never back. May import ``memory``
+(the bank's values, the role protocols, ``memory.service``) and ``incidents`` (value types and time
+helpers); never ``web`` or ``evals``.
 """

@@ -16,9 +16,9 @@ import httpx
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 from tenacity.wait import wait_base, wait_random_exponential
 
-from agent.briefing import Mode, TokenUsage
-from agent.conversation import LLMUnavailable, MalformedTurn, Model, ModelTurn, ToolCall
-from agent.planner import EvidenceOnlyPlanner
+from agent.briefing.planner import EvidenceOnlyPlanner
+from agent.core.conversation import LLMUnavailable, MalformedTurn, Model, ModelTurn, ToolCall
+from agent.core.schema import Mode, TokenUsage
 from agent.settings import LLMSettings
 from incidents.timeutil import utcnow
 

@@ -6,9 +6,9 @@ import httpx
 import pytest
 from tenacity import wait_none
 
+from agent.briefing.loop import Agent
+from agent.briefing.profile_evidence import ProfileSource
 from agent.llm import GroqChatModel
-from agent.loop import Agent
-from agent.profile import ProfileSource
 from agent.settings import LLMSettings
 from tests.agent.fakes import FakeBank, record
 from tests.agent.scripted import ScriptedModel

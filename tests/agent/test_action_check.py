@@ -1,7 +1,7 @@
 """The action guard's verdicts on hand-made records: scope, contrast, and silence on unrelated moves."""
 
-from agent.action_check import check_action, moves_from_record, moves_from_runbook
-from agent.similarity import Similarity
+from agent.briefing.action_check import check_action, moves_from_record, moves_from_runbook
+from agent.core.similarity import Similarity
 from memory.embedder import MiniLMEmbedder
 from tests.agent.fakes import record
 

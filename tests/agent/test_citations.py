@@ -5,8 +5,8 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent.briefing import CitedItem
-from agent.citations import Tally, check_items, check_text, parse_marker
+from agent.core.citations import Tally, check_items, check_text, parse_marker
+from agent.core.schema import CitedItem
 
 FULLWIDTH = str.maketrans("0123456789[]", "０１２３４５６７８９［］")
 CANONICAL = re.compile(r"\[(\d+)\]")

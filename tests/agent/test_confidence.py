@@ -4,7 +4,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from agent.confidence import FEATURES, Fit, band, features, precedent_confidence, shipped_fit
+from agent.core.confidence import FEATURES, Fit, band, features, precedent_confidence, shipped_fit
 from memory import IncidentRecord, RecalledIncident
 from memory.embedder import MODEL_ID
 

@@ -7,12 +7,12 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy.orm import Session
 
-from agent.conversation import Conversation, ToolCall
-from agent.evidence import AlertInput, Evidence
-from agent.loop import Agent
-from agent.planner import EvidenceOnlyPlanner
-from agent.profile import ProfileSource
-from agent.tools import LOG, Recorded, ResolutionContext, ToolBox, open_resolution_conversation
+from agent.briefing.loop import Agent
+from agent.briefing.planner import EvidenceOnlyPlanner
+from agent.briefing.profile_evidence import ProfileSource
+from agent.core.conversation import Conversation, ToolCall
+from agent.core.evidence import AlertInput, Evidence
+from agent.core.tools import LOG, Recorded, ResolutionContext, ToolBox, open_resolution_conversation
 from incidents.incident.models import Incident
 from memory.profile import PROFILE_ID
 from tests.agent.fakes import FakeBank, profile_model, record

@@ -2,8 +2,8 @@
 
 from typing import Any
 
-from agent.grading import PostMortem, grade
-from agent.similarity import Similarity
+from agent.core.similarity import Similarity
+from agent.resolution.grading import PostMortem, grade
 from memory.schema import format_record
 from tests.agent.fakes import record
 

@@ -5,11 +5,11 @@ from collections.abc import Iterator
 import pytest
 from starlette.responses import JSONResponse
 
-from agent.evidence import AlertInput
+from agent.briefing.loop import Agent
+from agent.briefing.planner import EvidenceOnlyPlanner
+from agent.core.evidence import AlertInput
+from agent.core.tools import RECALL
 from agent.llm import STATUS, GroqChatModel, open_model
-from agent.loop import Agent
-from agent.planner import EvidenceOnlyPlanner
-from agent.tools import RECALL
 from tests.agent.conftest import llm_settings
 from tests.agent.fakes import FakeBank
 from tests.support.net import free_port

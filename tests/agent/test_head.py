@@ -4,13 +4,13 @@ from datetime import UTC, datetime
 
 import pytest
 
-from agent.briefing import Briefing, CitedItem, EvidenceItem
-from agent.evidence import AlertInput
-from agent.head import MAX_CHECKS, build_head, clean, is_action, render_text
-from agent.loop import Agent
-from agent.planner import EvidenceOnlyPlanner
-from agent.profile import ProfileSource
-from agent.similarity import Similarity, stem
+from agent.briefing.head import MAX_CHECKS, build_head, clean, is_action, render_text
+from agent.briefing.loop import Agent
+from agent.briefing.planner import EvidenceOnlyPlanner
+from agent.briefing.profile_evidence import ProfileSource
+from agent.core.evidence import AlertInput
+from agent.core.schema import Briefing, CitedItem, EvidenceItem
+from agent.core.similarity import Similarity, stem
 from memory.embedder import MiniLMEmbedder
 from tests.agent.fakes import FakeBank, record
 

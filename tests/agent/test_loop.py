@@ -6,10 +6,10 @@ from collections.abc import Callable
 import httpx
 import pytest
 
-from agent.evidence import AlertInput
-from agent.loop import MAX_HOPS, Agent
-from agent.prompts import FINAL_HOP
-from agent.tools import LOG, RECALL
+from agent.briefing.loop import MAX_HOPS, Agent
+from agent.core.evidence import AlertInput
+from agent.core.prompts import FINAL_HOP
+from agent.core.tools import LOG, RECALL
 from tests.agent.fakes import FakeBank, profile_model, record
 from tests.agent.scripted import ScriptedModel, answer, tool_call
 

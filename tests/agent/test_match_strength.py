@@ -1,6 +1,6 @@
 """Match strength reads what the alert says: a status code the alert names tells two records apart."""
 
-from agent.evidence import AlertInput, match_strength
+from agent.core.evidence import AlertInput, match_strength
 from memory import RecalledIncident
 from memory.schema import IncidentRecord, format_record
 from tests.agent.fakes import record

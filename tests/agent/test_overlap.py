@@ -1,6 +1,6 @@
 """The lexical half of a match: forgiving of wording, strict on codes, blind to the alert's own name."""
 
-from agent.overlap import lexical, stem
+from agent.core.overlap import lexical, stem
 from tests.agent.fakes import record
 
 

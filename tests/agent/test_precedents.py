@@ -2,10 +2,10 @@
 
 from dataclasses import replace
 
-from agent.briefing import EvidenceItem
-from agent.confidence import Confidence, band
-from agent.evidence import Match
-from agent.precedents import dispute_sentence, noise_sentence, read
+from agent.briefing.precedents import dispute_sentence, noise_sentence, read
+from agent.core.confidence import Confidence, band
+from agent.core.evidence import Match
+from agent.core.schema import EvidenceItem
 from memory import RecalledIncident
 from memory.schema import IncidentRecord, format_record
 from tests.agent.fakes import record

@@ -8,7 +8,7 @@ import pytest
 from tenacity import wait_none
 
 from agent.llm import GroqChatModel
-from agent.profile_synthesis import LLMProfileSynthesizer, checked
+from agent.profile.synthesis import LLMProfileSynthesizer, checked
 from memory.patterns import OfflineSynthesizer
 from memory.profile import SOURCE_QUERY
 from tests.agent.conftest import llm_settings

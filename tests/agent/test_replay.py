@@ -1,9 +1,9 @@
 """Replay: memory off versus on, as a diff of what memory added and removed."""
 
-from agent.evidence import AlertInput
-from agent.loop import Agent
-from agent.planner import EvidenceOnlyPlanner
-from agent.replay import replay
+from agent.briefing.loop import Agent
+from agent.briefing.planner import EvidenceOnlyPlanner
+from agent.briefing.replay import replay
+from agent.core.evidence import AlertInput
 from tests.agent.fakes import FakeBank
 
 

@@ -1,9 +1,9 @@
 """Runbooks are read by their own labels; a recalled runbook feeds checks, mitigations and risky actions."""
 
-from agent.evidence import AlertInput
-from agent.loop import Agent
-from agent.planner import EvidenceOnlyPlanner
-from agent.runbooks import sections, title
+from agent.briefing.loop import Agent
+from agent.briefing.planner import EvidenceOnlyPlanner
+from agent.briefing.runbooks import sections, title
+from agent.core.evidence import AlertInput
 from tests.agent.fakes import Doc, FakeBank
 
 RUNBOOK = """RUNBOOK RB-db-pool — checkout-service

@@ -7,7 +7,7 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from agent.resolution import ResolutionDraft
+from agent.resolution.conversation import ResolutionDraft
 from incidents.auth.tokens import create_token
 from incidents.database import make_engine, make_session_factory, transaction
 from tests.e2e.resolution_helpers import client, memory_documents, open_incident, wait_synced

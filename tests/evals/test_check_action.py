@@ -1,6 +1,6 @@
 """The action guard's eval set in CI: at least 30 paraphrased pairs, precision and recall of 0.9 or more."""
 
-from agent.similarity import Similarity
+from agent.core.similarity import Similarity
 from evals.check_action import evaluate, load_pairs
 from memory.embedder import MiniLMEmbedder
 

@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
-from agent.briefing import Briefing
-from agent.evidence import AlertInput
+from agent.briefing.loop import Agent
+from agent.briefing.profile_evidence import ProfileSource
+from agent.core.evidence import AlertInput
+from agent.core.schema import Briefing
 from agent.llm import open_model
-from agent.loop import Agent
-from agent.profile import ProfileSource
 from incidents.briefings import service as briefings
 from incidents.briefings.models import Briefing as StoredBriefing
 from incidents.briefings.models import Job

@@ -3,8 +3,8 @@
 The page box, ``POST /api/v1/incidents/{id}/check-action``, ``recallops check-action`` and the MCP
 ``check_action`` tool all call ``check_incident_action``. It reads memory (three recalls: the alert's
 own precedents on its service, then the move itself on the service and across services), judges the
-move with ``agent.action_check`` and writes one timeline event. It never writes memory, which is why a
-viewer may run it.
+move with ``agent.briefing.action_check`` and writes one timeline event. It never writes memory,
+which is why a viewer may run it.
 """
 
 import asyncio
@@ -14,9 +14,15 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from agent.action_check import ActionCheck, RecordedMove, check_action, moves_from_record, moves_from_runbook
-from agent.evidence import incident_service
-from agent.similarity import Similarity
+from agent.briefing.action_check import (
+    ActionCheck,
+    RecordedMove,
+    check_action,
+    moves_from_record,
+    moves_from_runbook,
+)
+from agent.core.evidence import incident_service
+from agent.core.similarity import Similarity
 from incidents.database import transaction
 from incidents.incident import service as incidents
 from incidents.locking import serialized_writes

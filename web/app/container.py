@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from agent.profile_synthesis import profile_synthesizer
+from agent.profile.synthesis import profile_synthesizer
 from incidents.database import make_engine, make_session_factory, upgrade, wait_for_head
 from memory.factory import open_bank, open_embedder
 from memory.service import Embedder, MemoryBank

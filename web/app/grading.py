@@ -15,8 +15,8 @@ from datetime import timedelta
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
-from agent.grading import PostMortem, grade
-from agent.similarity import Similarity
+from agent.core.similarity import Similarity
+from agent.resolution.grading import PostMortem, grade
 from incidents.briefings.models import Briefing
 from incidents.database import transaction
 from incidents.grades import service as grades

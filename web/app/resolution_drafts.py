@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pydantic import ValidationError
 from sqlalchemy.orm import Session, sessionmaker
 
-from agent.briefing import Briefing
-from agent.resolution import ResolutionDraft, ResolutionInputs, draft_resolution
-from agent.tools import Recorded, ResolutionContext, open_resolution_conversation
+from agent.core.schema import Briefing
+from agent.core.tools import Recorded, ResolutionContext, open_resolution_conversation
+from agent.resolution.conversation import ResolutionDraft, ResolutionInputs, draft_resolution
 from incidents.briefings import service as briefings
 from incidents.database import transaction
 from incidents.incident import service as incidents

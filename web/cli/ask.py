@@ -10,10 +10,10 @@ from enum import StrEnum
 
 import typer
 
-from agent.briefing import Briefing, CitedItem
-from agent.evidence import AlertInput
-from agent.head import render_text
-from agent.replay import ListDiff, Replay, replay
+from agent.briefing.head import render_text
+from agent.briefing.replay import ListDiff, Replay, replay
+from agent.core.evidence import AlertInput
+from agent.core.schema import Briefing, CitedItem
 from incidents.incident import service as incidents
 from web.app.briefings import alert_for_incident, open_agent
 from web.app.container import Container

@@ -11,7 +11,7 @@ import sys
 
 import typer
 
-from agent.resolution import MAX_NOTES_CHARS, ResolutionDraft
+from agent.resolution.conversation import MAX_NOTES_CHARS, ResolutionDraft
 from web.app import resolution_drafts
 from web.app.container import Container
 from web.app.settings import Settings

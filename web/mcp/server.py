@@ -26,8 +26,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from agent.confidence import precedent_confidence
-from agent.evidence import AlertInput
+from agent.core.confidence import precedent_confidence
+from agent.core.evidence import AlertInput
 from incidents.briefings import service as briefings
 from incidents.incident import service as incidents
 from memory.service import MemoryUnavailable

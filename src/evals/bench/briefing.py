@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from agent.evidence import AlertInput
+from agent.core.evidence import AlertInput
 from evals.bench.synthetic import synthetic_alert, synthetic_record
 from incidents.database import transaction
 from incidents.incident.models import Incident

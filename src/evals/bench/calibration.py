@@ -4,9 +4,9 @@ Labelled pairs come from the dev split of the public post-mortem corpus, through
 benchmark's protocol: every record imported as history, every scored query recalled with the agent's
 tool (scoped to its service and across all services, ten results each, its own record dropped). A
 pair is (query, recalled incident); it is relevant when the judgments grade it 2. The features are
-``agent.confidence.features``, exactly what a briefing computes, with ``same_service`` as it really
+``agent.core.confidence.features``, exactly what a briefing computes, with ``same_service`` as it really
 is: the corpus's grade 2 requires an overlapping service, so that term absorbs the judgments'
-definition (see ``agent.confidence`` for how a briefing uses it).
+definition (see ``agent.core.confidence`` for how a briefing uses it).
 
 The model is a logistic regression fitted here with numpy (Newton steps, a small L2 penalty, inputs
 standardised), then an isotonic map (pool-adjacent-violators, blocks of at least 25 pairs) fitted
@@ -15,7 +15,7 @@ numbers. It is judged on held-out folds of queries (every pair of a query in the
 query is scored by a fit that saw it; the isotonic map is nested inside the training folds): the
 reliability table bins the held-out probabilities and compares each bin's mean prediction with how
 often its pairs were relevant; the expected calibration error (ECE) is the pair-weighted mean gap.
-``--fit`` then fits on every pair and writes ``agent/confidence_fit.json``
+``--fit`` then fits on every pair and writes ``agent/core/confidence_fit.json``
 with the ranking model it is valid for.
 """
 
@@ -27,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from agent.confidence import FEATURES, FIT_RESOURCE, Fit
-from agent.confidence import features as confidence_features
-from agent.evidence import incident_service
+from agent.core.confidence import FEATURES, FIT_RESOURCE, Fit
+from agent.core.confidence import features as confidence_features
+from agent.core.evidence import incident_service
 from evals.bench.ranking import Qrels, folds, judged
 from evals.bench.retrieval import DEPTH, Query, corpus_bank, dev_queries, load_corpus, load_qrels
 from memory import MemoryBank
@@ -194,9 +194,9 @@ def calibrate(pairs: list[Pair], ranking_model: str, *, fit_out: Path | None = N
 
 def default_fit_path() -> Path:
     """Where the package reads its fit from (the source tree in a development install)."""
-    import agent
+    from agent.core import confidence
 
-    return Path(agent.__file__).parent / FIT_RESOURCE
+    return Path(confidence.__file__).parent / FIT_RESOURCE
 
 
 def markdown_table(report: dict[str, Any]) -> str:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.evidence import AlertInput
+from agent.core.evidence import AlertInput
 from evals.bench.ranking import Qrels, evaluate, scored_queries
 from memory import MemoryBank
 from memory.embedded.bank import EmbeddedBank

@@ -4,7 +4,7 @@ numbers and details, deterministic for a seed, so runs on different machines mea
 import random
 from datetime import UTC, datetime, timedelta
 
-from agent.evidence import AlertInput
+from agent.core.evidence import AlertInput
 from memory.schema import IncidentRecord
 
 SERVICES = (

@@ -15,8 +15,8 @@ from typing import Any
 
 import yaml
 
-from agent.action_check import RecordedMove, check_action, moves_from_record, moves_from_runbook
-from agent.similarity import Similarity
+from agent.briefing.action_check import RecordedMove, check_action, moves_from_record, moves_from_runbook
+from agent.core.similarity import Similarity
 from web.app.history import load_seeds
 
 PAIRS = "pairs.yaml"

@@ -18,8 +18,8 @@ from typing import Any, Literal
 import httpx
 from sqlalchemy import func, select
 
-from agent.briefing import EvidenceItem
-from agent.replay import Replay, replay
+from agent.briefing.replay import Replay, replay
+from agent.core.schema import EvidenceItem
 from evals.scenarios.faithfulness import Faithfulness, Finding, Source, check
 from evals.scenarios.scenario import ResolveIn, Scenario, records_for
 from evals.scenarios.scoring import Observation, plain, score

@@ -14,14 +14,14 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 from tenacity import wait_none
 
-from agent.briefing import Briefing, CitedItem, EvidenceItem
-from agent.drafter import FROM_BRIEFING, LABELS, note_sections
-from agent.evidence import AlertInput
+from agent.briefing.loop import Agent
+from agent.briefing.planner import EvidenceOnlyPlanner
+from agent.core.evidence import AlertInput
+from agent.core.schema import Briefing, CitedItem, EvidenceItem
+from agent.core.tools import LOG, RECALL, open_resolution_conversation
 from agent.llm import GroqChatModel
-from agent.loop import Agent
-from agent.planner import EvidenceOnlyPlanner
-from agent.resolution import ResolutionDraft, ResolutionInputs, draft_resolution
-from agent.tools import LOG, RECALL, open_resolution_conversation
+from agent.resolution.conversation import ResolutionDraft, ResolutionInputs, draft_resolution
+from agent.resolution.drafter import FROM_BRIEFING, LABELS, note_sections
 from incidents.database import make_engine, make_session_factory, transaction, upgrade
 from incidents.incident.models import Incident, IncidentEvent
 from incidents.resolution import service as resolutions

@@ -94,8 +94,8 @@ def _head_items(items: list[dict[str, Any]], evidence: list[dict[str, Any]]) -> 
 
 
 def short_briefing(data: dict[str, Any]) -> ShortBriefing:
-    """What a message carries: the briefing's head (``agent.head``), the one structure the page and the
-    API show too. Briefings stored before heads existed fall back to the top of their full lists."""
+    """What a message carries: the briefing's head (``agent.briefing.head``), the one structure the page
+    and the API show too. Briefings stored before heads existed fall back to the top of their full lists."""
     evidence = list(data.get("evidence") or [])
     head = data.get("head")
 

@@ -11,9 +11,9 @@ from fastapi import APIRouter, Depends, HTTPException, Path, Query, status
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
-from agent.briefing import Briefing
-from agent.evidence import AlertInput
-from agent.replay import Replay, replay
+from agent.briefing.replay import Replay, replay
+from agent.core.evidence import AlertInput
+from agent.core.schema import Briefing
 from incidents.briefings import service as briefings
 from incidents.incident import service as incidents
 from incidents.incident.models import Incident

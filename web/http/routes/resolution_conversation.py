@@ -12,7 +12,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, HTTPException, Path
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from agent.resolution import MAX_NOTES_CHARS, ResolutionDraft
+from agent.resolution.conversation import MAX_NOTES_CHARS, ResolutionDraft
 from web.app import resolution_drafts
 from web.app.container import Container
 from web.http.auth import require

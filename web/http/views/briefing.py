@@ -74,7 +74,7 @@ class HeadSection:
 
 @dataclass(frozen=True)
 class HeadView:
-    """The briefing's short ranked head (``agent.head``): the first line, then three short lists."""
+    """The briefing's short ranked head (``agent.briefing.head``): the first line, then three short lists."""
 
     first_line: Line
     recurrence: str | None

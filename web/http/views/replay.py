@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from agent.replay import ListDiff, Replay
+from agent.briefing.replay import ListDiff, Replay
 from web.http.views.briefing import SECTIONS, BriefingView, Line, briefing_view
 
 _MARKERS = re.compile(r"\s*\[\d+\]")

@@ -2,9 +2,9 @@
 
 from datetime import UTC, datetime
 
-from agent.briefing import Briefing, CitedItem, EvidenceItem, RelatedIncident
-from agent.head import build_head
-from agent.similarity import Similarity
+from agent.briefing.head import build_head
+from agent.core.schema import Briefing, CitedItem, EvidenceItem, RelatedIncident
+from agent.core.similarity import Similarity
 from incidents.briefings import service as briefing_service
 from incidents.database import transaction
 from incidents.incident import service as incident_service

@@ -7,7 +7,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
 from starlette.concurrency import run_in_threadpool
 
-from agent.replay import replay
+from agent.briefing.replay import replay
 from incidents.incident import service as incident_service
 from incidents.incident.models import Incident
 from web.app import briefings as wiring

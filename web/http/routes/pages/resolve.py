@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 
-from agent.resolution import MAX_NOTES_CHARS
+from agent.resolution.conversation import MAX_NOTES_CHARS
 from incidents.briefings import service as briefing_service
 from incidents.incident import service as incident_service
 from incidents.incident.models import Incident

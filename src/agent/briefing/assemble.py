@@ -6,16 +6,16 @@ post-mortems say was tried and failed, and what the team profile warns against. 
 labeled uncertain, and with no match the briefing says plainly that no prior incident is known, or,
 when only weak candidates came back, that there is no reliable precedent. Precedents that needed no
 fix (self-recovered, false alarm) are named as such, and causes the top precedents disagree on are
-labeled disputed (``agent.precedents``).
+labeled disputed (``agent.briefing.precedents``).
 """
 
 import re
 
-from agent import runbooks
-from agent.briefing import CitedItem, ModelAnswer, SeenBefore
-from agent.conversation import ConversationView
-from agent.evidence import STRONG, WEAK, Match
-from agent.precedents import NO_RELIABLE, Reading, is_noise, read
+from agent.briefing import runbooks
+from agent.briefing.precedents import NO_RELIABLE, Reading, is_noise, read
+from agent.core.conversation import ConversationView
+from agent.core.evidence import STRONG, WEAK, Match
+from agent.core.schema import CitedItem, ModelAnswer, SeenBefore
 from memory.text import clip
 
 MAX_CAUSES = 3

@@ -8,7 +8,7 @@ happens again (its rate, and its period when its dates are regular), for the bri
 
 import asyncio
 
-from agent.evidence import AlertInput, ProfileEvidence
+from agent.core.evidence import AlertInput, ProfileEvidence
 from memory import MemoryUnavailable
 from memory.bank import ProfileModels
 from memory.profile import (

@@ -9,9 +9,9 @@ import re
 
 from pydantic import BaseModel
 
-from agent.briefing import Briefing, CitedItem, SeenBefore
-from agent.evidence import AlertInput
-from agent.loop import Agent
+from agent.briefing.loop import Agent
+from agent.core.evidence import AlertInput
+from agent.core.schema import Briefing, CitedItem, SeenBefore
 
 _MARKERS = re.compile(r"\s*\[\d+\]")
 _SPACE = re.compile(r"\s+")

@@ -14,14 +14,13 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
-from agent.briefing import Briefing, CitationCheck, EvidenceItem, Hop, MemorySwitch, Mode
-from agent.citations import Tally, plain_cited
-from agent.conversation import Conversation, Model, ToolOutcome, run_fields
-from agent.drafter import DraftSource, EvidenceOnlyDrafter, draft_fields
-from agent.evidence import AlertInput, Evidence
-from agent.loop import Agent, run_hops
-from agent.prompts import data_block
-from agent.tools import (
+from agent.briefing.loop import Agent, run_hops
+from agent.core.citations import Tally, plain_cited
+from agent.core.conversation import Conversation, Model, ToolOutcome, run_fields
+from agent.core.evidence import AlertInput, Evidence
+from agent.core.prompts import data_block
+from agent.core.schema import Briefing, CitationCheck, EvidenceItem, Hop, MemorySwitch, Mode
+from agent.core.tools import (
     LOG,
     REQUIRED_FIELDS,
     ResolutionContext,
@@ -29,6 +28,7 @@ from agent.tools import (
     ToolBox,
     clean_post_mortem,
 )
+from agent.resolution.drafter import DraftSource, EvidenceOnlyDrafter, draft_fields
 from incidents.resolution.models import TEMPLATE as FIELDS
 from memory.schema import RESOLUTION_KINDS, normalize_resolution_kind
 from memory.text import clip, json_object, validated

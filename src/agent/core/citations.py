@@ -9,7 +9,7 @@ source that does not exist.
 import re
 from dataclasses import dataclass
 
-from agent.briefing import CitationCheck, CitedItem
+from agent.core.schema import CitationCheck, CitedItem
 
 _OPEN = "[［【〔〖⟦"
 _CLOSE = "]］】〕〗⟧"

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agent.similarity import Similarity, overlap, stems
+from agent.core.similarity import Similarity, overlap, stems
 from memory.schema import parse_record
 from memory.text import INCIDENT_ID
 

@@ -10,7 +10,7 @@ model's own kind of output. A field that fails is returned for the engineer to c
 import re
 from collections.abc import Mapping, Sequence
 
-from agent.briefing import EvidenceItem
+from agent.core.schema import EvidenceItem
 
 SUPPORTING_KINDS = frozenset({"notes", "alert", "timeline", "incident", "runbook"})
 MIN_SHARED = 0.34  # of the field's distinct content words, at least this share must appear in its sources

@@ -128,7 +128,7 @@ def interpolate(x: float, xs: Sequence[float], ys: Sequence[float]) -> float:
 @lru_cache(maxsize=1)
 def shipped_fit() -> Fit:
     """The fit shipped with the package (``recallops bench calibration --fit`` writes it)."""
-    text = resources.files("agent").joinpath(FIT_RESOURCE).read_text(encoding="utf-8")
+    text = resources.files("agent.core").joinpath(FIT_RESOURCE).read_text(encoding="utf-8")
     return Fit.from_dict(json.loads(text)["fit"])
 
 

@@ -8,7 +8,7 @@ never gain the authority of these instructions.
 import json
 import secrets
 
-from agent.briefing import EvidenceItem, ModelAnswer
+from agent.core.schema import EvidenceItem, ModelAnswer
 from memory.text import clip
 
 # Recall results going to the model are capped: enough history to reason over, small enough that

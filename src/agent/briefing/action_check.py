@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from agent import runbooks
-from agent.assemble import steps
-from agent.similarity import Similarity, coverage, stems
+from agent.briefing import runbooks
+from agent.briefing.assemble import steps
+from agent.core.similarity import Similarity, coverage, stems
 from memory.schema import IncidentRecord
 
 Verdict = Literal["risky", "worked before", "no record"]

@@ -22,11 +22,11 @@ from pydantic import BaseModel, Field, ValidationError, create_model
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from agent.citations import Tally, plain_cited
-from agent.conversation import Conversation, LoggedPostMortem, ToolCall, ToolOutcome
-from agent.evidence import Match
-from agent.prompts import MAX_INCIDENTS_TO_MODEL, boundary, results_message
-from agent.support import unsupported_fields
+from agent.core.citations import Tally, plain_cited
+from agent.core.conversation import Conversation, LoggedPostMortem, ToolCall, ToolOutcome
+from agent.core.evidence import Match
+from agent.core.prompts import MAX_INCIDENTS_TO_MODEL, boundary, results_message
+from agent.core.support import unsupported_fields
 from incidents.incident.models import Incident
 from incidents.resolution.models import ResolutionFields
 from memory import MemoryUnavailable

@@ -9,11 +9,11 @@ from the records. It reads the structured tool outcomes of the conversation, nev
 import json
 from typing import Any
 
-from agent.assemble import assemble
-from agent.briefing import Mode
-from agent.conversation import ConversationView, ModelTurn, ToolCall
-from agent.evidence import STRONG
-from agent.tools import RECALL
+from agent.briefing.assemble import assemble
+from agent.core.conversation import ConversationView, ModelTurn, ToolCall
+from agent.core.evidence import STRONG
+from agent.core.schema import Mode
+from agent.core.tools import RECALL
 
 SCOPED_LIMIT = 5
 CROSS_LIMIT = 5

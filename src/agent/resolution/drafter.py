@@ -12,11 +12,11 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agent.briefing import Briefing, CitedItem, Mode
-from agent.citations import plain_cited
-from agent.conversation import ConversationView, ModelTurn, ToolCall
-from agent.evidence import AlertInput
-from agent.tools import LOG, REQUIRED_FIELDS
+from agent.core.citations import plain_cited
+from agent.core.conversation import ConversationView, ModelTurn, ToolCall
+from agent.core.evidence import AlertInput
+from agent.core.schema import Briefing, CitedItem, Mode
+from agent.core.tools import LOG, REQUIRED_FIELDS
 from incidents.resolution.models import TEMPLATE as FIELDS
 from memory.text import clip
 

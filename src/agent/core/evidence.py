@@ -8,9 +8,9 @@ wins. Match strength is computed here, once, so the planner, the labels and ``se
 
 from dataclasses import dataclass, field
 
-from agent import overlap
-from agent.briefing import EvidenceItem, EvidenceKind
-from agent.confidence import Confidence, precedent_confidence
+from agent.core import overlap
+from agent.core.confidence import Confidence, precedent_confidence
+from agent.core.schema import EvidenceItem, EvidenceKind
 from memory import RecalledIncident
 from memory.corrections import parse_correction
 from memory.recurrence import Recurrence
@@ -41,7 +41,7 @@ class AlertInput:
 @dataclass
 class Match:
     """A recalled incident in the evidence. ``confidence`` is the calibrated probability that it is a
-    relevant precedent (``agent.confidence``); ``strength`` is the older word-overlap score the bands
+    relevant precedent (``agent.core.confidence``); ``strength`` is the older word-overlap score the bands
     still read until they move to ``confidence``."""
 
     incident: RecalledIncident

@@ -17,7 +17,7 @@ evidence.
 
 from dataclasses import dataclass
 
-from agent.evidence import STRONG, WEAK, Match
+from agent.core.evidence import STRONG, WEAK, Match
 from memory.schema import RESOLUTION_KIND_LABELS
 from memory.text import tokens
 

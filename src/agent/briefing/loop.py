@@ -11,10 +11,12 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from agent import precedents
-from agent.briefing import Briefing, Hop, ModelAnswer, RelatedIncident, ToolCallTrace
-from agent.citations import Tally, check_items, check_text
-from agent.conversation import (
+from agent.briefing import precedents
+from agent.briefing.head import build_head
+from agent.briefing.planner import EvidenceOnlyPlanner
+from agent.briefing.profile_evidence import ProfileSource
+from agent.core.citations import Tally, check_items, check_text
+from agent.core.conversation import (
     Conversation,
     LLMUnavailable,
     MalformedTurn,
@@ -24,13 +26,11 @@ from agent.conversation import (
     ToolOutcome,
     run_fields,
 )
-from agent.evidence import WEAK, AlertInput, Evidence
-from agent.head import build_head
-from agent.planner import EvidenceOnlyPlanner
-from agent.profile import ProfileSource
-from agent.prompts import FINAL_HOP, SYSTEM_PROMPT, alert_message, malformed_message, repair_message
-from agent.similarity import Similarity
-from agent.tools import ToolBox
+from agent.core.evidence import WEAK, AlertInput, Evidence
+from agent.core.prompts import FINAL_HOP, SYSTEM_PROMPT, alert_message, malformed_message, repair_message
+from agent.core.schema import Briefing, Hop, ModelAnswer, RelatedIncident, ToolCallTrace
+from agent.core.similarity import Similarity
+from agent.core.tools import ToolBox
 from memory.bank import Recall
 from memory.embedder import Embedder
 from memory.text import json_object, replace_unknown_ids, validated

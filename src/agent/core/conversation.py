@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol, TypedDict, runtime_checkable
 
-from agent.briefing import CitationCheck, Hop, MemorySwitch, Mode, TokenUsage
-from agent.evidence import Evidence, Match
+from agent.core.evidence import Evidence, Match
+from agent.core.schema import CitationCheck, Hop, MemorySwitch, Mode, TokenUsage
 from incidents.timeutil import utcnow
 
 

@@ -14,9 +14,9 @@ import logging
 from dataclasses import replace
 from typing import Any
 
-from agent.conversation import ChatModel, LLMUnavailable
+from agent.core.conversation import ChatModel, LLMUnavailable
+from agent.core.prompts import boundary
 from agent.llm import GroqChatModel
-from agent.prompts import boundary
 from agent.settings import LLMSettings
 from memory.bank import RecalledIncident, ReflectAnswer
 from memory.embedder import MiniLMEmbedder

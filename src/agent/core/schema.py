@@ -89,7 +89,7 @@ class HeadItem(BaseModel):
 
 
 class BriefingHead(BaseModel):
-    """The short, ranked top of a briefing (see ``agent.head``); ``more_*`` hold the rest."""
+    """The short, ranked top of a briefing (see ``agent.briefing.head``); ``more_*`` hold the rest."""
 
     first_line: str
     checks: list[HeadItem] = Field(default_factory=list)

@@ -21,9 +21,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
-from agent.briefing import Briefing, BriefingHead, CitedItem, EvidenceItem, HeadItem
-from agent.evidence import WEAK, Evidence, Match
-from agent.similarity import Similarity, stem, stems
+from agent.core.evidence import WEAK, Evidence, Match
+from agent.core.schema import Briefing, BriefingHead, CitedItem, EvidenceItem, HeadItem
+from agent.core.similarity import Similarity, stem, stems
 
 MAX_CHECKS = 3
 MAX_FIXES = 3
