@@ -176,7 +176,7 @@ async def run_hops(
     seen_calls: dict[tuple[str, str], ToolOutcome] = {}
     for n in range(1, MAX_HOPS + 1):
         last = n == MAX_HOPS
-        offered = [] if last or repairing else tools.offered(conversation)
+        offered = [] if last or repairing else tools.offered(conversation.view())
         if last and not repairing and len(conversation.messages) > 2:
             conversation.messages.append({"role": "user", "content": FINAL_HOP})
         hop = Hop(n=first_hop + n - 1, model=model.name, duration_ms=0.0, tools_offered=offered)
@@ -204,9 +204,10 @@ async def run_hops(
                 elif key in seen_calls:
                     text = "This exact call was already made; its results are above."
                 else:
-                    outcome = await tools.run(call, conversation, offered)
+                    outcome = await tools.run(call, conversation.view(), offered)
+                    conversation.record(outcome)
+                    outcome.text = tools.reply(outcome, conversation.evidence)
                     seen_calls[key] = outcome
-                    conversation.outcomes.append(outcome)
                     hop.calls.append(_trace(outcome))
                     text = outcome.text
                 conversation.messages.append({"role": "tool", "tool_call_id": call.id, "content": text})

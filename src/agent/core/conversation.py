@@ -4,6 +4,11 @@ A ``ChatModel`` sees only ``messages`` (the OpenAI-style transcript) and the too
 ``Planner`` (the evidence-only planner and drafter) sees a ``ConversationView`` instead: the alert's
 evidence and every tool outcome so far as values, never prose. The loop owns the ``Conversation`` and
 hands each model what it reads, which is how one loop serves both.
+
+The numbered evidence is built in one place. A job seeds it before the first hop (the alert, the
+profile's patterns or the engineer's notes); after that it grows only through
+``Conversation.record``, which the loop calls with each tool outcome. Tools, planners and the
+assembler read a ``ConversationView`` and never number anything themselves.
 """
 
 from dataclasses import dataclass, field
@@ -11,8 +16,9 @@ from datetime import datetime
 from typing import Any, Protocol, TypedDict, runtime_checkable
 
 from agent.core.evidence import Evidence, Match
-from agent.core.schema import CitationCheck, Hop, MemorySwitch, Mode, TokenUsage
+from agent.core.schema import CitationCheck, EvidenceItem, Hop, MemorySwitch, Mode, TokenUsage
 from incidents.timeutil import utcnow
+from memory import RecalledIncident
 
 
 class LLMUnavailable(Exception):
@@ -53,9 +59,21 @@ class LoggedPostMortem:
     unsupported: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Synthesis:
+    """Memory's synthesized answer to a question, cited like a record but marked less certain."""
+
+    title: str
+    text: str
+    service: str | None
+
+
 @dataclass
 class ToolOutcome:
-    """A tool call's result as a value: ``text`` goes back to the model, the rest stays structured."""
+    """A tool call's result as a value: ``text`` goes back to the model, the rest stays structured.
+
+    What memory returned (``found``, ``synthesis``) is not numbered yet: ``Conversation.record``
+    numbers it and fills ``matches`` and ``cited``, and only then is the reply to the model written."""
 
     call: ToolCall
     tool: str
@@ -63,9 +81,13 @@ class ToolOutcome:
     ok: bool
     text: str
     duration_ms: float
+    found: tuple[RecalledIncident, ...] = ()
+    synthesis: Synthesis | None = None
     matches: list[Match] = field(default_factory=list)
+    cited: list[EvidenceItem] = field(default_factory=list)
     scoped: bool = False
     error: str | None = None
+    memory_error: str | None = None
     logged: LoggedPostMortem | None = None
 
 
@@ -76,6 +98,24 @@ class Conversation:
     outcomes: list[ToolOutcome] = field(default_factory=list)
     memory_on: bool = True
     memory_errors: list[str] = field(default_factory=list)
+
+    def record(self, outcome: ToolOutcome) -> None:
+        """The one writer of the evidence once the loop runs: what a tool found gets its numbers here."""
+        outcome.matches = self.evidence.add_incidents(list(outcome.found))
+        if outcome.synthesis is not None:
+            synthesis = outcome.synthesis
+            outcome.cited = [
+                self.evidence.add_item(
+                    kind="synthesis",
+                    title=synthesis.title,
+                    text=synthesis.text,
+                    service=synthesis.service,
+                    uncertain=True,
+                )
+            ]
+        if outcome.memory_error is not None:
+            self.memory_errors.append(outcome.memory_error)
+        self.outcomes.append(outcome)
 
     def view(self) -> "ConversationView":
         return ConversationView(

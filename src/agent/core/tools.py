@@ -3,6 +3,10 @@
 Bad JSON, arguments that fail validation, an unknown tool name and a failing tool all come back as
 an ``Error: ...`` text the model can read and correct, never as an exception out of the loop.
 
+Tools read the conversation and never write it: a recall returns what memory found, the loop
+records it (``Conversation.record`` numbers it), and ``ToolBox.reply`` then words the numbered
+results for the model.
+
 ``log_incident`` (the only write) is offered only with a ``ResolutionContext``, which only
 ``open_resolution_conversation`` can make: it checks in the database that the incident exists and
 that a named engineer started the conversation. The handler checks again before writing (the
@@ -23,13 +27,13 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from agent.core.citations import Tally, plain_cited
-from agent.core.conversation import Conversation, LoggedPostMortem, ToolCall, ToolOutcome
-from agent.core.evidence import Match
+from agent.core.conversation import ConversationView, LoggedPostMortem, Synthesis, ToolCall, ToolOutcome
+from agent.core.evidence import Evidence
 from agent.core.prompts import MAX_INCIDENTS_TO_MODEL, boundary, results_message
 from agent.core.support import unsupported_fields
 from incidents.incident.models import Incident
 from incidents.resolution.models import ResolutionFields
-from memory import MemoryUnavailable
+from memory import MemoryUnavailable, RecalledIncident
 from memory import service as memory_service
 from memory.bank import Recall
 from memory.schema import kind_tag, service_tag
@@ -169,7 +173,7 @@ class ToolBox:
         self._commit = commit
         self.fence = boundary()
 
-    def offered(self, conversation: Conversation) -> list[str]:
+    def offered(self, conversation: ConversationView) -> list[str]:
         """Recall and reflect when memory is on; the write only in a clean resolution conversation."""
         names: list[str] = []
         if conversation.memory_on and self._bank is not None:
@@ -185,7 +189,7 @@ class ToolBox:
     def schemas(self, names: list[str]) -> list[dict[str, Any]]:
         return [TOOL_SCHEMAS[name] for name in names]
 
-    async def run(self, call: ToolCall, conversation: Conversation, offered: list[str]) -> ToolOutcome:
+    async def run(self, call: ToolCall, conversation: ConversationView, offered: list[str]) -> ToolOutcome:
         started = time.perf_counter()
 
         def outcome(ok: bool, text: str, args: dict[str, Any] | str, **extra: Any) -> ToolOutcome:
@@ -220,15 +224,13 @@ class ToolBox:
         try:
             if call.name == RECALL:
                 args = RecallArgs.model_validate(raw)
-                matches, text = await self._recall(args, conversation)
-                return outcome(
-                    True, text, args.model_dump(), matches=matches, scoped=args.service is not None
-                )
+                found = await self._recall(args, conversation)
+                return outcome(True, "", args.model_dump(), found=found, scoped=args.service is not None)
             if call.name == REFLECT:
                 reflect_args = ReflectArgs.model_validate(raw)
-                return outcome(
-                    True, await self._reflect(reflect_args, conversation), reflect_args.model_dump()
-                )
+                synthesis = await self._reflect(reflect_args)
+                text = "" if synthesis else "Memory has no synthesized answer to that question."
+                return outcome(True, text, reflect_args.model_dump(), synthesis=synthesis)
             log_args = LogIncidentArgs.model_validate(raw)
             logged = await self._log(log_args, conversation)
             return outcome(True, logged.message, log_args.model_dump(), logged=logged)
@@ -238,8 +240,12 @@ class ToolBox:
             )
             return outcome(False, f"Error: invalid arguments: {problems}.", raw)
         except MemoryUnavailable as exc:
-            conversation.memory_errors.append(str(exc) or type(exc).__name__)
-            return outcome(False, f"Error: memory is unavailable right now ({exc}).", raw)
+            return outcome(
+                False,
+                f"Error: memory is unavailable right now ({exc}).",
+                raw,
+                memory_error=str(exc) or type(exc).__name__,
+            )
         except PermissionError as exc:
             return outcome(False, f"Error: not permitted: {exc}.", raw)
         except Exception as exc:
@@ -251,35 +257,30 @@ class ToolBox:
         except TimeoutError as exc:
             raise MemoryUnavailable(f"no answer within {self._timeout:g}s") from exc
 
-    async def _recall(self, args: RecallArgs, conversation: Conversation) -> tuple[list[Match], str]:
+    async def _recall(self, args: RecallArgs, conversation: ConversationView) -> tuple[RecalledIncident, ...]:
+        """The records memory returns, then the corrections they name (not yet folded in)."""
         assert self._bank is not None
         found = await self._memory(
             memory_service.recall_similar_incidents(
                 self._bank, args.alert_description, args.service, args.limit
             )
         )
-        matches = conversation.evidence.add_incidents(list(found))
-        await self._fetch_corrections(matches, conversation)
-        scope = f"on {args.service}" if args.service else "across all services"
-        if not matches:
-            return matches, f"No resolved incident {scope} matches this description."
-        evidence = conversation.evidence
-        header = f"{len(matches)} resolved incident(s) {scope}, strongest first:"
-        ordered = sorted(matches, key=lambda m: m.strength, reverse=True)
-        return matches, results_message(self.fence, [(m.item, evidence.why(m)) for m in ordered], header)
+        return (*found, *await self._fetch_corrections(found, conversation.evidence))
 
-    async def _fetch_corrections(self, matches: list[Match], conversation: Conversation) -> None:
+    async def _fetch_corrections(
+        self, found: list[RecalledIncident], evidence: Evidence
+    ) -> list[RecalledIncident]:
         """Corrections named by a recalled record's metadata, so they can go ahead of its text."""
         wanted = {
             doc_id
-            for match in matches
-            for doc_id in match.incident.metadata.get("corrections", "").split(",")
-            if doc_id and not conversation.evidence.has_correction(doc_id)
+            for incident in found
+            for doc_id in incident.metadata.get("corrections", "").split(",")
+            if doc_id and not evidence.has_correction(doc_id)
         }
         if not wanted or self._bank is None:
-            return
-        targets = sorted({m.incident.id for m in matches if m.incident.metadata.get("corrections")})
-        found = await self._memory(
+            return []
+        targets = sorted({i.id for i in found if i.metadata.get("corrections")})
+        corrections = await self._memory(
             self._bank.recall(
                 query=" ".join(targets),
                 tags=[kind_tag("correction")],
@@ -287,27 +288,40 @@ class ToolBox:
                 limit=min(len(wanted) + 2, MAX_INCIDENTS_TO_MODEL),
             )
         )
-        conversation.evidence.add_incidents([f for f in found if f.id in wanted])
+        return [c for c in corrections if c.id in wanted]
 
-    async def _reflect(self, args: ReflectArgs, conversation: Conversation) -> str:
+    async def _reflect(self, args: ReflectArgs) -> Synthesis | None:
         assert self._bank is not None
         tags = [service_tag(args.service)] if args.service else None
         answer = await self._memory(
             self._bank.reflect(query=args.question, tags=tags, tags_match="any_strict" if tags else "any")
         )
         if not answer.text.strip():
-            return "Memory has no synthesized answer to that question."
+            return None
         based_on = f" (based on {', '.join(answer.based_on)})" if answer.based_on else ""
-        item = conversation.evidence.add_item(
-            kind="synthesis",
-            title=f"Synthesis: {args.question[:80]}{based_on}",
-            text=answer.text,
-            service=args.service,
-            uncertain=True,
+        return Synthesis(
+            title=f"Synthesis: {args.question[:80]}{based_on}", text=answer.text, service=args.service
         )
-        return results_message(self.fence, [(item, "synthesized across incidents")], "Memory's synthesis:")
 
-    async def _log(self, args: BaseModel, conversation: Conversation) -> LoggedPostMortem:
+    def reply(self, outcome: ToolOutcome, evidence: Evidence) -> str:
+        """What goes back to the model, once the loop has recorded (numbered) what the tool found."""
+        if not outcome.ok or outcome.text:
+            return outcome.text
+        if outcome.tool == REFLECT:
+            return results_message(
+                self.fence,
+                [(item, "synthesized across incidents") for item in outcome.cited],
+                "Memory's synthesis:",
+            )
+        service = outcome.args.get("service") if isinstance(outcome.args, dict) else None
+        scope = f"on {service}" if service else "across all services"
+        if not outcome.matches:
+            return f"No resolved incident {scope} matches this description."
+        header = f"{len(outcome.matches)} resolved incident(s) {scope}, strongest first:"
+        ordered = sorted(outcome.matches, key=lambda m: m.strength, reverse=True)
+        return results_message(self.fence, [(m.item, evidence.why(m)) for m in ordered], header)
+
+    async def _log(self, args: BaseModel, conversation: ConversationView) -> LoggedPostMortem:
         """Every check again, here, whatever was offered: the model's call is a request, not a right."""
         context, recorder = self._resolution, self._recorder
         if not isinstance(context, ResolutionContext) or recorder is None:
@@ -343,7 +357,7 @@ class ToolBox:
 
 
 def clean_post_mortem(
-    raw: dict[str, str], conversation: Conversation, tally: Tally | None = None
+    raw: dict[str, str], conversation: ConversationView, tally: Tally | None = None
 ) -> tuple[dict[str, str], dict[str, list[int]], list[str]]:
     """Post-mortem fields as stored: citations read out and removed, invented incident ids replaced
     (and returned, so the engineer is told)."""

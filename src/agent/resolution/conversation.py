@@ -314,7 +314,7 @@ def _finish(
     raw = logged.args if logged is not None and isinstance(logged.args, dict) else answer.model_dump()
     tally = Tally()
     fields, citations, invented = clean_post_mortem(
-        {name: raw.get(name, "") for name in FIELDS}, conversation, tally
+        {name: raw.get(name, "") for name in FIELDS}, conversation.view(), tally
     )
     try:
         fields["resolution_kind"] = normalize_resolution_kind(fields["resolution_kind"])
