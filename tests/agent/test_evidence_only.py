@@ -12,7 +12,14 @@ from agent.briefing.planner import EvidenceOnlyPlanner
 from agent.briefing.profile_evidence import ProfileSource
 from agent.core.conversation import Conversation, ToolCall
 from agent.core.evidence import AlertInput, Evidence
-from agent.core.tools import LOG, RECALL, Recorded, ResolutionContext, ToolBox, open_resolution_conversation
+from agent.core.tools import RECALL, ToolBox
+from agent.resolution.log_tool import (
+    LOG,
+    LogIncident,
+    Recorded,
+    ResolutionContext,
+    open_resolution_conversation,
+)
 from incidents.incident.models import Incident
 from memory.profile import PROFILE_ID
 from tests.agent.fakes import FakeBank, profile_model, record
@@ -183,7 +190,7 @@ async def test_log_incident_is_offered_and_hands_over_only_in_a_resolution_conve
     incident(db)
     context = open_resolution_conversation(db_session=db, public_id="INC-0001", engineer="dana")
     recorder = Recorder(actor="dana")
-    tools = ToolBox(bank=bank, resolution=context, recorder=recorder, commit=True)
+    tools = ToolBox(bank=bank, writer=LogIncident(context, recorder, commit=True))
     conversation = Conversation(messages=[], evidence=Evidence(AlertInput(text=POOL, incident_id="INC-0001")))
     offered = tools.offered(conversation.view())
     assert LOG in offered and LOG not in ToolBox(bank=bank).offered(conversation.view())
@@ -215,7 +222,7 @@ async def test_log_incident_is_offered_and_hands_over_only_in_a_resolution_conve
     refused = await tools.run(ToolCall("c3", LOG, json.dumps(fields)), tainted.view(), [*offered])
     assert not refused.ok and "writes are disabled" in refused.text and len(recorder.calls) == 1
 
-    other = ToolBox(bank=bank, resolution=context, recorder=Recorder(actor="lee"), commit=True)
+    other = ToolBox(bank=bank, writer=LogIncident(context, Recorder(actor="lee"), commit=True))
     fresh = Conversation(messages=[], evidence=Evidence(AlertInput(text=POOL, incident_id="INC-0001")))
     denied = await other.run(ToolCall("c4", LOG, json.dumps(fields)), fresh.view(), offered)
     assert not denied.ok and "started by dana" in denied.text
@@ -229,7 +236,7 @@ async def test_a_commit_needs_every_field_supported_by_the_notes_or_a_record(
     incident(db)
     context = open_resolution_conversation(db_session=db, public_id="INC-0001", engineer="dana")
     recorder = Recorder(actor="dana")
-    tools = ToolBox(bank=bank, resolution=context, recorder=recorder, commit=True)
+    tools = ToolBox(bank=bank, writer=LogIncident(context, recorder, commit=True))
     evidence = Evidence(AlertInput(text=POOL, incident_id="INC-0001"))
     notes = evidence.add_item(
         kind="notes", title="Notes by dana", text="Root cause: idle sessions held the pool"

@@ -9,7 +9,8 @@ import pytest
 from agent.briefing.loop import MAX_HOPS, Agent
 from agent.core.evidence import AlertInput
 from agent.core.prompts import FINAL_HOP
-from agent.core.tools import LOG, RECALL
+from agent.core.tools import RECALL
+from agent.resolution.log_tool import LOG
 from tests.agent.fakes import FakeBank, profile_model, record
 from tests.agent.scripted import ScriptedModel, answer, tool_call
 

@@ -13,8 +13,8 @@ from pydantic import ValidationError
 from sqlalchemy.orm import Session, sessionmaker
 
 from agent.core.schema import Briefing
-from agent.core.tools import Recorded, ResolutionContext, open_resolution_conversation
 from agent.resolution.conversation import ResolutionDraft, ResolutionInputs, draft_resolution
+from agent.resolution.log_tool import Recorded, ResolutionContext, open_resolution_conversation
 from incidents.briefings import service as briefings
 from incidents.database import transaction
 from incidents.incident import service as incidents

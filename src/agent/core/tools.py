@@ -7,41 +7,27 @@ Tools read the conversation and never write it: a recall returns what memory fou
 records it (``Conversation.record`` numbers it), and ``ToolBox.reply`` then words the numbered
 results for the model.
 
-``log_incident`` (the only write) is offered only with a ``ResolutionContext``, which only
-``open_resolution_conversation`` can make: it checks in the database that the incident exists and
-that a named engineer started the conversation. The handler checks again before writing (the
-conversation is about that incident, the writer is the engineer who started it, no data in it looked
-like an instruction) and never writes memory itself: it hands the post-mortem to a
-``ResolutionRecorder``, the resolution service, which stores the resolution and its memory outbox row
-together. Triage never holds a context.
+Recall and reflect live here. The one write, ``log_incident``, belongs to the resolution job
+(``agent.resolution.log_tool``) and joins a ``ToolBox`` as its ``WriteTool``; triage never holds one.
 """
 
 import asyncio
 import json
 import time
-from dataclasses import dataclass
 from typing import Any, Protocol
 
-from pydantic import BaseModel, Field, ValidationError, create_model
-from sqlalchemy import select
-from sqlalchemy.orm import Session
+from pydantic import BaseModel, Field, ValidationError
 
-from agent.core.citations import Tally, plain_cited
 from agent.core.conversation import ConversationView, LoggedPostMortem, Synthesis, ToolCall, ToolOutcome
 from agent.core.evidence import Evidence
 from agent.core.prompts import MAX_INCIDENTS_TO_MODEL, boundary, results_message
-from agent.core.support import unsupported_fields
-from incidents.incident.models import Incident
-from incidents.resolution.models import ResolutionFields
 from memory import MemoryUnavailable, RecalledIncident
 from memory import service as memory_service
 from memory.bank import Recall
 from memory.schema import kind_tag, service_tag
-from memory.text import replace_unknown_ids
 
 RECALL = "recall_similar_incidents"
 REFLECT = "get_incident_briefing"
-LOG = "log_incident"
 
 
 class RecallArgs(BaseModel):
@@ -55,16 +41,7 @@ class ReflectArgs(BaseModel):
     service: str | None = Field(default=None, max_length=255)
 
 
-# The post-mortem the tool takes is the resolution template itself: its fields, its required ones.
-REQUIRED_FIELDS = tuple(name for name, field in ResolutionFields.model_fields.items() if field.is_required())
-_LOG_FIELDS: dict[str, Any] = {
-    name: (str, Field(min_length=1)) if name in REQUIRED_FIELDS else (str, "")
-    for name in ResolutionFields.model_fields
-}
-LogIncidentArgs: type[BaseModel] = create_model("LogIncidentArgs", **_LOG_FIELDS)
-
-
-def _schema(name: str, description: str, model: type[BaseModel]) -> dict[str, Any]:
+def tool_schema(name: str, description: str, model: type[BaseModel]) -> dict[str, Any]:
     parameters = model.model_json_schema()
     parameters.pop("title", None)
     for prop in parameters.get("properties", {}).values():
@@ -76,118 +53,59 @@ def _schema(name: str, description: str, model: type[BaseModel]) -> dict[str, An
 
 
 TOOL_SCHEMAS: dict[str, dict[str, Any]] = {
-    RECALL: _schema(
+    RECALL: tool_schema(
         RECALL,
         "Find resolved incidents similar to an alert, as whole incidents with their root cause, fix and "
         "failed attempts. Pass `service` to stay within one service; omit it to search every service.",
         RecallArgs,
     ),
-    REFLECT: _schema(
+    REFLECT: tool_schema(
         REFLECT,
         "Ask the team's memory a question answered by synthesizing across many incidents "
         "(for example: what usually causes this on checkout-service?). Synthesized, so less certain.",
         ReflectArgs,
     ),
-    LOG: _schema(
-        LOG,
-        "Submit the post-mortem of the incident being resolved (cite evidence as [n] in each field). "
-        "Only in a resolution conversation an engineer started; the incident and author are fixed by "
-        "the server, which either records it as the resolution or keeps it as a draft for the engineer.",
-        LogIncidentArgs,
-    ),
 }
 
-_MINT = object()
 
+class WriteTool(Protocol):
+    """A tool that writes (``log_incident``), bound to the one conversation it was opened for.
 
-@dataclass(frozen=True, init=False)
-class ResolutionContext:
-    """Proof that an engineer opened a resolution conversation for one existing incident."""
+    The resolution job provides it; the loop offers it only where ``offered`` says so, and a call
+    comes back as a ``LoggedPostMortem``."""
 
-    incident_id: int
-    public_id: str
-    service: str
-    engineer: str
+    name: str
+    schema: dict[str, Any]
+    args: type[BaseModel]
 
-    def __init__(self, *, incident_id: int, public_id: str, service: str, engineer: str, key: object) -> None:
-        if key is not _MINT:
-            raise PermissionError("a resolution context is only opened by open_resolution_conversation")
-        object.__setattr__(self, "incident_id", incident_id)
-        object.__setattr__(self, "public_id", public_id)
-        object.__setattr__(self, "service", service)
-        object.__setattr__(self, "engineer", engineer)
+    def offered(self, conversation: ConversationView) -> bool: ...
 
-
-def open_resolution_conversation(*, db_session: Session, public_id: str, engineer: str) -> ResolutionContext:
-    """The only way to a context: the incident must exist and a named engineer must be asking."""
-    if not engineer.strip():
-        raise PermissionError("a resolution conversation needs the engineer who started it")
-    incident = db_session.scalar(select(Incident).where(Incident.public_id == public_id))
-    if incident is None:
-        raise LookupError(f"no incident {public_id}")
-    return ResolutionContext(
-        incident_id=incident.id,
-        public_id=incident.public_id,
-        service=incident.service,
-        engineer=engineer,
-        key=_MINT,
-    )
-
-
-@dataclass(frozen=True)
-class Recorded:
-    written: bool
-    version: int | None
-    message: str
-
-
-class ResolutionRecorder(Protocol):
-    """Where ``log_incident`` hands the post-mortem: the service that owns resolutions.
-
-    ``actor`` is who the write is made for; ``record`` re-checks the incident in the database and,
-    with ``commit``, stores the resolution (a new version if one exists) with its memory outbox row."""
-
-    actor: str
-
-    async def record(
-        self, context: ResolutionContext, fields: dict[str, str], *, commit: bool
-    ) -> Recorded: ...
+    async def run(self, args: BaseModel, conversation: ConversationView) -> LoggedPostMortem: ...
 
 
 class ToolBox:
-    """The tools of one conversation, bound to its bank, evidence and (maybe) resolution context."""
+    """The tools of one conversation: recall and reflect over its bank, and maybe one write tool."""
 
     def __init__(
-        self,
-        *,
-        bank: Recall | None,
-        memory_timeout_s: float = 10.0,
-        resolution: ResolutionContext | None = None,
-        recorder: ResolutionRecorder | None = None,
-        commit: bool = False,
+        self, *, bank: Recall | None, memory_timeout_s: float = 10.0, writer: WriteTool | None = None
     ) -> None:
         self._bank = bank
         self._timeout = memory_timeout_s
-        self._resolution = resolution
-        self._recorder = recorder
-        self._commit = commit
+        self._writer = writer
+        self._schemas = TOOL_SCHEMAS | ({writer.name: writer.schema} if writer is not None else {})
         self.fence = boundary()
 
     def offered(self, conversation: ConversationView) -> list[str]:
-        """Recall and reflect when memory is on; the write only in a clean resolution conversation."""
+        """Recall and reflect when memory is on; the write tool where it says it may be offered."""
         names: list[str] = []
         if conversation.memory_on and self._bank is not None:
             names += [RECALL, REFLECT]
-        if (
-            self._resolution is not None
-            and self._recorder is not None
-            and not conversation.evidence.injections
-        ):
-            names.append(LOG)
+        if self._writer is not None and self._writer.offered(conversation):
+            names.append(self._writer.name)
         return names
 
     def schemas(self, names: list[str]) -> list[dict[str, Any]]:
-        return [TOOL_SCHEMAS[name] for name in names]
+        return [self._schemas[name] for name in names]
 
     async def run(self, call: ToolCall, conversation: ConversationView, offered: list[str]) -> ToolOutcome:
         started = time.perf_counter()
@@ -206,7 +124,7 @@ class ToolBox:
                 **extra,
             )
 
-        if call.name not in TOOL_SCHEMAS or call.name not in offered:
+        if call.name not in self._schemas or call.name not in offered:
             available = ", ".join(offered) or "none"
             return outcome(
                 False,
@@ -231,9 +149,10 @@ class ToolBox:
                 synthesis = await self._reflect(reflect_args)
                 text = "" if synthesis else "Memory has no synthesized answer to that question."
                 return outcome(True, text, reflect_args.model_dump(), synthesis=synthesis)
-            log_args = LogIncidentArgs.model_validate(raw)
-            logged = await self._log(log_args, conversation)
-            return outcome(True, logged.message, log_args.model_dump(), logged=logged)
+            assert self._writer is not None
+            write_args = self._writer.args.model_validate(raw)
+            logged = await self._writer.run(write_args, conversation)
+            return outcome(True, logged.message, write_args.model_dump(), logged=logged)
         except ValidationError as exc:
             problems = "; ".join(
                 f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors()
@@ -320,55 +239,3 @@ class ToolBox:
         header = f"{len(outcome.matches)} resolved incident(s) {scope}, strongest first:"
         ordered = sorted(outcome.matches, key=lambda m: m.strength, reverse=True)
         return results_message(self.fence, [(m.item, evidence.why(m)) for m in ordered], header)
-
-    async def _log(self, args: BaseModel, conversation: ConversationView) -> LoggedPostMortem:
-        """Every check again, here, whatever was offered: the model's call is a request, not a right."""
-        context, recorder = self._resolution, self._recorder
-        if not isinstance(context, ResolutionContext) or recorder is None:
-            raise PermissionError("post-mortems are logged only in a resolution conversation")
-        if conversation.evidence.injections:
-            raise PermissionError("this conversation carried instruction-like data; writes are disabled")
-        if conversation.evidence.alert.incident_id != context.public_id:
-            raise PermissionError(f"this conversation is not about {context.public_id}")
-        if recorder.actor != context.engineer:
-            raise PermissionError(f"the conversation was started by {context.engineer}, not {recorder.actor}")
-        if any(o.logged is not None for o in conversation.outcomes):
-            raise PermissionError("the post-mortem was already logged once in this conversation")
-        fields, citations, _ = clean_post_mortem(args.model_dump(), conversation)
-        empty = [name for name in REQUIRED_FIELDS if not fields[name]]
-        if empty:
-            raise ValueError(f"{', '.join(empty)} empty once citations are removed")
-        unsupported = unsupported_fields(fields, citations, conversation.evidence.items)
-        recorded = await recorder.record(context, fields, commit=self._commit and not unsupported)
-        message = recorded.message
-        if self._commit and unsupported:
-            message = (
-                f"Not logged: {', '.join(unsupported)} cite(s) neither the engineer's notes nor a record. "
-                + message
-            )
-        return LoggedPostMortem(
-            fields=fields,
-            citations=citations,
-            written=recorded.written,
-            version=recorded.version,
-            message=message,
-            unsupported=unsupported,
-        )
-
-
-def clean_post_mortem(
-    raw: dict[str, str], conversation: ConversationView, tally: Tally | None = None
-) -> tuple[dict[str, str], dict[str, list[int]], list[str]]:
-    """Post-mortem fields as stored: citations read out and removed, invented incident ids replaced
-    (and returned, so the engineer is told)."""
-    count = len(conversation.evidence.items)
-    known = conversation.evidence.known_ids
-    fields: dict[str, str] = {}
-    citations: dict[str, list[int]] = {}
-    invented: list[str] = []
-    for name, value in raw.items():
-        text, cited = plain_cited(value or "", count, tally)
-        fields[name], unknown = replace_unknown_ids(text, known)
-        citations[name] = cited
-        invented += [ident for ident in unknown if ident not in invented]
-    return fields, citations, invented

@@ -20,15 +20,16 @@ from agent.core.conversation import Conversation, Model, ToolOutcome, run_fields
 from agent.core.evidence import AlertInput, Evidence
 from agent.core.prompts import data_block
 from agent.core.schema import Briefing, CitationCheck, EvidenceItem, Hop, MemorySwitch, Mode
-from agent.core.tools import (
+from agent.core.tools import ToolBox
+from agent.resolution.drafter import DraftSource, EvidenceOnlyDrafter, draft_fields
+from agent.resolution.log_tool import (
     LOG,
     REQUIRED_FIELDS,
+    LogIncident,
     ResolutionContext,
     ResolutionRecorder,
-    ToolBox,
     clean_post_mortem,
 )
-from agent.resolution.drafter import DraftSource, EvidenceOnlyDrafter, draft_fields
 from incidents.resolution.models import TEMPLATE as FIELDS
 from memory.schema import RESOLUTION_KINDS, normalize_resolution_kind
 from memory.text import clip, json_object, validated
@@ -246,9 +247,7 @@ async def _converse(
     tools = ToolBox(
         bank=agent.bank,
         memory_timeout_s=agent.memory_timeout_s,
-        resolution=context,
-        recorder=recorder,
-        commit=commit,
+        writer=LogIncident(context, recorder, commit=commit),
     )
     conversation = Conversation(messages=[], evidence=evidence, memory_on=agent.bank is not None)
     conversation.messages = [

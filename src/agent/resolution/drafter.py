@@ -16,7 +16,7 @@ from agent.core.citations import plain_cited
 from agent.core.conversation import ConversationView, ModelTurn, ToolCall
 from agent.core.evidence import AlertInput
 from agent.core.schema import Briefing, CitedItem, Mode
-from agent.core.tools import LOG, REQUIRED_FIELDS
+from agent.resolution.log_tool import LOG, REQUIRED_FIELDS
 from incidents.resolution.models import TEMPLATE as FIELDS
 from memory.text import clip
 

@@ -18,10 +18,11 @@ from agent.briefing.loop import Agent
 from agent.briefing.planner import EvidenceOnlyPlanner
 from agent.core.evidence import AlertInput
 from agent.core.schema import Briefing, CitedItem, EvidenceItem
-from agent.core.tools import LOG, RECALL, open_resolution_conversation
+from agent.core.tools import RECALL
 from agent.llm import GroqChatModel
 from agent.resolution.conversation import ResolutionDraft, ResolutionInputs, draft_resolution
 from agent.resolution.drafter import FROM_BRIEFING, LABELS, note_sections
+from agent.resolution.log_tool import LOG, open_resolution_conversation
 from incidents.database import make_engine, make_session_factory, transaction, upgrade
 from incidents.incident.models import Incident, IncidentEvent
 from incidents.resolution import service as resolutions
