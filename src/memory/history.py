@@ -1,9 +1,10 @@
 """Historical incidents and runbooks as they arrive from outside: validation and parsing.
 
-The import format is one JSON object per line (or a JSON list), each holding the labeled template's
-fields: ``incident_id``, ``service``, ``timestamp``, ``symptom``, ``error_signature``, ``root_cause``,
-``resolution_steps``, ``runbook_used``, ``outcome``, ``resolution_kind`` (optional: fixed, mitigated,
-self-recovered, false-alarm or duplicate), ``failed_attempts`` (optional), ``resolved_by``;
+The import format is one JSON object per line (or a JSON list), each holding ``incident_id``,
+``service`` and the labeled template's fields (``memory.template.FIELDS``: ``timestamp``, ``symptom``,
+``error_signature``, ``root_cause``, ``resolution_steps``, ``outcome``; optional ``runbook_used``,
+``resolution_kind`` (fixed, mitigated, self-recovered, false-alarm or duplicate), ``failed_attempts``
+and ``resolved_by``);
 plus the optional ``severity`` and ``title`` the incident store shows. Unknown keys are refused, so a
 misspelt field is reported instead of silently dropped. A bad line rejects that line only, with its
 reason; the others are imported. Only incident records come in this way: a line with a ``kind``
@@ -13,7 +14,7 @@ other than ``incident`` is refused (runbooks change through ``recallops seed``).
 import json
 import re
 from datetime import UTC, date, datetime
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import (
     AfterValidator,
@@ -21,10 +22,12 @@ from pydantic import (
     ConfigDict,
     StringConstraints,
     ValidationError,
+    create_model,
     field_validator,
 )
 
 from memory.schema import IncidentRecord, normalize_resolution_kind
+from memory.template import FIELDS, TemplateField
 
 MAX_TEXT = 20_000
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
@@ -51,47 +54,50 @@ def _utc(value: datetime | date) -> datetime:
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
-class HistoryRow(_Strict):
-    """One historical incident in the import format."""
+def _imported(field: TemplateField) -> Any:
+    """How the import validates one template field: its kind and whether a post-mortem requires it.
+    Text is held to ``MAX_TEXT`` whatever the form allows, so any stored history can come back in."""
+    if field.kind == "time":
+        return datetime | date, ...
+    if field.kind == "line":
+        return Annotated[str, StringConstraints(strip_whitespace=True, max_length=field.max_length)], ""
+    if field.kind == "kind":
+        return Annotated[OptionalText, AfterValidator(normalize_resolution_kind)], ""
+    return (RequiredText, ...) if field.required else (OptionalText, "")
+
+
+class _Row(_Strict):
+    """The typed part of a row; the template's fields are added from ``memory.template.FIELDS``."""
 
     incident_id: Annotated[str, StringConstraints(pattern=r"^\S{1,64}$")]
     service: Annotated[
         str, StringConstraints(strip_whitespace=True, min_length=1, max_length=255, pattern=r"^[^\n]*$")
     ]
-    timestamp: datetime | date
-    symptom: RequiredText
-    error_signature: RequiredText
-    root_cause: RequiredText
-    resolution_steps: RequiredText
-    runbook_used: OptionalText = ""
-    outcome: RequiredText
-    resolution_kind: Annotated[OptionalText, AfterValidator(normalize_resolution_kind)] = ""
-    failed_attempts: OptionalText = ""
-    resolved_by: Annotated[str, StringConstraints(strip_whitespace=True, max_length=255)] = ""
     severity: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=32)] = (
         "unknown"
     )
     title: Annotated[str, StringConstraints(strip_whitespace=True, max_length=300)] = ""
 
     def record(self) -> IncidentRecord:
-        return IncidentRecord(
-            incident_id=self.incident_id,
-            service=self.service,
-            timestamp=_utc(self.timestamp),
-            symptom=self.symptom,
-            error_signature=self.error_signature,
-            root_cause=self.root_cause,
-            resolution_steps=self.resolution_steps,
-            runbook_used=self.runbook_used,
-            outcome=self.outcome,
-            failed_attempts=self.failed_attempts,
-            resolved_by=self.resolved_by,
-            resolution_kind=self.resolution_kind,
-        )
+        template = self.model_dump(include={f.name for f in FIELDS})
+        template["timestamp"] = _utc(template["timestamp"])
+        return IncidentRecord(incident_id=self.incident_id, service=self.service, **template)
 
     def display_title(self) -> str:
-        first_line = self.symptom.split("\n", 1)[0]
+        first_line = str(self.model_dump(include={"symptom"})["symptom"]).split("\n", 1)[0]
         return self.title or (first_line if len(first_line) <= 120 else first_line[:119] + "…")
+
+
+if TYPE_CHECKING:
+    HistoryRow = _Row
+else:
+    HistoryRow = create_model(
+        "HistoryRow",
+        __base__=_Row,
+        __module__=__name__,
+        __doc__="One historical incident in the import format.",
+        **{field.name: _imported(field) for field in FIELDS},
+    )
 
 
 class Runbook(_Strict):

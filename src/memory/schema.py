@@ -1,5 +1,7 @@
 """The labeled incident template: an API, so changing it is a migration.
 
+The fields, their labels and their order come from ``memory.template.FIELDS``.
+
 A record renders as one header line and one ``Label: value`` block per field, always all of them, in
 the order of ``FIELDS``::
 
@@ -27,27 +29,17 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from memory.settings import MemorySettings
+from memory.template import FIELDS as TEMPLATE_FIELDS
+from memory.template import RESOLUTION_KINDS
 
-TEMPLATE_VERSION = 2
 INDENT = "  "
 HEADER_PREFIX = "INCIDENT "
 HEADER_SEPARATOR = " — "
-FIELDS: tuple[tuple[str, str], ...] = (
-    ("timestamp", "Timestamp"),
-    ("symptom", "Symptom"),
-    ("error_signature", "Error signature"),
-    ("root_cause", "Root cause"),
-    ("resolution_steps", "Resolution steps taken"),
-    ("runbook_used", "Runbook used"),
-    ("outcome", "Outcome"),
-    ("resolution_kind", "Resolution kind"),
-    ("failed_attempts", "Failed attempts"),
-    ("resolved_by", "Resolved by"),
-)
+# (attribute, label) in the record's order, from the one field list.
+FIELDS: tuple[tuple[str, str], ...] = tuple((f.name, f.label) for f in TEMPLATE_FIELDS)
 # Fields a record of an older template version lacks; they parse as not recorded.
-ADDED_IN_V2 = frozenset({"resolution_kind"})
-# How an incident ended. Noise kinds are alerts that needed nothing: the past says "it clears on its own".
-RESOLUTION_KINDS = ("fixed", "mitigated", "self-recovered", "false-alarm", "duplicate")
+ADDED_IN_V2 = frozenset(f.name for f in TEMPLATE_FIELDS if f.since_version == 2)
+# Noise kinds are alerts that needed nothing: the past says "it clears on its own".
 NOISE_KINDS = frozenset({"self-recovered", "false-alarm"})
 RESOLUTION_KIND_LABELS = {
     "fixed": "fixed",
@@ -66,7 +58,10 @@ class RecordFormatError(ValueError):
 
 @dataclass(frozen=True)
 class IncidentRecord:
-    """One resolved incident. ``incident_id`` has no whitespace; ``service`` is one line."""
+    """One resolved incident. ``incident_id`` has no whitespace; ``service`` is one line.
+
+    Its template attributes are the names of ``memory.template.FIELDS`` (a test holds them equal);
+    they are spelled out so every reader of a record is type-checked."""
 
     incident_id: str
     service: str

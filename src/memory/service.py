@@ -64,12 +64,14 @@ from memory.schema import (
     service_tag,
     tag_value,
 )
+from memory.template import POST_MORTEM
 
 __all__ = [
     "CORRECTION_ID",
     "FIELDS",
     "FIELD_LABELS",
     "PATTERN_FIELDS",
+    "POST_MORTEM",
     "PROFILE_ID",
     "PROFILE_NAME",
     "RESOLUTION_KIND_LABELS",

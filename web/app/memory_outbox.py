@@ -26,10 +26,10 @@ from incidents.incident.service import add_event
 from incidents.locking import serialized_writes
 from incidents.resolution import outbox
 from incidents.resolution.outbox import Claim
+from incidents.resolution.service import payload_record
 from incidents.timeutil import utcnow
 from memory.service import (
     CorrectionRecord,
-    IncidentRecord,
     Retain,
     log_correction,
     log_incident,
@@ -74,13 +74,11 @@ async def retain_payload(bank: Retain, kind: str, payload: dict[str, Any]) -> No
         )
         await log_correction(bank, record, severity=data.get("severity"))
         return
-    fields = dict(payload["record"])
-    fields["timestamp"] = datetime.fromisoformat(fields["timestamp"])
     corrections = payload.get("corrections") or []
     metadata = {"version": str(payload.get("version", 1)), "title": str(payload.get("title", ""))}
     if corrections:
         metadata["corrections"] = ",".join(c["document_id"] for c in corrections)
-    await log_incident(bank, IncidentRecord(**fields), severity=payload.get("severity"), metadata=metadata)
+    await log_incident(bank, payload_record(payload), severity=payload.get("severity"), metadata=metadata)
 
 
 async def deliver_due(container: Container, *, limit: int = BATCH) -> DeliveryReport:

@@ -31,7 +31,8 @@ from agent.resolution.log_tool import (
     clean_post_mortem,
 )
 from incidents.resolution.models import TEMPLATE as FIELDS
-from memory.schema import RESOLUTION_KINDS, normalize_resolution_kind
+from memory.schema import normalize_resolution_kind
+from memory.template import RESOLUTION_KINDS
 from memory.text import clip, json_object, validated
 
 MAX_NOTES_CHARS = 20_000

@@ -7,12 +7,13 @@ generated same-service distractors (``distractors-<n>``) is pulled in the same w
 
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
 from evals.scenarios.distractors import generated_set
+from memory.template import FIELDS, POST_MORTEM, TemplateField
 
 Source = Literal["alertmanager", "grafana", "pagerduty", "generic"]
 Section = Literal["summary", "likely_causes", "first_checks", "suggested_fix", "risky_actions"]
@@ -22,21 +23,27 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class RecordIn(_Strict):
-    """A historical incident in the labeled template's fields, imported like any post-mortem."""
+def _plain(field: TemplateField) -> tuple[Any, Any]:
+    """A template field as a scenario file spells it: required where a post-mortem requires it."""
+    kind = datetime if field.kind == "time" else str
+    return (kind, ...) if field.required else (kind, "")
 
+
+class _Record(_Strict):
     incident_id: str
     service: str
-    timestamp: datetime
-    symptom: str
-    error_signature: str
-    root_cause: str
-    resolution_steps: str
-    runbook_used: str = ""
-    outcome: str = ""
-    failed_attempts: str = ""
-    resolved_by: str = ""
-    resolution_kind: str = ""
+
+
+if TYPE_CHECKING:
+    RecordIn = _Record
+else:
+    RecordIn = create_model(
+        "RecordIn",
+        __base__=_Record,
+        __module__=__name__,
+        __doc__="A historical incident in the labeled template's fields, imported like any post-mortem.",
+        **{field.name: _plain(field) for field in FIELDS},
+    )
 
 
 class CorrectionIn(_Strict):
@@ -86,18 +93,21 @@ class Expect(_Strict):
     canaries: dict[str, str] = Field(default_factory=dict)  # planted string -> the record that holds it
 
 
-class ResolveIn(_Strict):
-    """The post-mortem an engineer resolves the scenario's incident with, and the grade its briefing
-    must then get (100 / 65 / 35 / 0)."""
-
-    symptom: str
-    error_signature: str
-    root_cause: str
-    resolution_steps: str
-    runbook_used: str = ""
-    outcome: str
-    failed_attempts: str = ""
+class _Resolve(_Strict):
     grade: Literal[100, 65, 35, 0]
+
+
+if TYPE_CHECKING:
+    ResolveIn = _Resolve
+else:
+    ResolveIn = create_model(
+        "ResolveIn",
+        __base__=_Resolve,
+        __module__=__name__,
+        __doc__="The post-mortem an engineer resolves the scenario's incident with, and the grade its "
+        "briefing must then get (100 / 65 / 35 / 0).",
+        **{field.name: _plain(field) for field in POST_MORTEM},
+    )
 
 
 class Scenario(_Strict):

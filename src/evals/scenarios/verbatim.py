@@ -17,20 +17,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from evals.scenarios.scenario import RecordIn, Scenario
+from memory.template import FIELDS
 
 SHINGLE = 6
 EXACT = "exact-recurrence"
 MAX_EXACT_SHARE = 0.2
 _WORD = re.compile(r"[a-z0-9]+")
-RECORD_FIELDS = (
-    "symptom",
-    "error_signature",
-    "root_cause",
-    "resolution_steps",
-    "runbook_used",
-    "outcome",
-    "failed_attempts",
-)
+# The template's free-text fields, where an alert could copy a record.
+RECORD_FIELDS = tuple(field.name for field in FIELDS if field.kind == "text")
 
 
 @dataclass(frozen=True)
@@ -80,7 +74,7 @@ def copies(scenario: Scenario, expected: Iterable[RecordIn]) -> list[Copy]:
             record_shingles |= shingles(words(getattr(record, name)))
         for shared in sorted(alert_shingles & record_shingles):
             found.append(Copy(scenario.id, record.incident_id, "shingle", " ".join(shared)))
-        signature = words(record.error_signature)
+        signature = words(record.model_dump()["error_signature"])
         if any(_contains_run(text, signature) for text in texts):
             found.append(Copy(scenario.id, record.incident_id, "signature", " ".join(signature)))
     return found

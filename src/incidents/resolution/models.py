@@ -1,15 +1,17 @@
 """Post-mortems, corrections, and the memory outbox written in the same transaction as them."""
 
 from datetime import datetime
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
 from sqlalchemy import JSON, ForeignKey, Index, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from incidents.database import Base
 from incidents.timeutil import UTCDateTime, utcnow
-from memory.schema import RESOLUTION_KINDS, normalize_resolution_kind
+from memory.schema import normalize_resolution_kind
+from memory.template import FIELDS as TEMPLATE_FIELDS
+from memory.template import POST_MORTEM, POST_MORTEM_NAMES, TemplateField
 
 
 class Resolution(Base):
@@ -89,73 +91,74 @@ def _no_nul(value: str) -> str:
 CleanText = Annotated[str, AfterValidator(_no_nul)]
 RequiredText = Annotated[str, AfterValidator(_no_nul), AfterValidator(_required_text)]
 KindText = Annotated[str, AfterValidator(normalize_resolution_kind)]
-KIND_HELP = (
-    "How it ended: " + ", ".join(RESOLUTION_KINDS) + ". Self-recovered and false-alarm tell the next "
-    "on-call that this alert has cleared by itself before; empty when not recorded."
-)
 
 
-class ResolutionFields(BaseModel):
-    """The post-mortem template. ``resolved_by`` is never accepted here: it is whoever is signed in."""
-
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
-
-    symptom: RequiredText = Field(
-        max_length=20_000, description="What was observed: alerts, errors, user impact."
-    )
-    error_signature: RequiredText = Field(
-        max_length=5_000, description="The error as logs or metrics show it."
-    )
-    root_cause: RequiredText = Field(max_length=20_000, description="Why it happened, as verified.")
-    resolution_steps: RequiredText = Field(max_length=20_000, description="What was done, in order.")
-    runbook_used: CleanText = Field(default="", max_length=2_000, description="Runbook name or link, if any.")
-    outcome: RequiredText = Field(
-        max_length=5_000, description="How it ended: restored, degraded, follow-ups."
-    )
-    resolution_kind: KindText = Field(default="", max_length=32, description=KIND_HELP)
-    failed_attempts: CleanText = Field(
-        default="", max_length=20_000, description="What was tried and did not help or made it worse."
-    )
+def _checked(field: TemplateField) -> Any:
+    """The validated type of one post-mortem field, from its kind and whether it is required."""
+    if field.kind == "kind":
+        return KindText
+    return RequiredText if field.required else CleanText
 
 
-# The template's field names in the form's order: what imports carry and drafts fill.
-TEMPLATE: tuple[str, ...] = tuple(ResolutionFields.model_fields)
+def _whole(field: TemplateField) -> tuple[Any, Any]:
+    default = ... if field.required else ""
+    return _checked(field), Field(default, max_length=field.max_length, description=field.description)
 
 
-class ResolutionCreate(ResolutionFields):
-    pass
+def _partial(field: TemplateField) -> tuple[Any, Any]:
+    return _checked(field) | None, Field(default=None, max_length=field.max_length)
 
 
-class ResolutionUpdate(BaseModel):
-    """A partial edit: only the fields given change; the record is re-synced under the same id."""
+class PostMortem(BaseModel):
+    """A post-mortem as the API and the form take it. Its fields are ``memory.template.POST_MORTEM``,
+    added by ``create_model`` below; ``resolved_by`` is never accepted: it is whoever is signed in."""
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
-    symptom: RequiredText | None = Field(default=None, max_length=20_000)
-    error_signature: RequiredText | None = Field(default=None, max_length=5_000)
-    root_cause: RequiredText | None = Field(default=None, max_length=20_000)
-    resolution_steps: RequiredText | None = Field(default=None, max_length=20_000)
-    runbook_used: CleanText | None = Field(default=None, max_length=2_000)
-    outcome: RequiredText | None = Field(default=None, max_length=5_000)
-    resolution_kind: KindText | None = Field(default=None, max_length=32)
-    failed_attempts: CleanText | None = Field(default=None, max_length=20_000)
 
+class StoredResolution(BaseModel):
+    """A stored resolution as the API shows it: the template's fields (with ``resolved_by``), then
+    its version and times. The fields are added by ``create_model`` below."""
 
-class ResolutionRead(BaseModel):
     model_config = ConfigDict(from_attributes=True)
 
-    symptom: str
-    error_signature: str
-    root_cause: str
-    resolution_steps: str
-    runbook_used: str
-    outcome: str
-    resolution_kind: str
-    failed_attempts: str
-    resolved_by: str
-    version: int
-    created_at: datetime
-    updated_at: datetime
+
+# What a resolution stores of the template: all but the time, which is its ``created_at``.
+_STORED = tuple(f for f in TEMPLATE_FIELDS if f.kind != "time")
+# The template's field names in the form's order: what imports carry and drafts fill.
+TEMPLATE: tuple[str, ...] = POST_MORTEM_NAMES
+
+if TYPE_CHECKING:
+    ResolutionFields = PostMortem
+    ResolutionCreate = PostMortem
+    ResolutionUpdate = PostMortem
+    ResolutionRead = StoredResolution
+else:
+    ResolutionFields = create_model(
+        "ResolutionFields",
+        __base__=PostMortem,
+        __module__=__name__,
+        __doc__="The post-mortem template. "
+        "``resolved_by`` is never accepted here: it is whoever is signed in.",
+        **{f.name: _whole(f) for f in POST_MORTEM},
+    )
+    ResolutionCreate = create_model("ResolutionCreate", __base__=ResolutionFields, __module__=__name__)
+    ResolutionUpdate = create_model(
+        "ResolutionUpdate",
+        __base__=PostMortem,
+        __module__=__name__,
+        __doc__="A partial edit: only the fields given change; the record is re-synced under the same id.",
+        **{f.name: _partial(f) for f in POST_MORTEM},
+    )
+    ResolutionRead = create_model(
+        "ResolutionRead",
+        __base__=StoredResolution,
+        __module__=__name__,
+        **{f.name: (str, ...) for f in _STORED},
+        version=(int, ...),
+        created_at=(datetime, ...),
+        updated_at=(datetime, ...),
+    )
 
 
 class CorrectionCreate(BaseModel):

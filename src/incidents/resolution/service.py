@@ -23,6 +23,7 @@ from incidents.incident.models import Incident
 from incidents.incident.service import add_event
 from incidents.resolution import outbox
 from incidents.resolution.models import (
+    TEMPLATE,
     Correction,
     OutboxEntry,
     Resolution,
@@ -30,9 +31,9 @@ from incidents.resolution.models import (
     ResolutionUpdate,
 )
 from incidents.timeutil import utcnow
+from memory.schema import IncidentRecord
 
 MemoryState = Literal["pending", "synced", "failing"]
-TEMPLATE_FIELDS = tuple(ResolutionFields.model_fields)
 
 
 class ResolutionConflict(Exception):
@@ -104,7 +105,7 @@ def resolve(
         incident=incident,
         kind="resolved",
         actor=actor,
-        message=f"Resolved by {actor}: {fields.root_cause[:200]}",
+        message=f"Resolved by {actor}: {resolution.root_cause[:200]}",
         data={"version": 1},
     )
     _enqueue_record(db_session, incident, resolution)
@@ -112,7 +113,7 @@ def resolve(
         db_session=db_session,
         incident=incident,
         event=INCIDENT_RESOLVED,
-        data={"actor": actor, "at": now.isoformat(), "root_cause": fields.root_cause[:300]},
+        data={"actor": actor, "at": now.isoformat(), "root_cause": resolution.root_cause[:300]},
     )
     return ResolveResult(resolution=resolution, created=True)
 
@@ -231,6 +232,13 @@ def record_payload(
     }
 
 
+def payload_record(payload: dict[str, Any]) -> IncidentRecord:
+    """The labeled record a ``record_payload`` describes, as the worker retains it."""
+    fields = dict(payload["record"])
+    fields["timestamp"] = datetime.fromisoformat(fields["timestamp"])
+    return IncidentRecord(**fields)
+
+
 def correction_payload(incident: Incident, correction: Correction, document_id: str) -> dict[str, Any]:
     return {
         "correction": {
@@ -257,7 +265,7 @@ def _enqueue_record(db_session: Session, incident: Incident, resolution: Resolut
 
 
 def _template(resolution: Resolution) -> dict[str, str]:
-    return {name: getattr(resolution, name) for name in TEMPLATE_FIELDS}
+    return {name: getattr(resolution, name) for name in TEMPLATE}
 
 
 def _lock(db_session: Session, incident: Incident) -> None:

@@ -12,8 +12,7 @@ from pydantic import ValidationError
 
 from incidents.alerts.models import Alert
 from incidents.incident.models import Incident
-from incidents.resolution.models import ResolutionFields
-from memory.service import RESOLUTION_KIND_LABELS
+from memory.service import POST_MORTEM, RESOLUTION_KIND_LABELS
 
 _MARKERS = re.compile(r"\s*\[\d+\]")
 # Briefings hedge weak matches ("Uncertain (moderate match): ..."); a post-mortem states what was verified.
@@ -26,7 +25,7 @@ class Field:
     label: str
     hint: str
     required: bool
-    max_length: int
+    max_length: int | None
     rows: int
     options: tuple[tuple[str, str], ...] = ()  # (value, label) for a choice; empty for free text
 
@@ -34,21 +33,18 @@ class Field:
 def _fields() -> list[Field]:
     rows = {"error_signature": 2, "runbook_used": 1, "outcome": 2}
     choices = {"resolution_kind": (("", "not recorded"), *RESOLUTION_KIND_LABELS.items())}
-    out = []
-    for name, info in ResolutionFields.model_fields.items():
-        max_length = next((m.max_length for m in info.metadata if hasattr(m, "max_length")), 20_000)
-        out.append(
-            Field(
-                name=name,
-                label=name.replace("_", " ").capitalize(),
-                hint=info.description or "",
-                required=info.is_required(),
-                max_length=max_length,
-                rows=rows.get(name, 4),
-                options=choices.get(name, ()),
-            )
+    return [
+        Field(
+            name=field.name,
+            label=field.words.capitalize(),
+            hint=field.description,
+            required=field.required,
+            max_length=field.max_length,
+            rows=rows.get(field.name, 4),
+            options=choices.get(field.name, ()),
         )
-    return out
+        for field in POST_MORTEM
+    ]
 
 
 FIELDS = _fields()

@@ -6,8 +6,6 @@ written to memory, with the memory write's state; an id known only to memory (a 
 another installation) is looked up in memory itself.
 """
 
-from datetime import datetime
-
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from sqlalchemy.orm import Session
@@ -17,7 +15,7 @@ from starlette.datastructures import FormData
 from incidents.incident import service as incident_service
 from incidents.locking import serialized_writes
 from incidents.resolution import service as resolution_service
-from memory.service import FIELDS, IncidentRecord, MemoryUnavailable, format_record, get_record
+from memory.service import FIELDS, MemoryUnavailable, format_record, get_record
 from web.app.container import Container
 from web.http.deps import get_container, get_db
 from web.http.routes.pages.common import (
@@ -46,9 +44,8 @@ def _stored_record(container: Container, public_id: str) -> dict[str, object] | 
         corrections = resolution_service.list_corrections(db_session=db, incident_id=incident.id)
         record = None
         if resolution is not None:
-            fields = dict(resolution_service.record_payload(incident, resolution, corrections)["record"])
-            fields["timestamp"] = datetime.fromisoformat(fields["timestamp"])
-            record = IncidentRecord(**fields)
+            payload = resolution_service.record_payload(incident, resolution, corrections)
+            record = resolution_service.payload_record(payload)
         return {
             "incident": incident,
             "resolution": resolution,
