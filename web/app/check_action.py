@@ -35,10 +35,6 @@ MAX_ACTION_CHARS = 500
 RECALL_LIMIT = 8
 
 
-class IncidentNotFound(LookupError):
-    pass
-
-
 @dataclass(frozen=True)
 class IncidentActionCheck:
     incident: str
@@ -100,7 +96,7 @@ async def check_incident_action(
     with container.sessions() as db:
         incident = incidents.get_by_public_id(db_session=db, public_id=public_id)
         if incident is None:
-            raise IncidentNotFound(public_id)
+            raise incidents.IncidentNotFound(public_id)
         alert = alert_for_incident(db_session=db, incident=incident)
         service = incident.service
     moves = await recorded_moves(
@@ -110,7 +106,7 @@ async def check_incident_action(
     with transaction(container.sessions) as db, serialized_writes(db):
         incident = incidents.get_by_public_id(db_session=db, public_id=public_id)
         if incident is None:
-            raise IncidentNotFound(public_id)
+            raise incidents.IncidentNotFound(public_id)
         incidents.add_event(
             db_session=db,
             incident=incident,

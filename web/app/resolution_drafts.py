@@ -111,11 +111,12 @@ def load(
 
 async def draft(
     container: Container, *, public_id: str, notes: str, commit: bool, engineer: str
-) -> ResolutionDraft | None:
-    """Open the resolution conversation for ``engineer`` and run it; ``None`` when no such incident."""
+) -> ResolutionDraft:
+    """Open the resolution conversation for ``engineer`` and run it; ``IncidentNotFound`` when there is
+    no such incident."""
     loaded = await asyncio.to_thread(load, container, public_id=public_id, notes=notes, engineer=engineer)
     if loaded is None:
-        return None
+        raise incidents.IncidentNotFound(public_id)
     context, inputs = loaded
     wake = container.worker.wake if container.worker is not None else None
     recorder = ServiceRecorder(container.sessions, engineer, wake)

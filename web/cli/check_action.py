@@ -8,11 +8,11 @@ import asyncio
 
 import typer
 
+from incidents.incident.service import IncidentNotFound
 from memory.service import MemoryUnavailable
 from web.app.check_action import (
     MAX_ACTION_CHARS,
     CheckActionRead,
-    IncidentNotFound,
     check_incident_action,
     check_read,
 )

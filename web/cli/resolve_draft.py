@@ -12,6 +12,7 @@ import sys
 import typer
 
 from agent.resolution.conversation import MAX_NOTES_CHARS, ResolutionDraft
+from incidents.incident.service import IncidentNotFound
 from web.app import resolution_drafts
 from web.app.container import Container
 from web.app.settings import Settings
@@ -46,6 +47,8 @@ async def _draft(
         return await resolution_drafts.draft(
             container, public_id=public_id, notes=notes, commit=commit, engineer=engineer
         )
+    except IncidentNotFound:
+        return None
     finally:
         await container.aclose()
 

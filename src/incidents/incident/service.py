@@ -31,6 +31,10 @@ class IncidentError(ValueError):
     """A change an incident's state does not allow; the message says why."""
 
 
+class IncidentNotFound(LookupError):
+    """No incident has this public id (the argument)."""
+
+
 @dataclass(frozen=True)
 class GroupKey:
     """What makes alerts one incident: PagerDuty's dedup key, or else service and alert name."""

@@ -7,7 +7,7 @@ forget: they are for trying RecallOps on an alert, or seeing what memory changed
 from datetime import datetime
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Depends, HTTPException, Path, Query, status
+from fastapi import APIRouter, Depends, HTTPException, Query, status
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
@@ -21,17 +21,13 @@ from web.app import briefings as wiring
 from web.app.container import Container
 from web.http.auth import require
 from web.http.deps import get_container
+from web.http.routes.common import PublicId, errors
 from web.http.security import Principal
 
 router = APIRouter(prefix="/api/v1", tags=["briefings"])
 
-PublicId = Annotated[str, Path(min_length=1, max_length=64, description="Readable id, e.g. INC-0001")]
 MemorySwitch = Literal["on", "off"]
-ERRORS: dict[int | str, dict[str, str]] = {
-    401: {"description": "missing or invalid credentials"},
-    403: {"description": "lacks the scope"},
-    404: {"description": "no such incident, or no briefing yet"},
-}
+ERRORS = errors(None, {404: "no such incident, or no briefing yet"})
 
 
 class StoredBriefingRead(BaseModel):

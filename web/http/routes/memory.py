@@ -26,16 +26,13 @@ from web.app.history import ImportSummary, import_history
 from web.app.metrics import MEMORY_SEARCH_LATENCY
 from web.http.auth import require
 from web.http.deps import get_container
+from web.http.routes.common import errors
 from web.http.security import Principal
 
 router = APIRouter(prefix="/api/v1/memory", tags=["memory"])
 
 IMPORT_TYPES = ("application/json", "application/x-ndjson", "application/jsonl", "application/json-seq")
-ERRORS: dict[int | str, dict[str, str]] = {
-    401: {"description": "missing or invalid credentials"},
-    403: {"description": "lacks the scope"},
-    503: {"description": "memory is unreachable; the detail says why"},
-}
+ERRORS = errors(None, {503: "memory is unreachable; the detail says why"})
 
 
 class MemoryHit(BaseModel):

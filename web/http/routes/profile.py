@@ -13,6 +13,7 @@ from web.app import profile
 from web.app.container import Container
 from web.http.auth import require
 from web.http.deps import get_container
+from web.http.routes.common import errors
 from web.http.security import Principal
 
 router = APIRouter(prefix="/api/v1", tags=["profile"])
@@ -20,11 +21,7 @@ router = APIRouter(prefix="/api/v1", tags=["profile"])
 Service = Annotated[
     str | None, Query(max_length=255, description="A service's own profile instead of the team's")
 ]
-ERRORS: dict[int | str, dict[str, str]] = {
-    401: {"description": "missing or invalid credentials"},
-    403: {"description": "lacks the scope"},
-    503: {"description": "memory is unreachable; the detail says why"},
-}
+ERRORS = errors(None, {503: "memory is unreachable; the detail says why"})
 
 
 def operation_dict(operation: Operation) -> dict[str, Any]:

@@ -7,9 +7,8 @@ confirms the draft (``resolve_body``) with ``POST .../resolve``.
 """
 
 import re
-from typing import Annotated
 
-from fastapi import APIRouter, Depends, HTTPException, Path
+from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agent.resolution.conversation import MAX_NOTES_CHARS, ResolutionDraft
@@ -17,12 +16,12 @@ from web.app import resolution_drafts
 from web.app.container import Container
 from web.http.auth import require
 from web.http.deps import get_container
+from web.http.routes.common import NO_INCIDENT, PublicId, errors, incident_errors
 from web.http.security import Principal
 
 router = APIRouter(prefix="/api/v1/incidents", tags=["resolutions"])
 
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
-PublicId = Annotated[str, Path(min_length=1, max_length=64, description="Readable id, e.g. INC-0001")]
 
 
 class ConversationRequest(BaseModel):
@@ -50,12 +49,7 @@ class ConversationRequest(BaseModel):
 @router.post(
     "/{public_id}/resolution-conversation",
     response_model=ResolutionDraft,
-    responses={
-        401: {"description": "missing or invalid credentials"},
-        403: {"description": "lacks the incidents:write scope"},
-        404: {"description": "no such incident"},
-        422: {"description": "notes missing, blank or too long"},
-    },
+    responses=errors("incidents:write", {404: NO_INCIDENT, 422: "notes missing, blank or too long"}),
 )
 async def resolution_conversation(
     public_id: PublicId,
@@ -64,9 +58,7 @@ async def resolution_conversation(
     container: Container = Depends(get_container),
 ) -> ResolutionDraft:
     """Draft the post-mortem from the notes, the alert, the timeline and the latest briefing."""
-    result = await resolution_drafts.draft(
-        container, public_id=public_id, notes=body.notes, commit=body.commit, engineer=principal.name
-    )
-    if result is None:
-        raise HTTPException(404, f"no incident {public_id!r}")
-    return result
+    with incident_errors(public_id):
+        return await resolution_drafts.draft(
+            container, public_id=public_id, notes=body.notes, commit=body.commit, engineer=principal.name
+        )

@@ -6,9 +6,10 @@ the response says the write is pending, and ``GET .../memory`` shows it become s
 """
 
 from collections.abc import Callable
-from typing import Annotated, TypeVar
+from dataclasses import dataclass
+from typing import TypeVar
 
-from fastapi import APIRouter, Depends, HTTPException, Path, Response, status
+from fastapi import APIRouter, Depends, HTTPException, Response, status
 from sqlalchemy.orm import Session
 
 from incidents.incident import service as incidents
@@ -29,19 +30,20 @@ from incidents.resolution.models import (
 from web.app.container import Container
 from web.http.auth import require
 from web.http.deps import get_container, get_db
+from web.http.routes.common import NO_INCIDENT, PublicId, errors
 from web.http.security import Principal
 
 T = TypeVar("T")
 router = APIRouter(prefix="/api/v1/incidents", tags=["resolutions"])
 
-PublicId = Annotated[str, Path(min_length=1, max_length=64, description="Readable id, e.g. INC-0001")]
-ERRORS: dict[int | str, dict[str, str]] = {
-    401: {"description": "missing or invalid credentials"},
-    403: {"description": "lacks the incidents:write scope"},
-    404: {"description": "no such incident"},
-    409: {"description": "the incident's state does not allow it; the detail says why"},
-    422: {"description": "a field is missing or invalid; the detail names it"},
-}
+ERRORS = errors(
+    "incidents:write",
+    {
+        404: NO_INCIDENT,
+        409: "the incident's state does not allow it; the detail says why",
+        422: "a field is missing or invalid; the detail names it",
+    },
+)
 
 
 def _load(db: Session, public_id: str) -> Incident:
@@ -56,20 +58,37 @@ def _memory(db: Session, incident: Incident) -> MemoryStatusRead:
     return MemoryStatusRead(state=None) if detail is None else MemoryStatusRead.model_validate(detail)
 
 
-def _write(
-    db: Session, container: Container, public_id: str, change: Callable[[Incident], T]
-) -> tuple[Incident, T]:
-    """One write unit: load, change (a conflict is a 409), commit before answering, then wake the worker."""
-    with serialized_writes(db):
-        incident = _load(db, public_id)
-        try:
-            result = change(incident)
-        except service.ResolutionConflict as exc:
-            raise HTTPException(409, str(exc)) from exc
-        db.commit()
-    if container.worker is not None:
-        container.worker.wake()
-    return incident, result
+@dataclass(frozen=True)
+class Writer:
+    """Who writes, in which request's session; ``write`` is the one write unit every route here uses."""
+
+    actor: str
+    db: Session
+    container: Container
+
+    def write(self, public_id: str, change: Callable[[Session, Incident, str], T]) -> tuple[Incident, T]:
+        """Load, change (a conflict is a 409), commit before answering, then wake the worker."""
+        with serialized_writes(self.db):
+            incident = _load(self.db, public_id)
+            try:
+                result = change(self.db, incident, self.actor)
+            except service.ResolutionConflict as exc:
+                raise HTTPException(409, str(exc)) from exc
+            self.db.commit()
+        if self.container.worker is not None:
+            self.container.worker.wake()
+        return incident, result
+
+    def result(self, incident: Incident, resolution: Resolution, created: bool) -> ResolutionResult:
+        return _result(self.db, incident, resolution, created)
+
+
+def writer(
+    principal: Principal = Depends(require("incidents:write")),
+    db: Session = Depends(get_db),
+    container: Container = Depends(get_container),
+) -> Writer:
+    return Writer(actor=principal.name, db=db, container=container)
 
 
 def _result(db: Session, incident: Incident, resolution: Resolution, created: bool) -> ResolutionResult:
@@ -89,23 +108,18 @@ def _result(db: Session, incident: Incident, resolution: Resolution, created: bo
     responses={**ERRORS, 200: {"description": "the same post-mortem was already submitted; nothing changed"}},
 )
 def resolve(
-    public_id: PublicId,
-    body: ResolutionCreate,
-    response: Response,
-    principal: Principal = Depends(require("incidents:write")),
-    db: Session = Depends(get_db),
-    container: Container = Depends(get_container),
+    public_id: PublicId, body: ResolutionCreate, response: Response, w: Writer = Depends(writer)
 ) -> ResolutionResult:
     """Resolve with the post-mortem template; ``resolved_by`` is the caller. Memory is written after."""
-    incident, result = _write(
-        db,
-        container,
+    incident, result = w.write(
         public_id,
-        lambda incident: service.resolve(db_session=db, incident=incident, fields=body, actor=principal.name),
+        lambda db, incident, actor: service.resolve(
+            db_session=db, incident=incident, fields=body, actor=actor
+        ),
     )
     if not result.created:
         response.status_code = status.HTTP_200_OK
-    return _result(db, incident, result.resolution, result.created)
+    return w.result(incident, result.resolution, result.created)
 
 
 @router.get("/{public_id}/resolution", response_model=ResolutionResult, responses=ERRORS)
@@ -119,42 +133,30 @@ def get_resolution(
     return _result(db, incident, resolution, False)
 
 
-def _edit(
-    public_id: str, changes: ResolutionUpdate, principal: Principal, db: Session, container: Container
-) -> ResolutionResult:
-    incident, resolution = _write(
-        db,
-        container,
+def _edit(w: Writer, public_id: str, changes: ResolutionUpdate) -> ResolutionResult:
+    incident, resolution = w.write(
         public_id,
-        lambda incident: service.update_resolution(
-            db_session=db, incident=incident, changes=changes, actor=principal.name
+        lambda db, incident, actor: service.update_resolution(
+            db_session=db, incident=incident, changes=changes, actor=actor
         ),
     )
-    return _result(db, incident, resolution, False)
+    return w.result(incident, resolution, False)
 
 
 @router.put("/{public_id}/resolution", response_model=ResolutionResult, responses=ERRORS)
 def replace_resolution(
-    public_id: PublicId,
-    body: ResolutionCreate,
-    principal: Principal = Depends(require("incidents:write")),
-    db: Session = Depends(get_db),
-    container: Container = Depends(get_container),
+    public_id: PublicId, body: ResolutionCreate, w: Writer = Depends(writer)
 ) -> ResolutionResult:
     """Replace the whole post-mortem: a new version, the same memory record re-synced."""
-    return _edit(public_id, ResolutionUpdate(**body.model_dump()), principal, db, container)
+    return _edit(w, public_id, ResolutionUpdate(**body.model_dump()))
 
 
 @router.patch("/{public_id}/resolution", response_model=ResolutionResult, responses=ERRORS)
 def amend_resolution(
-    public_id: PublicId,
-    body: ResolutionUpdate,
-    principal: Principal = Depends(require("incidents:write")),
-    db: Session = Depends(get_db),
-    container: Container = Depends(get_container),
+    public_id: PublicId, body: ResolutionUpdate, w: Writer = Depends(writer)
 ) -> ResolutionResult:
     """Change only the fields given: a new version, the same memory record re-synced."""
-    return _edit(public_id, body, principal, db, container)
+    return _edit(w, public_id, body)
 
 
 @router.post(
@@ -164,26 +166,20 @@ def amend_resolution(
     responses=ERRORS,
 )
 def add_correction(
-    public_id: PublicId,
-    body: CorrectionCreate,
-    principal: Principal = Depends(require("incidents:write")),
-    db: Session = Depends(get_db),
-    container: Container = Depends(get_container),
+    public_id: PublicId, body: CorrectionCreate, w: Writer = Depends(writer)
 ) -> CorrectionResult:
     """Correct a past incident: kept as its own ``kind:correction`` memory, and the record re-synced."""
-    incident, correction = _write(
-        db,
-        container,
+    incident, correction = w.write(
         public_id,
-        lambda incident: service.add_correction(
-            db_session=db, incident=incident, text=body.text, actor=principal.name
+        lambda db, incident, actor: service.add_correction(
+            db_session=db, incident=incident, text=body.text, actor=actor
         ),
     )
     return CorrectionResult(
         incident=incident.public_id,
         correction=CorrectionRead.model_validate(correction),
         document_id=service.correction_document_id(incident, correction),
-        memory=_memory(db, incident),
+        memory=_memory(w.db, incident),
     )
 
 

@@ -48,6 +48,16 @@ class Site:
         )
         assert response.status_code == 303, response.text
 
+    def signed_in(self, name: str = "ana", role: str = "engineer") -> None:
+        """A new user of this role, signed in on this browser."""
+        self.add_user(name, role=role)
+        self.sign_in(name)
+
+    def resolve_form(self, public_id: str, data: dict[str, str]):  # type: ignore[no-untyped-def]
+        """The resolve form submitted as this browser's user, its token taken from the form page."""
+        path = f"/incidents/{public_id}/resolve"
+        return self.post_form(path, data, csrf_from=path)
+
     def post_form(self, path: str, data: dict[str, str] | None = None, csrf_from: str = "/incidents"):  # type: ignore[no-untyped-def]
         return self.client.post(
             path, data={"csrf_token": self.csrf(csrf_from), **(data or {})}, follow_redirects=False

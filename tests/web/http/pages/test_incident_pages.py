@@ -10,6 +10,9 @@ from incidents.database import transaction
 from incidents.incident import service as incident_service
 from tests.web.http.pages.conftest import Site
 
+# What an engineer typed into the resolve form, before the fields each test varies.
+TYPED = {"symptom": "slow checkout", "error_signature": "p99>2s", "outcome": "restored", "runbook_used": ""}
+
 
 def _store_briefing(site: Site, public_id: str) -> None:
     briefing = Briefing(
@@ -44,8 +47,7 @@ def _store_briefing(site: Site, public_id: str) -> None:
 
 
 def test_list_shows_open_incidents_first_and_filters(site: Site) -> None:
-    site.add_user("ana")
-    site.sign_in("ana")
+    site.signed_in()
     first = site.open_incident(summary="Payments error rate high", service="payments", alertname="Errors")
     second = site.open_incident(summary="Checkout latency", service="checkout")
     page = site.client.get("/incidents").text
@@ -57,15 +59,13 @@ def test_list_shows_open_incidents_first_and_filters(site: Site) -> None:
 
 
 def test_list_tolerates_hand_edited_filters(site: Site) -> None:
-    site.add_user("ana")
-    site.sign_in("ana")
+    site.signed_in()
     response = site.client.get("/incidents", params={"status": "bogus", "age": "forever", "page": "-3"})
     assert response.status_code == 200
 
 
 def test_incident_page_shows_the_signal_and_the_cited_briefing(site: Site) -> None:
-    site.add_user("ana")
-    site.sign_in("ana")
+    site.signed_in()
     public_id = site.open_incident(runbook_url="https://runbooks.local/latency")
     _store_briefing(site, public_id)
     page = site.client.get(f"/incidents/{public_id}").text
@@ -81,8 +81,7 @@ def test_incident_page_shows_the_signal_and_the_cited_briefing(site: Site) -> No
 
 
 def test_engineer_acknowledges_and_the_timeline_says_who(site: Site) -> None:
-    site.add_user("ana")
-    site.sign_in("ana")
+    site.signed_in()
     public_id = site.open_incident()
     response = site.post_form(f"/incidents/{public_id}/acknowledge", csrf_from=f"/incidents/{public_id}")
     assert response.status_code == 303
@@ -92,8 +91,7 @@ def test_engineer_acknowledges_and_the_timeline_says_who(site: Site) -> None:
 
 
 def test_rerun_queues_a_briefing_job(site: Site) -> None:
-    site.add_user("ana")
-    site.sign_in("ana")
+    site.signed_in()
     public_id = site.open_incident()
     assert site.post_form(f"/incidents/{public_id}/briefing").status_code == 303
     page = site.client.get(f"/incidents/{public_id}").text
@@ -102,8 +100,7 @@ def test_rerun_queues_a_briefing_job(site: Site) -> None:
 
 
 def test_viewer_sees_no_actions_and_is_refused_them(site: Site) -> None:
-    site.add_user("vic", role="viewer")
-    site.sign_in("vic")
+    site.signed_in("vic", role="viewer")
     public_id = site.open_incident()
     page = site.client.get(f"/incidents/{public_id}").text
     assert ">Acknowledge</button>" not in page
@@ -114,8 +111,7 @@ def test_viewer_sees_no_actions_and_is_refused_them(site: Site) -> None:
 
 
 def test_forms_without_the_csrf_token_change_nothing(site: Site) -> None:
-    site.add_user("ana")
-    site.sign_in("ana")
+    site.signed_in()
     public_id = site.open_incident()
     response = site.client.post(f"/incidents/{public_id}/acknowledge", data={"csrf_token": "x"})
     assert response.status_code == 403
@@ -123,8 +119,7 @@ def test_forms_without_the_csrf_token_change_nothing(site: Site) -> None:
 
 
 def test_alert_markup_is_rendered_as_text(site: Site) -> None:
-    site.add_user("ana")
-    site.sign_in("ana")
+    site.signed_in()
     public_id = site.open_incident(
         summary="<script>alert('x')</script>",
         labels={"service": "checkout", "note": "<img src=x onerror=alert(1)>"},
@@ -140,16 +135,14 @@ def test_alert_markup_is_rendered_as_text(site: Site) -> None:
 
 
 def test_unknown_incident_is_a_404_page(site: Site) -> None:
-    site.add_user("ana")
-    site.sign_in("ana")
+    site.signed_in()
     response = site.client.get("/incidents/INC-9999")
     assert response.status_code == 404
     assert "There is no incident INC-9999." in response.text
 
 
 def test_resolve_form_is_prefilled_from_the_alert_and_the_briefing(site: Site) -> None:
-    site.add_user("ana")
-    site.sign_in("ana")
+    site.signed_in()
     public_id = site.open_incident(runbook_url="https://runbooks.local/latency")
     _store_briefing(site, public_id)
     page = site.client.get(f"/incidents/{public_id}/resolve").text
@@ -161,21 +154,10 @@ def test_resolve_form_is_prefilled_from_the_alert_and_the_briefing(site: Site) -
 
 
 def test_resolve_names_each_invalid_field_and_keeps_what_was_typed(site: Site) -> None:
-    site.add_user("ana")
-    site.sign_in("ana")
+    site.signed_in()
     public_id = site.open_incident()
-    data = {
-        "symptom": "slow checkout",
-        "error_signature": "p99>2s",
-        "root_cause": "   ",
-        "resolution_steps": "",
-        "outcome": "restored",
-        "runbook_used": "",
-        "failed_attempts": "",
-    }
-    response = site.post_form(
-        f"/incidents/{public_id}/resolve", data, csrf_from=f"/incidents/{public_id}/resolve"
-    )
+    data = {**TYPED, "root_cause": "   ", "resolution_steps": "", "failed_attempts": ""}
+    response = site.resolve_form(public_id, data)
     assert response.status_code == 422
     assert 'id="e-root_cause" aria-live="polite">must not be blank' in response.text
     assert 'id="e-resolution_steps" aria-live="polite">must not be blank' in response.text
@@ -184,22 +166,16 @@ def test_resolve_names_each_invalid_field_and_keeps_what_was_typed(site: Site) -
 
 
 def test_resolve_saves_the_signed_in_engineer_and_queues_memory(site: Site) -> None:
-    site.add_user("ana")
-    site.sign_in("ana")
+    site.signed_in()
     public_id = site.open_incident()
     data = {
-        "symptom": "slow checkout",
-        "error_signature": "p99>2s",
+        **TYPED,
         "root_cause": "pool exhausted",
         "resolution_steps": "killed idle sessions",
-        "outcome": "restored",
-        "runbook_used": "",
         "failed_attempts": "restarting pods did not help",
         "resolved_by": "mallory",
     }
-    response = site.post_form(
-        f"/incidents/{public_id}/resolve", data, csrf_from=f"/incidents/{public_id}/resolve"
-    )
+    response = site.resolve_form(public_id, data)
     assert response.status_code == 303
     page = site.client.get(f"/incidents/{public_id}").text
     assert "Resolved by ana" in page and "mallory" not in page
@@ -208,8 +184,7 @@ def test_resolve_saves_the_signed_in_engineer_and_queues_memory(site: Site) -> N
 
 
 def test_viewer_cannot_open_or_submit_the_resolve_form(site: Site) -> None:
-    site.add_user("vic", role="viewer")
-    site.sign_in("vic")
+    site.signed_in("vic", role="viewer")
     public_id = site.open_incident()
     assert site.client.get(f"/incidents/{public_id}/resolve").status_code == 403
     data = {
@@ -225,8 +200,7 @@ def test_viewer_cannot_open_or_submit_the_resolve_form(site: Site) -> None:
 
 def test_a_viewer_checks_a_move_in_the_box_and_the_timeline_records_it(site: Site) -> None:
     site.seed()
-    site.add_user("vic", role="viewer")
-    site.sign_in("vic")
+    site.signed_in("vic", role="viewer")
     public_id = site.open_incident()
     page = site.client.get(f"/incidents/{public_id}").text
     assert "About to do something? Check it against memory" in page

@@ -7,8 +7,7 @@ from tests.web.http.pages.conftest import Site
 
 
 def test_record_page_shows_the_labeled_record_of_a_remembered_incident(site: Site) -> None:
-    site.add_user("ana")
-    site.sign_in("ana")
+    site.signed_in()
     first = site.seed(2)[0]
     page = site.client.get(f"/records/{first}").text
     assert f"INCIDENT {first} — " in page  # the labeled template, as memory holds it
@@ -16,8 +15,7 @@ def test_record_page_shows_the_labeled_record_of_a_remembered_incident(site: Sit
 
 
 def test_unknown_record_is_a_404_page(site: Site) -> None:
-    site.add_user("ana")
-    site.sign_in("ana")
+    site.signed_in()
     response = site.client.get("/records/INC-NOPE-1")
     assert response.status_code == 404
     assert "Neither this service nor its memory knows INC-NOPE-1." in response.text
@@ -41,8 +39,7 @@ def test_engineer_adds_a_correction_and_viewer_gets_no_form(site: Site) -> None:
 
 
 def test_memory_search_shows_scores_and_why_and_escapes_the_query(site: Site) -> None:
-    site.add_user("vic", role="viewer")
-    site.sign_in("vic")
+    site.signed_in("vic", role="viewer")
     site.seed(8)
     page = site.client.get("/memory", params={"q": "connection pool timeout <script>x</script>"}).text
     assert "<script>x</script>" not in page
@@ -53,8 +50,7 @@ def test_memory_search_shows_scores_and_why_and_escapes_the_query(site: Site) ->
 
 
 def test_memory_search_by_service_only_returns_that_service(site: Site) -> None:
-    site.add_user("vic", role="viewer")
-    site.sign_in("vic")
+    site.signed_in("vic", role="viewer")
     site.seed(8)
     page = site.client.get("/memory", params={"q": "timeout errors", "service": "checkout-service"}).text
     services = set(
@@ -64,8 +60,7 @@ def test_memory_search_by_service_only_returns_that_service(site: Site) -> None:
 
 
 def test_profile_refresh_is_followed_to_completion_and_shows_patterns(site: Site) -> None:
-    site.add_user("ana")
-    site.sign_in("ana")
+    site.signed_in()
     site.seed(8)
     page = site.client.get("/profile").text
     assert "Last refreshed" in page
@@ -85,15 +80,13 @@ def test_profile_refresh_is_followed_to_completion_and_shows_patterns(site: Site
 
 
 def test_viewer_has_no_refresh_button_and_cannot_refresh(site: Site) -> None:
-    site.add_user("vic", role="viewer")
-    site.sign_in("vic")
+    site.signed_in("vic", role="viewer")
     assert "Refresh now" not in site.client.get("/profile").text
     assert site.post_form("/profile/refresh", {"service": ""}, csrf_from="/profile").status_code == 403
 
 
 def test_replay_shows_what_memory_added(site: Site) -> None:
-    site.add_user("vic", role="viewer")
-    site.sign_in("vic")
+    site.signed_in("vic", role="viewer")
     site.seed(8)
     public_id = site.open_incident(
         summary="Checkout requests time out; HikariPool-1 connection is not available",
@@ -111,8 +104,7 @@ def test_a_pattern_with_regular_dates_shows_its_period_and_next_date(site: Site)
     from memory.service import HistoryRow
     from web.app.history import import_history
 
-    site.add_user("ana")
-    site.sign_in("ana")
+    site.signed_in()
     rows = [
         HistoryRow(
             incident_id=ident,

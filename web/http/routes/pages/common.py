@@ -5,6 +5,8 @@ renders. A visitor who is not signed in is sent to the sign-in page with a local
 signed-in user without the scope gets a 403 page; a form without this session's CSRF token is refused.
 """
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -14,6 +16,10 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from sqlalchemy.orm import Session
 from starlette.datastructures import FormData
 
+from incidents.incident import service as incident_service
+from incidents.incident.models import Incident
+from incidents.locking import serialized_writes
+from incidents.resolution.service import ResolutionConflict
 from web.http import sessions
 from web.http.deps import get_container, get_db
 from web.http.security import Principal
@@ -72,6 +78,31 @@ async def checked_form(request: Request) -> FormData:
     if not sessions.csrf_valid(request, token if isinstance(token, str) else None):
         raise PageError(403, "Form expired", "This form is no longer valid. Reload the page and try again.")
     return form
+
+
+def load_incident(db: Session, public_id: str) -> Incident:
+    """The incident, or the 404 page naming the id."""
+    incident = incident_service.get_by_public_id(db_session=db, public_id=public_id)
+    if incident is None:
+        raise PageError(404, "No such incident", f"There is no incident {public_id}.")
+    return incident
+
+
+@contextmanager
+def incident_write(request: Request, db: Session, public_id: str, refused: str) -> Iterator[Incident]:
+    """One page write: the incident loaded under the write lock, a refused change shown as a 409 page
+    titled ``refused``, the change committed, then the worker woken for what it owes (memory,
+    deliveries, briefings)."""
+    with serialized_writes(db):
+        incident = load_incident(db, public_id)
+        try:
+            yield incident
+        except (incident_service.IncidentError, ResolutionConflict) as exc:
+            raise PageError(409, refused, str(exc)) from exc
+        db.commit()
+    worker = get_container(request).worker
+    if worker is not None:
+        worker.wake()
 
 
 def flash(request: Request, text: str, level: str = "ok") -> None:

@@ -15,17 +15,18 @@ from incidents.delivery import outbox as delivery_outbox
 from incidents.delivery.routing import channel_labels
 from incidents.grades import service as grade_service
 from incidents.incident import service as incident_service
-from incidents.incident.models import Incident
-from incidents.locking import serialized_writes
+from incidents.incident.service import IncidentNotFound
 from incidents.resolution import service as resolution_service
 from incidents.timeutil import utcnow
 from memory.service import MemoryUnavailable
-from web.app.check_action import IncidentNotFound, check_incident_action
+from web.app.check_action import check_incident_action
 from web.http.deps import get_container, get_db
 from web.http.routes.pages.common import (
     PageError,
     checked_form,
     flash,
+    incident_write,
+    load_incident,
     page_user,
     page_writer,
     redirect,
@@ -39,13 +40,6 @@ router = APIRouter(include_in_schema=False)
 
 TIMELINE_SHOWN = 200
 CHECK_SESSION_KEY = "action_check"
-
-
-def load_incident(db: Session, public_id: str) -> Incident:
-    incident = incident_service.get_by_public_id(db_session=db, public_id=public_id)
-    if incident is None:
-        raise PageError(404, "No such incident", f"There is no incident {public_id}.")
-    return incident
 
 
 @router.get("/incidents/{public_id}", response_class=HTMLResponse)
@@ -112,13 +106,8 @@ def acknowledge(
     principal: Principal = Depends(page_writer),
     db: Session = Depends(get_db),
 ) -> RedirectResponse:
-    with serialized_writes(db):
-        incident = load_incident(db, public_id)
-        try:
-            changed = incident_service.acknowledge(db_session=db, incident=incident, actor=principal.name)
-        except incident_service.IncidentError as exc:
-            raise PageError(409, "Cannot acknowledge", str(exc)) from exc
-        db.commit()
+    with incident_write(request, db, public_id, "Cannot acknowledge") as incident:
+        changed = incident_service.acknowledge(db_session=db, incident=incident, actor=principal.name)
     flash(request, "Acknowledged." if changed else "Already acknowledged.")
     return redirect(f"/incidents/{public_id}")
 
@@ -131,8 +120,7 @@ def rerun_briefing(
     principal: Principal = Depends(page_writer),
     db: Session = Depends(get_db),
 ) -> RedirectResponse:
-    with serialized_writes(db):
-        incident = load_incident(db, public_id)
+    with incident_write(request, db, public_id, "Cannot re-run the briefing") as incident:
         briefing_service.enqueue_briefing(db_session=db, incident_id=incident.id)
         incident_service.add_event(
             db_session=db,
@@ -141,10 +129,6 @@ def rerun_briefing(
             actor=principal.name,
             message=f"briefing re-run requested by {principal.name}",
         )
-        db.commit()
-    worker = get_container(request).worker
-    if worker is not None:
-        worker.wake()
     flash(request, "Briefing re-run queued; this page updates when it is ready.")
     return redirect(f"/incidents/{public_id}#briefing")
 

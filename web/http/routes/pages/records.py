@@ -13,7 +13,6 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 
 from incidents.incident import service as incident_service
-from incidents.locking import serialized_writes
 from incidents.resolution import service as resolution_service
 from memory.service import FIELDS, MemoryUnavailable, format_record, get_record
 from web.app.container import Container
@@ -22,12 +21,12 @@ from web.http.routes.pages.common import (
     PageError,
     checked_form,
     flash,
+    incident_write,
     page_user,
     page_writer,
     redirect,
     render,
 )
-from web.http.routes.pages.incident import load_incident
 from web.http.security import Principal
 
 router = APIRouter(include_in_schema=False)
@@ -93,16 +92,7 @@ def add_correction(
     if not text or len(text) > MAX_CORRECTION_CHARS:
         flash(request, f"A correction needs 1 to {MAX_CORRECTION_CHARS} characters of text.", "error")
         return redirect(f"/records/{public_id}#correct")
-    with serialized_writes(db):
-        incident = load_incident(db, public_id)
-        try:
-            resolution_service.add_correction(
-                db_session=db, incident=incident, text=text, actor=principal.name
-            )
-        except resolution_service.ResolutionConflict as exc:
-            raise PageError(409, "Cannot correct", str(exc)) from exc
-        db.commit()
-    if container.worker is not None:
-        container.worker.wake()
+    with incident_write(request, db, public_id, "Cannot correct") as incident:
+        resolution_service.add_correction(db_session=db, incident=incident, text=text, actor=principal.name)
     flash(request, "Correction saved; memory will put it ahead of the original record.")
     return redirect(f"/records/{public_id}")

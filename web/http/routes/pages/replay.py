@@ -8,12 +8,11 @@ from fastapi.responses import HTMLResponse
 from starlette.concurrency import run_in_threadpool
 
 from agent.briefing.replay import replay
-from incidents.incident import service as incident_service
 from incidents.incident.models import Incident
 from web.app import briefings as wiring
 from web.app.container import Container
 from web.http.deps import get_container
-from web.http.routes.pages.common import PageError, page_user, render
+from web.http.routes.pages.common import PageError, load_incident, page_user, render
 from web.http.security import Principal
 from web.http.views.briefing import SECTIONS
 from web.http.views.replay import changes, replay_sides
@@ -23,10 +22,7 @@ router = APIRouter(include_in_schema=False)
 
 def _incident(container: Container, public_id: str) -> Incident:
     with container.sessions() as db:
-        incident = incident_service.get_by_public_id(db_session=db, public_id=public_id)
-    if incident is None:
-        raise PageError(404, "No such incident", f"There is no incident {public_id}.")
-    return incident
+        return load_incident(db, public_id)
 
 
 @router.get("/incidents/{public_id}/replay", response_class=HTMLResponse)

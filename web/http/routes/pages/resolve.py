@@ -18,7 +18,7 @@ from agent.resolution.conversation import MAX_NOTES_CHARS
 from incidents.briefings import service as briefing_service
 from incidents.incident import service as incident_service
 from incidents.incident.models import Incident
-from incidents.locking import serialized_writes
+from incidents.incident.service import IncidentNotFound
 from incidents.resolution import service as resolution_service
 from incidents.resolution.models import ResolutionFields
 from web.app import resolution_drafts
@@ -27,12 +27,13 @@ from web.http.routes.pages.common import (
     PageError,
     checked_form,
     flash,
+    incident_write,
+    load_incident,
     page_user,
     page_writer,
     redirect,
     render,
 )
-from web.http.routes.pages.incident import load_incident
 from web.http.routes.resolution_conversation import ConversationRequest
 from web.http.security import Principal
 from web.http.views.resolve_form import FIELDS, draft, errors_by_field
@@ -104,18 +105,10 @@ def resolve(
     except ValidationError as exc:
         incident = load_incident(db, public_id)
         return _form(request, incident, principal, values, errors_by_field(exc), status=422)
-    with serialized_writes(db):
-        incident = load_incident(db, public_id)
-        try:
-            result = resolution_service.resolve(
-                db_session=db, incident=incident, fields=fields, actor=principal.name
-            )
-        except resolution_service.ResolutionConflict as exc:
-            raise PageError(409, "Cannot resolve", str(exc)) from exc
-        db.commit()
-    worker = get_container(request).worker
-    if worker is not None:
-        worker.wake()
+    with incident_write(request, db, public_id, "Cannot resolve") as incident:
+        result = resolution_service.resolve(
+            db_session=db, incident=incident, fields=fields, actor=principal.name
+        )
     message = "Resolved; the post-mortem is on its way to memory." if result.created else "Already resolved."
     flash(request, message)
     return redirect(f"/incidents/{public_id}#resolution")
@@ -161,11 +154,16 @@ async def draft_from_notes(
         return await run_in_threadpool(
             _render_drafted, request, public_id, principal, notes, notes_error=problem
         )
-    result = await resolution_drafts.draft(
-        get_container(request), public_id=public_id, notes=body.notes, commit=False, engineer=principal.name
-    )
-    if result is None:
-        raise PageError(404, "No such incident", f"There is no incident {public_id}.")
+    try:
+        result = await resolution_drafts.draft(
+            get_container(request),
+            public_id=public_id,
+            notes=body.notes,
+            commit=False,
+            engineer=principal.name,
+        )
+    except IncidentNotFound as exc:
+        raise PageError(404, "No such incident", f"There is no incident {public_id}.") from exc
     fields = result.draft.model_dump()
     return await run_in_threadpool(
         _render_drafted,
