@@ -23,10 +23,11 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-def _plain(field: TemplateField) -> tuple[Any, Any]:
-    """A template field as a scenario file spells it: required where a post-mortem requires it."""
+def _plain(field: TemplateField, *, optional: tuple[str, ...] = ()) -> tuple[Any, Any]:
+    """A template field as a scenario file spells it: required where a post-mortem requires it,
+    unless named ``optional``."""
     kind = datetime if field.kind == "time" else str
-    return (kind, ...) if field.required else (kind, "")
+    return (kind, ...) if field.required and field.name not in optional else (kind, "")
 
 
 class _Record(_Strict):
@@ -42,7 +43,8 @@ else:
         __base__=_Record,
         __module__=__name__,
         __doc__="A historical incident in the labeled template's fields, imported like any post-mortem.",
-        **{field.name: _plain(field) for field in FIELDS},
+        # A record may leave its outcome out: what recall and the verbatim checks read is the rest.
+        **{field.name: _plain(field, optional=("outcome",)) for field in FIELDS},
     )
 
 
