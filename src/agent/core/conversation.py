@@ -12,11 +12,10 @@ assembler read a ``ConversationView`` and never number anything themselves.
 """
 
 from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Any, Protocol, TypedDict, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from agent.core.evidence import Evidence, Match
-from agent.core.schema import CitationCheck, EvidenceItem, Hop, MemorySwitch, Mode, TokenUsage
+from agent.core.schema import CitationCheck, EvidenceItem, Hop, Mode, RunReport, TokenUsage
 from incidents.timeutil import utcnow
 from memory import RecalledIncident
 
@@ -164,20 +163,11 @@ class Planner(Protocol):
 Model = ChatModel | Planner
 
 
-class RunFields(TypedDict):
-    mode: Mode
-    memory: MemorySwitch
-    hops: list[Hop]
-    citation_check: CitationCheck
-    warnings: list[str]
-    generated_at: datetime
-
-
 def run_fields(
     conversation: Conversation, model: Model, hops: list[Hop], check: CitationCheck, warnings: list[str]
-) -> RunFields:
-    """How an answer came about, reported alike by briefings and resolution drafts (warnings once each)."""
-    return RunFields(
+) -> dict[str, Any]:
+    """The ``RunReport`` fields of an answer, for a briefing or a resolution draft (warnings once each)."""
+    report = RunReport(
         mode=model.mode,
         memory="on" if conversation.memory_on else "off",
         hops=hops,
@@ -185,3 +175,4 @@ def run_fields(
         warnings=list(dict.fromkeys(warnings)),
         generated_at=utcnow(),
     )
+    return dict(report)

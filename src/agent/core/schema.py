@@ -101,6 +101,17 @@ class BriefingHead(BaseModel):
     recurrence: str | None = None
 
 
+class RunReport(BaseModel):
+    """How an answer came about, reported alike by briefings and resolution drafts."""
+
+    mode: Mode
+    memory: MemorySwitch
+    hops: list[Hop]
+    citation_check: CitationCheck
+    warnings: list[str]
+    generated_at: datetime
+
+
 class Briefing(BaseModel):
     summary: str
     likely_causes: list[CitedItem] = Field(default_factory=list)

@@ -9,17 +9,16 @@ which checks everything again and hands it to the resolution service, never to m
 
 import json
 from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, create_model, field_validator
 
 from agent.briefing.loop import Agent, run_hops
 from agent.core.citations import Tally, plain_cited
 from agent.core.conversation import Conversation, Model, ToolOutcome, run_fields
 from agent.core.evidence import AlertInput, Evidence
 from agent.core.prompts import data_block
-from agent.core.schema import Briefing, CitationCheck, EvidenceItem, Hop, MemorySwitch, Mode
+from agent.core.schema import Briefing, EvidenceItem, Hop, RunReport
 from agent.core.tools import ToolBox
 from agent.resolution.drafter import DraftSource, EvidenceOnlyDrafter, draft_fields
 from agent.resolution.log_tool import (
@@ -30,8 +29,8 @@ from agent.resolution.log_tool import (
     ResolutionRecorder,
     clean_post_mortem,
 )
-from incidents.resolution.models import TEMPLATE as FIELDS
 from memory.schema import normalize_resolution_kind
+from memory.template import POST_MORTEM_NAMES as FIELDS
 from memory.template import RESOLUTION_KINDS
 from memory.text import clip, json_object, validated
 
@@ -82,20 +81,48 @@ class DraftField(BaseModel):
     source: DraftSource
 
 
-class PostMortemDraft(BaseModel):
-    symptom: DraftField
-    error_signature: DraftField
-    root_cause: DraftField
-    resolution_steps: DraftField
-    runbook_used: DraftField
-    outcome: DraftField
-    resolution_kind: DraftField
-    failed_attempts: DraftField
+class DraftedTemplate(BaseModel):
+    """The drafted post-mortem: a ``DraftField`` for each template field (``memory.template``)."""
 
 
-class ResolutionDraft(BaseModel):
+class AnswerFields(BaseModel):
+    """What the model's answer is read as; its fields are added from ``memory.template``."""
+
+
+def _flatten(cls: type[BaseModel], value: Any) -> Any:
+    """Accept a cited item (``{"text", "citations"}``) or a list of steps where text is expected."""
+    if isinstance(value, dict):
+        cites = "".join(f" [{n}]" for n in value.get("citations", []) if isinstance(n, int))
+        return f"{value.get('text', '')}{cites}"
+    if isinstance(value, list):
+        return "\n".join(_flatten(cls, item) for item in value)
+    return "" if value is None else value
+
+
+if TYPE_CHECKING:
+    PostMortemDraft = DraftedTemplate
+    DraftAnswer = AnswerFields
+else:
+    PostMortemDraft = create_model(
+        "PostMortemDraft",
+        __base__=DraftedTemplate,
+        __module__=__name__,
+        **{name: (DraftField, ...) for name in FIELDS},
+    )
+    DraftAnswer = create_model(
+        "DraftAnswer",
+        __base__=AnswerFields,
+        __module__=__name__,
+        __doc__="The JSON the model answers with: the template fields, citations as ``[n]`` in the text.",
+        __validators__={"_flatten": field_validator(*FIELDS, mode="before")(classmethod(_flatten))},
+        **{name: (str, "") for name in FIELDS},
+    )
+
+
+class ResolutionDraft(RunReport):
     """The answer of a resolution conversation. ``logged``: stored as the incident's resolution
-    (``resolution_version``); otherwise ``resolve_body`` is ready for the resolve endpoint."""
+    (``resolution_version``); otherwise ``resolve_body`` is ready for the resolve endpoint. How it
+    came about (mode, memory, hops, citation check, warnings, time) is its ``RunReport``."""
 
     incident: str
     engineer: str
@@ -107,36 +134,6 @@ class ResolutionDraft(BaseModel):
     draft: PostMortemDraft
     resolve_body: dict[str, str]
     evidence: list[EvidenceItem]
-    mode: Mode
-    memory: MemorySwitch
-    hops: list[Hop]
-    citation_check: CitationCheck
-    warnings: list[str]
-    generated_at: datetime
-
-
-class DraftAnswer(BaseModel):
-    """The JSON the model answers with: the template fields, citations as ``[n]`` in the text."""
-
-    symptom: str = ""
-    error_signature: str = ""
-    root_cause: str = ""
-    resolution_steps: str = ""
-    runbook_used: str = ""
-    outcome: str = ""
-    resolution_kind: str = ""
-    failed_attempts: str = ""
-
-    @field_validator(*FIELDS, mode="before")
-    @classmethod
-    def _flatten(cls, value: Any) -> Any:
-        """Accept a cited item (``{"text", "citations"}``) or a list of steps where text is expected."""
-        if isinstance(value, dict):
-            cites = "".join(f" [{n}]" for n in value.get("citations", []) if isinstance(n, int))
-            return f"{value.get('text', '')}{cites}"
-        if isinstance(value, list):
-            return "\n".join(cls._flatten(item) for item in value)
-        return "" if value is None else value
 
 
 def parse_draft(content: str | None) -> DraftAnswer:

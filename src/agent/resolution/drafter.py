@@ -17,23 +17,16 @@ from agent.core.conversation import ConversationView, ModelTurn, ToolCall
 from agent.core.evidence import AlertInput
 from agent.core.schema import Briefing, CitedItem, Mode
 from agent.resolution.log_tool import LOG, REQUIRED_FIELDS
-from incidents.resolution.models import TEMPLATE as FIELDS
+from memory.template import POST_MORTEM
+from memory.template import POST_MORTEM_NAMES as FIELDS
 from memory.text import clip
 
 DraftSource = Literal["notes", "alert", "briefing", "model", "none"]
 FROM_BRIEFING = "Unconfirmed, drafted from the briefing: "
 MAX_FROM_BRIEFING = 3
-# The words an engineer puts before a colon to start a section of their notes.
-LABELS: dict[str, tuple[str, ...]] = {
-    "symptom": ("symptom", "symptoms", "impact", "what happened"),
-    "error_signature": ("error signature", "signature", "error", "errors"),
-    "root_cause": ("root cause", "cause", "why"),
-    "resolution_steps": ("resolution steps", "resolution", "fix", "fixed by", "what fixed it", "steps"),
-    "runbook_used": ("runbook used", "runbook"),
-    "outcome": ("outcome", "result"),
-    "resolution_kind": ("resolution kind", "kind", "ended as"),
-    "failed_attempts": ("failed attempts", "what did not work", "what didn't work", "tried", "made it worse"),
-}
+# The words an engineer puts before a colon to start a section of their notes: each field's name
+# in words, then the other words people use for it (``memory.template``).
+LABELS: dict[str, tuple[str, ...]] = {f.name: (f.words, *f.aliases) for f in POST_MORTEM}
 _LABEL_TO_FIELD = {label: name for name, labels in LABELS.items() for label in labels}
 _SECTION = re.compile(
     r"^\s*(?:[-*#>]+\s*)?("

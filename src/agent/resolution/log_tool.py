@@ -21,16 +21,15 @@ from agent.core.conversation import ConversationView, LoggedPostMortem
 from agent.core.tools import tool_schema
 from agent.resolution.support import unsupported_fields
 from incidents.incident.models import Incident
-from incidents.resolution.models import ResolutionFields
+from memory.template import POST_MORTEM, REQUIRED_NAMES
 from memory.text import replace_unknown_ids
 
 LOG = "log_incident"
 
-# The post-mortem the tool takes is the resolution template itself: its fields, its required ones.
-REQUIRED_FIELDS = tuple(name for name, field in ResolutionFields.model_fields.items() if field.is_required())
+# The post-mortem the tool takes is the template itself (``memory.template``): its fields, its required ones.
+REQUIRED_FIELDS = REQUIRED_NAMES
 _LOG_FIELDS: dict[str, Any] = {
-    name: (str, Field(min_length=1)) if name in REQUIRED_FIELDS else (str, "")
-    for name in ResolutionFields.model_fields
+    f.name: (str, Field(min_length=1)) if f.required else (str, "") for f in POST_MORTEM
 }
 LogIncidentArgs: type[BaseModel] = create_model("LogIncidentArgs", **_LOG_FIELDS)
 
