@@ -22,12 +22,11 @@ from pydantic import (
     ConfigDict,
     StringConstraints,
     ValidationError,
-    create_model,
     field_validator,
 )
 
 from memory.schema import IncidentRecord, normalize_resolution_kind
-from memory.template import FIELDS, TemplateField
+from memory.template import FIELDS, TemplateField, model_of
 
 MAX_TEXT = 20_000
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
@@ -91,12 +90,11 @@ class _Row(_Strict):
 if TYPE_CHECKING:
     HistoryRow = _Row
 else:
-    HistoryRow = create_model(
+    HistoryRow = model_of(
         "HistoryRow",
-        __base__=_Row,
-        __module__=__name__,
-        __doc__="One historical incident in the import format.",
-        **{field.name: _imported(field) for field in FIELDS},
+        _Row,
+        "One historical incident in the import format.",
+        {field.name: _imported(field) for field in FIELDS},
     )
 
 

@@ -8,11 +8,25 @@ of them; the typed classes that cannot be built from it (the ``IncidentRecord`` 
 ``resolutions`` table) are checked against it by the tests.
 
 It lives in ``memory``, the lowest layer, because ``incidents`` imports ``memory`` and not the
-reverse. Pure data: it imports nothing of the project.
+reverse. It imports nothing of the project.
+
+A model built from the list is bound twice: under ``TYPE_CHECKING`` to its typed base (what the type
+checker reads: the config, the fields outside the template, the methods), and at run time to
+``model_of(...)``, the base plus the template's fields::
+
+    if TYPE_CHECKING:
+        HistoryRow = _Row
+    else:
+        HistoryRow = model_of("HistoryRow", _Row, "One historical incident...", {...})
 """
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, create_model
+
+M = TypeVar("M", bound=BaseModel)
 
 # How an incident ended.
 RESOLUTION_KINDS = ("fixed", "mitigated", "self-recovered", "false-alarm", "duplicate")
@@ -128,3 +142,17 @@ FIELDS: tuple[TemplateField, ...] = (
 POST_MORTEM: tuple[TemplateField, ...] = tuple(f for f in FIELDS if f.post_mortem)
 POST_MORTEM_NAMES: tuple[str, ...] = tuple(f.name for f in POST_MORTEM)
 REQUIRED_NAMES: tuple[str, ...] = tuple(f.name for f in POST_MORTEM if f.required)
+
+
+def model_of(
+    name: str,
+    base: type[M],
+    doc: str | None,
+    fields: Mapping[str, Any],
+    validators: dict[str, Callable[..., Any]] | None = None,
+) -> type[M]:
+    """The pydantic model ``name``: ``base`` plus ``fields`` (``name: (type, default)``), in ``base``'s
+    module, documented by ``doc``."""
+    return create_model(
+        name, __base__=base, __module__=base.__module__, __doc__=doc, __validators__=validators, **fields
+    )

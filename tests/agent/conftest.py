@@ -1,4 +1,4 @@
-"""Agents over the fake bank, with the real groq SDK talking to a scripted model through MockTransport."""
+"""Agents over fake memory roles, with the real groq SDK talking to a scripted model through MockTransport."""
 
 from collections.abc import AsyncIterator, Callable
 
@@ -10,15 +10,14 @@ from agent.briefing.loop import Agent
 from agent.briefing.profile_evidence import ProfileSource
 from agent.llm import GroqChatModel
 from agent.settings import LLMSettings
-from tests.agent.fakes import FakeBank, record
+from tests.agent.fakes import FakeProfiles, FakeRecall, WatchedRecall, record
 from tests.agent.scripted import ScriptedModel
 
 
-@pytest.fixture
-def bank() -> FakeBank:
-    bank = FakeBank()
-    bank.add(record("INC-0001"))
-    bank.add(
+def history(recall: FakeRecall) -> FakeRecall:
+    """Three past incidents on three services."""
+    recall.add(record("INC-0001"))
+    recall.add(
         record(
             "INC-0002",
             "payment-gateway",
@@ -31,7 +30,7 @@ def bank() -> FakeBank:
             failed_attempts="Raising the retry count made the rate limiting worse",
         )
     )
-    bank.add(
+    recall.add(
         record(
             "INC-0003",
             "auth-service",
@@ -44,7 +43,25 @@ def bank() -> FakeBank:
             failed_attempts="",
         )
     )
-    return bank
+    return recall
+
+
+@pytest.fixture
+def recall() -> FakeRecall:
+    return history(FakeRecall())
+
+
+@pytest.fixture
+def bank() -> WatchedRecall:
+    """The same history behind a recall that watches for writes: the agent must make none."""
+    watched = WatchedRecall()
+    history(watched)
+    return watched
+
+
+@pytest.fixture
+def profiles() -> FakeProfiles:
+    return FakeProfiles()
 
 
 def llm_settings(**overrides: object) -> LLMSettings:
@@ -54,15 +71,15 @@ def llm_settings(**overrides: object) -> LLMSettings:
 
 
 @pytest.fixture
-async def make_agent(bank: FakeBank) -> AsyncIterator[Callable[..., Agent]]:
+async def make_agent(bank: WatchedRecall, profiles: FakeProfiles) -> AsyncIterator[Callable[..., Agent]]:
     made: list[GroqChatModel] = []
 
-    def build(script: ScriptedModel, *, memory_bank: FakeBank | None = None) -> Agent:
+    def build(script: ScriptedModel, *, memory_bank: FakeRecall | None = None) -> Agent:
         target = memory_bank or bank
         client = httpx.AsyncClient(transport=script.transport())
         model = GroqChatModel(llm_settings(), http_client=client, backoff=wait_none())
         made.append(model)
-        return Agent(model=model, bank=target, memory_timeout_s=5.0, profile=ProfileSource(target))
+        return Agent(model=model, bank=target, memory_timeout_s=5.0, profile=ProfileSource(profiles))
 
     yield build
     for model in made:

@@ -1,4 +1,5 @@
-"""A small in-memory memory bank for the agent's unit tests: word-overlap recall, nothing else clever."""
+"""Fakes of the memory roles the agent's unit tests need, one a role: word-overlap recall, the profile's
+mental models, and a recall that also watches for writes. Nothing else clever."""
 
 import re
 from dataclasses import dataclass, field
@@ -6,16 +7,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from memory import (
-    BankConfig,
-    Health,
     IncidentRecord,
-    MemoryBank,
     MemoryUnavailable,
     MentalModel,
     Operation,
     RecalledIncident,
     ReflectAnswer,
 )
+from memory.bank import ProfileModels, Recall, Retain
 from memory.corrections import CorrectionRecord, format_correction
 from memory.profile import PROFILE_ID
 from memory.schema import format_record, parse_record, record_tags
@@ -60,13 +59,11 @@ class Doc:
 
 
 @dataclass
-class FakeBank(MemoryBank):
-    driver: str = "fake"
+class _Documents:
+    """What a fake holds: documents by id, and whether memory is down (every call then raises)."""
+
     docs: dict[str, Doc] = field(default_factory=dict)
-    models: dict[str, MentalModel] = field(default_factory=dict)
     down: bool = False
-    retained: list[str] = field(default_factory=list)
-    recalls: list[dict[str, Any]] = field(default_factory=list)
 
     def add(self, rec: IncidentRecord) -> None:
         self.docs[rec.incident_id] = Doc(
@@ -91,20 +88,13 @@ class FakeBank(MemoryBank):
         if self.down:
             raise MemoryUnavailable("connection refused")
 
-    async def retain(
-        self,
-        *,
-        document_id: str,
-        content: str,
-        tags: list[str],
-        metadata: dict[str, str],
-        timestamp: datetime,
-        context: str | None = None,
-        update_mode: str = "replace",
-    ) -> None:
-        self._check()
-        self.retained.append(document_id)
-        self.docs[document_id] = Doc(document_id, content, tags, metadata, timestamp)
+
+@dataclass
+class FakeRecall(_Documents, Recall):
+    """The recall role alone: word-overlap recall over the documents, and every call remembered."""
+
+    driver: str = "fake"
+    recalls: list[dict[str, Any]] = field(default_factory=list)
 
     async def recall(
         self,
@@ -157,40 +147,80 @@ class FakeBank(MemoryBank):
         found = await self.recall(query=query, tags=tags, tags_match=tags_match, limit=3)
         return ReflectAnswer(text=f"{len(found)} related incidents", based_on=[f.id for f in found])
 
-    async def create_mental_model(
-        self, *, model_id: str, name: str, source_query: str, tags: list[str] | None = None
-    ) -> Operation:
-        raise NotImplementedError
 
-    async def get_mental_model(self, model_id: str) -> MentalModel | None:
+@dataclass
+class WatchedRecall(FakeRecall, Retain):
+    """Recall that also takes writes and keeps their ids in ``retained``: a test hands the agent this
+    and proves it wrote nothing, even through a bank that would have let it."""
+
+    retained: list[str] = field(default_factory=list)
+
+    async def retain(
+        self,
+        *,
+        document_id: str,
+        content: str,
+        tags: list[str],
+        metadata: dict[str, str],
+        timestamp: datetime,
+        context: str | None = None,
+        update_mode: str = "replace",
+    ) -> None:
         self._check()
-        return self.models.get(model_id)
-
-    async def list_mental_models(self) -> list[MentalModel]:
-        return list(self.models.values())
-
-    async def refresh_mental_model(self, model_id: str) -> Operation:
-        raise NotImplementedError
-
-    async def get_operation(self, operation_id: str) -> Operation | None:
-        return None
+        self.retained.append(document_id)
+        self.docs[document_id] = Doc(document_id, content, tags, metadata, timestamp)
 
     async def stored_tags(self, document_id: str) -> list[str] | None:
         self._check()
         doc = self.docs.get(document_id)
         return None if doc is None else list(doc.tags)
 
-    async def configure(self, config: BankConfig) -> None:
-        return None
 
-    async def get_config(self) -> BankConfig:
-        return BankConfig(mission="", directives=[], dispositions={})
+@dataclass
+class FakeProfiles(ProfileModels):
+    """The profile role alone: mental models by id; a created or refreshed one is done at once."""
 
-    async def health(self) -> Health:
-        return Health(ok=not self.down, driver=self.driver, detail="fake", documents=len(self.docs))
+    models: dict[str, MentalModel] = field(default_factory=dict)
+    operations: dict[str, Operation] = field(default_factory=dict)
+    down: bool = False
 
-    async def close(self) -> None:
-        return None
+    def _done(self, kind: str, target: str) -> Operation:
+        if self.down:
+            raise MemoryUnavailable("connection refused")
+        operation = Operation(
+            id=f"op-{len(self.operations) + 1}", status="completed", kind=kind, target=target
+        )
+        self.operations[operation.id] = operation
+        return operation
+
+    async def create_mental_model(
+        self, *, model_id: str, name: str, source_query: str, tags: list[str] | None = None
+    ) -> Operation:
+        operation = self._done("create", model_id)
+        self.models[model_id] = MentalModel(
+            id=model_id,
+            name=name,
+            source_query=source_query,
+            tags=list(tags or []),
+            content="",
+            structured=None,
+            last_refreshed_at=None,
+        )
+        return operation
+
+    async def get_mental_model(self, model_id: str) -> MentalModel | None:
+        if self.down:
+            raise MemoryUnavailable("connection refused")
+        return self.models.get(model_id)
+
+    async def list_mental_models(self) -> list[MentalModel]:
+        return list(self.models.values())
+
+    async def refresh_mental_model(self, model_id: str) -> Operation:
+        return self._done("refresh", model_id)
+
+    async def get_operation(self, operation_id: str) -> Operation | None:
+        return self.operations.get(operation_id)
 
 
 def profile_model() -> MentalModel:

@@ -11,7 +11,7 @@ from agent.core.evidence import AlertInput
 from agent.core.tools import RECALL
 from agent.llm import STATUS, GroqChatModel, open_model
 from tests.agent.conftest import llm_settings
-from tests.agent.fakes import FakeBank
+from tests.agent.fakes import FakeRecall
 from tests.support.net import free_port
 from tests.support.scripted_llm import ScriptedLLM, answer, tool_call
 
@@ -25,7 +25,9 @@ def llm() -> Iterator[ScriptedLLM]:
     server.stop()
 
 
-async def test_rate_limited_then_tool_call_then_answer_over_http(llm: ScriptedLLM, bank: FakeBank) -> None:
+async def test_rate_limited_then_tool_call_then_answer_over_http(
+    llm: ScriptedLLM, recall: FakeRecall
+) -> None:
     llm.replies = [
         JSONResponse({"error": {"message": "rate limited"}}, status_code=429, headers={"retry-after": "0"}),
         tool_call(RECALL, {"alert_description": ALERT.text, "service": "checkout-service"}),
@@ -41,7 +43,7 @@ async def test_rate_limited_then_tool_call_then_answer_over_http(llm: ScriptedLL
     ]
     model = GroqChatModel(llm_settings(llm_base_url=llm.url, llm_model="openai/gpt-oss-120b"))
     try:
-        briefing = await Agent(model=model, bank=bank).brief(ALERT)
+        briefing = await Agent(model=model, bank=recall).brief(ALERT)
     finally:
         await model.aclose()
     assert briefing.mode == "llm" and briefing.warnings == []
@@ -54,12 +56,12 @@ async def test_rate_limited_then_tool_call_then_answer_over_http(llm: ScriptedLL
     assert briefing.hops[1].usage is not None and briefing.hops[1].usage.prompt_tokens == 100
 
 
-async def test_an_unreachable_llm_gives_evidence_only_with_a_warning(bank: FakeBank) -> None:
+async def test_an_unreachable_llm_gives_evidence_only_with_a_warning(recall: FakeRecall) -> None:
     settings = llm_settings(llm_base_url=f"http://127.0.0.1:{free_port()}", llm_max_retries=1)
     model = open_model(settings)
     assert isinstance(model, GroqChatModel)
     try:
-        briefing = await Agent(model=model, bank=bank).brief(ALERT)
+        briefing = await Agent(model=model, bank=recall).brief(ALERT)
     finally:
         await model.aclose()
     assert briefing.mode == "evidence-only"

@@ -12,7 +12,7 @@ from agent.core.evidence import AlertInput
 from agent.core.schema import Briefing, CitedItem, EvidenceItem
 from agent.core.similarity import Similarity, stem
 from memory.embedder import MiniLMEmbedder
-from tests.agent.fakes import FakeBank, record
+from tests.agent.fakes import FakeProfiles, FakeRecall, record
 
 POOL = "FATAL: remaining connection slots are reserved"
 
@@ -132,7 +132,7 @@ def test_the_embedder_merges_paraphrases_that_share_few_words() -> None:
 
 
 async def test_the_planner_briefing_carries_a_head_whose_first_line_names_the_precedent() -> None:
-    bank = FakeBank()
+    bank = FakeRecall()
     bank.add(record("INC-0001"))
     bank.add(record("INC-0004", resolution_steps="1. Checked pool metrics\n2. Raised the pool size to 50"))
     agent = Agent(model=EvidenceOnlyPlanner(), bank=bank)
@@ -160,13 +160,14 @@ async def test_memory_off_says_so_in_the_first_line() -> None:
 async def test_a_matching_pattern_with_regular_dates_tells_the_head_when_it_recurs() -> None:
     from tests.agent.fakes import profile_model
 
-    bank = FakeBank()
+    bank = FakeRecall()
     bank.add(record("INC-0001"))
+    profiles = FakeProfiles()
     model = profile_model()
     assert model.structured is not None
     model.structured["patterns"][0]["seen"] = ["2025-12-15T09:00:00+00:00", "2026-03-15T09:00:00+00:00"]
-    bank.models[model.id] = model
-    agent = Agent(model=EvidenceOnlyPlanner(), bank=bank, profile=ProfileSource(bank))
+    profiles.models[model.id] = model
+    agent = Agent(model=EvidenceOnlyPlanner(), bank=bank, profile=ProfileSource(profiles))
     briefing = await agent.brief(AlertInput(text=f"checkout down: {POOL}", service="checkout-service"))
     assert briefing.head is not None and briefing.head.recurrence is not None
     assert "recurs about every 90 days; the last was 2026-03-15" in briefing.head.recurrence

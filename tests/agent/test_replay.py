@@ -4,12 +4,12 @@ from agent.briefing.loop import Agent
 from agent.briefing.planner import EvidenceOnlyPlanner
 from agent.briefing.replay import replay
 from agent.core.evidence import AlertInput
-from tests.agent.fakes import FakeBank
+from tests.agent.fakes import FakeRecall
 
 
-async def test_replay_shows_what_memory_added(bank: FakeBank) -> None:
+async def test_replay_shows_what_memory_added(recall: FakeRecall) -> None:
     alert = AlertInput(text="FATAL: remaining connection slots are reserved", service="checkout-service")
-    result = await replay(Agent(model=EvidenceOnlyPlanner(), bank=bank), alert)
+    result = await replay(Agent(model=EvidenceOnlyPlanner(), bank=recall), alert)
     diff = result.diff
     assert result.memory_off.memory == "off" and result.memory_on.memory == "on"
     assert (
@@ -22,6 +22,6 @@ async def test_replay_shows_what_memory_added(bank: FakeBank) -> None:
 
 async def test_replay_on_an_empty_bank_changes_nothing() -> None:
     alert = AlertInput(text="disk full", service="search-api")
-    result = await replay(Agent(model=EvidenceOnlyPlanner(), bank=FakeBank()), alert)
+    result = await replay(Agent(model=EvidenceOnlyPlanner(), bank=FakeRecall()), alert)
     assert not result.diff.changed
     assert result.diff.related_incidents.added == [] and result.diff.seen_before.on == "novel"

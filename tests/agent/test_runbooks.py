@@ -4,7 +4,7 @@ from agent.briefing.loop import Agent
 from agent.briefing.planner import EvidenceOnlyPlanner
 from agent.briefing.runbooks import sections, title
 from agent.core.evidence import AlertInput
-from tests.agent.fakes import Doc, FakeBank
+from tests.agent.fakes import Doc, FakeRecall
 
 RUNBOOK = """RUNBOOK RB-db-pool — checkout-service
 Title: Database connection pool exhaustion
@@ -30,18 +30,18 @@ def test_sections_follow_the_runbook_labels() -> None:
     assert title(RUNBOOK) == "Database connection pool exhaustion"
 
 
-async def test_a_recalled_runbook_feeds_the_evidence_only_briefing(bank: FakeBank) -> None:
-    bank.docs["RB-db-pool"] = Doc(
+async def test_a_recalled_runbook_feeds_the_evidence_only_briefing(recall: FakeRecall) -> None:
+    recall.docs["RB-db-pool"] = Doc(
         "RB-db-pool",
         RUNBOOK,
         ["service:checkout-service", "kind:runbook"],
         {},
-        bank.docs["INC-0001"].timestamp,
+        recall.docs["INC-0001"].timestamp,
     )
     alert = AlertInput(
         text="FATAL: remaining connection slots are reserved; HikariPool", service="checkout-service"
     )
-    briefing = await Agent(model=EvidenceOnlyPlanner(), bank=bank).brief(alert)
+    briefing = await Agent(model=EvidenceOnlyPlanner(), bank=recall).brief(alert)
     [runbook] = [e for e in briefing.evidence if e.kind == "runbook"]
     assert any(c.text.startswith("RB-db-pool first check: Pool dashboard") for c in briefing.first_checks)
     assert any(f.text.startswith("RB-db-pool mitigation:") for f in briefing.suggested_fix)

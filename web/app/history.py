@@ -33,7 +33,6 @@ from incidents.resolution.models import TEMPLATE
 from memory.service import (
     CORRECTION_ID,
     HistoryRow,
-    MemoryBank,
     Rejected,
     Retain,
     Runbook,
@@ -86,7 +85,7 @@ def _store(sessions: sessionmaker[Session], row: HistoryRow, origin: Origin, act
 async def import_history(
     *,
     sessions: sessionmaker[Session],
-    bank: MemoryBank,
+    bank: Retain,
     rows: list[tuple[int, HistoryRow]],
     origin: Origin,
     actor: str,

@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field, create_model, field_validator
+from pydantic import BaseModel, Field, field_validator
 
 from agent.briefing.loop import Agent, run_hops
 from agent.core.citations import Tally, plain_cited
@@ -31,7 +31,7 @@ from agent.resolution.log_tool import (
 )
 from memory.schema import normalize_resolution_kind
 from memory.template import POST_MORTEM_NAMES as FIELDS
-from memory.template import RESOLUTION_KINDS
+from memory.template import RESOLUTION_KINDS, model_of
 from memory.text import clip, json_object, validated
 
 MAX_NOTES_CHARS = 20_000
@@ -103,19 +103,15 @@ if TYPE_CHECKING:
     PostMortemDraft = DraftedTemplate
     DraftAnswer = AnswerFields
 else:
-    PostMortemDraft = create_model(
-        "PostMortemDraft",
-        __base__=DraftedTemplate,
-        __module__=__name__,
-        **{name: (DraftField, ...) for name in FIELDS},
+    PostMortemDraft = model_of(
+        "PostMortemDraft", DraftedTemplate, None, {n: (DraftField, ...) for n in FIELDS}
     )
-    DraftAnswer = create_model(
+    DraftAnswer = model_of(
         "DraftAnswer",
-        __base__=AnswerFields,
-        __module__=__name__,
-        __doc__="The JSON the model answers with: the template fields, citations as ``[n]`` in the text.",
-        __validators__={"_flatten": field_validator(*FIELDS, mode="before")(classmethod(_flatten))},
-        **{name: (str, "") for name in FIELDS},
+        AnswerFields,
+        "The JSON the model answers with: the template fields, citations as ``[n]`` in the text.",
+        {name: (str, "") for name in FIELDS},
+        {"_flatten": field_validator(*FIELDS, mode="before")(classmethod(_flatten))},
     )
 
 

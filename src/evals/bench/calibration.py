@@ -32,7 +32,7 @@ from agent.core.confidence import features as confidence_features
 from agent.core.evidence import incident_service
 from evals.bench.ranking import Qrels, folds, judged
 from evals.bench.retrieval import DEPTH, Query, corpus_bank, dev_queries, load_corpus, load_qrels
-from memory import MemoryBank
+from memory.bank import Recall
 from memory.service import recall_similar_incidents
 
 L2 = 1.0
@@ -51,7 +51,7 @@ class Pair:
     relevant: bool
 
 
-async def collect(bank: MemoryBank, queries: list[Query], qrels: Qrels) -> list[Pair]:
+async def collect(bank: Recall, queries: list[Query], qrels: Qrels) -> list[Pair]:
     """Every (query, recalled incident) pair of both scopes, labelled by the judgments."""
     pairs: list[Pair] = []
     for scope, scoped in (("scoped", True), ("unscoped", False)):

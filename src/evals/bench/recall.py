@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from memory.bank import MemoryBank
+from memory.bank import Recall
 from memory.embedded.bank import EmbeddedBank
 from memory.embedded.search import candidate_depth, match_expression
 from memory.embedded.store import Draft
@@ -159,7 +159,7 @@ def _pct(values: list[float], q: float) -> float:
     return float(np.percentile(np.array(values), q))
 
 
-async def _timed_recall(bank: MemoryBank, queries: list[tuple[str, str]], scoped: bool) -> list[float]:
+async def _timed_recall(bank: Recall, queries: list[tuple[str, str]], scoped: bool) -> list[float]:
     for text, service in queries[:WARMUP]:
         await recall_similar_incidents(bank, text, service=service if scoped else None, limit=3)
     times = []

@@ -24,7 +24,7 @@ from typing import Any
 
 from agent.core.evidence import AlertInput
 from evals.bench.ranking import Qrels, evaluate, scored_queries
-from memory import MemoryBank
+from memory.bank import Recall
 from memory.embedded.bank import EmbeddedBank
 from memory.history import MAX_TEXT
 from memory.service import recall_similar_incidents
@@ -112,7 +112,7 @@ def query_for(record: Mapping[str, Any]) -> Query:
     return Query(id=record["id"], service=_first_service(record), description=alert.description)
 
 
-async def rank(bank: MemoryBank, query: Query, *, scoped: bool) -> list[str]:
+async def rank(bank: Recall, query: Query, *, scoped: bool) -> list[str]:
     """Protocol step 3: the agent's recall tool, one extra result asked for the query's own record."""
     found = await recall_similar_incidents(
         bank, query.description, service=query.service if scoped else None, limit=DEPTH + 1
@@ -123,7 +123,7 @@ async def rank(bank: MemoryBank, query: Query, *, scoped: bool) -> list[str]:
 ScopedRankings = dict[str, dict[str, list[str]]]  # scope -> query id -> ranked document ids
 
 
-async def rankings_of(bank: MemoryBank, queries: list[Query]) -> ScopedRankings:
+async def rankings_of(bank: Recall, queries: list[Query]) -> ScopedRankings:
     return {
         scope: {q.id: await rank(bank, q, scoped=scoped) for q in queries}
         for scope, scoped in (("scoped", True), ("unscoped", False))

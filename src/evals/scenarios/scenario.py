@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from evals.scenarios.distractors import generated_set
-from memory.template import FIELDS, POST_MORTEM, TemplateField
+from memory.template import FIELDS, POST_MORTEM, TemplateField, model_of
 
 Source = Literal["alertmanager", "grafana", "pagerduty", "generic"]
 Section = Literal["summary", "likely_causes", "first_checks", "suggested_fix", "risky_actions"]
@@ -38,13 +38,12 @@ class _Record(_Strict):
 if TYPE_CHECKING:
     RecordIn = _Record
 else:
-    RecordIn = create_model(
+    # A record may leave its outcome out: what recall and the verbatim checks read is the rest.
+    RecordIn = model_of(
         "RecordIn",
-        __base__=_Record,
-        __module__=__name__,
-        __doc__="A historical incident in the labeled template's fields, imported like any post-mortem.",
-        # A record may leave its outcome out: what recall and the verbatim checks read is the rest.
-        **{field.name: _plain(field, optional=("outcome",)) for field in FIELDS},
+        _Record,
+        "A historical incident in the labeled template's fields, imported like any post-mortem.",
+        {field.name: _plain(field, optional=("outcome",)) for field in FIELDS},
     )
 
 
@@ -102,13 +101,12 @@ class _Resolve(_Strict):
 if TYPE_CHECKING:
     ResolveIn = _Resolve
 else:
-    ResolveIn = create_model(
+    ResolveIn = model_of(
         "ResolveIn",
-        __base__=_Resolve,
-        __module__=__name__,
-        __doc__="The post-mortem an engineer resolves the scenario's incident with, and the grade its "
+        _Resolve,
+        "The post-mortem an engineer resolves the scenario's incident with, and the grade its "
         "briefing must then get (100 / 65 / 35 / 0).",
-        **{field.name: _plain(field) for field in POST_MORTEM},
+        {field.name: _plain(field) for field in POST_MORTEM},
     )
 
 

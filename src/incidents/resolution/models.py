@@ -3,7 +3,7 @@
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from sqlalchemy import JSON, ForeignKey, Index, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -11,7 +11,7 @@ from incidents.database import Base
 from incidents.timeutil import UTCDateTime, utcnow
 from memory.schema import normalize_resolution_kind
 from memory.template import FIELDS as TEMPLATE_FIELDS
-from memory.template import POST_MORTEM, POST_MORTEM_NAMES, TemplateField
+from memory.template import POST_MORTEM, POST_MORTEM_NAMES, TemplateField, model_of
 
 
 class Resolution(Base):
@@ -111,14 +111,14 @@ def _partial(field: TemplateField) -> tuple[Any, Any]:
 
 class PostMortem(BaseModel):
     """A post-mortem as the API and the form take it. Its fields are ``memory.template.POST_MORTEM``,
-    added by ``create_model`` below; ``resolved_by`` is never accepted: it is whoever is signed in."""
+    added by ``model_of`` below; ``resolved_by`` is never accepted: it is whoever is signed in."""
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
 
 class StoredResolution(BaseModel):
     """A stored resolution as the API shows it: the template's fields (with ``resolved_by``), then
-    its version and times. The fields are added by ``create_model`` below."""
+    its version and times. The fields are added by ``model_of`` below."""
 
     model_config = ConfigDict(from_attributes=True)
 
@@ -134,30 +134,29 @@ if TYPE_CHECKING:
     ResolutionUpdate = PostMortem
     ResolutionRead = StoredResolution
 else:
-    ResolutionFields = create_model(
+    ResolutionFields = model_of(
         "ResolutionFields",
-        __base__=PostMortem,
-        __module__=__name__,
-        __doc__="The post-mortem template. "
-        "``resolved_by`` is never accepted here: it is whoever is signed in.",
-        **{f.name: _whole(f) for f in POST_MORTEM},
+        PostMortem,
+        "The post-mortem template. ``resolved_by`` is never accepted here: it is whoever is signed in.",
+        {f.name: _whole(f) for f in POST_MORTEM},
     )
-    ResolutionCreate = create_model("ResolutionCreate", __base__=ResolutionFields, __module__=__name__)
-    ResolutionUpdate = create_model(
+    ResolutionCreate = model_of("ResolutionCreate", ResolutionFields, None, {})
+    ResolutionUpdate = model_of(
         "ResolutionUpdate",
-        __base__=PostMortem,
-        __module__=__name__,
-        __doc__="A partial edit: only the fields given change; the record is re-synced under the same id.",
-        **{f.name: _partial(f) for f in POST_MORTEM},
+        PostMortem,
+        "A partial edit: only the fields given change; the record is re-synced under the same id.",
+        {f.name: _partial(f) for f in POST_MORTEM},
     )
-    ResolutionRead = create_model(
+    ResolutionRead = model_of(
         "ResolutionRead",
-        __base__=StoredResolution,
-        __module__=__name__,
-        **{f.name: (str, ...) for f in _STORED},
-        version=(int, ...),
-        created_at=(datetime, ...),
-        updated_at=(datetime, ...),
+        StoredResolution,
+        None,
+        {
+            **{f.name: (str, ...) for f in _STORED},
+            "version": (int, ...),
+            "created_at": (datetime, ...),
+            "updated_at": (datetime, ...),
+        },
     )
 
 

@@ -28,7 +28,7 @@ from incidents.incident.models import Incident, IncidentEvent
 from incidents.resolution import service as resolutions
 from incidents.resolution.models import OutboxEntry, Resolution
 from tests.agent.conftest import llm_settings
-from tests.agent.fakes import FakeBank, record
+from tests.agent.fakes import FakeRecall, WatchedRecall, record
 from tests.agent.scripted import ScriptedModel, answer, tool_call
 from tests.incidents.resolution.factories import make_incident, post_mortem
 from web.app.resolution_drafts import ServiceRecorder
@@ -76,7 +76,7 @@ async def agent_for() -> AsyncIterator[Callable[[ScriptedModel], Agent]]:
         client = httpx.AsyncClient(transport=script.transport())
         model = GroqChatModel(llm_settings(), http_client=client, backoff=wait_none())
         made.append(model)
-        bank = FakeBank()
+        bank = WatchedRecall()
         bank.add(record("INC-0042"))
         return Agent(model=model, bank=bank, memory_timeout_s=5.0)
 
@@ -143,7 +143,7 @@ async def test_the_model_logs_the_post_mortem_once_through_the_resolution_servic
     assert resolution.root_cause == "idle-in-transaction sessions held every pool slot"
     assert entry.document_id == "INC-0001" and entry.state == "pending"
     assert entry.payload["record"]["resolved_by"] == "dana"
-    assert isinstance(agent.bank, FakeBank) and agent.bank.retained == []
+    assert isinstance(agent.bank, WatchedRecall) and agent.bank.retained == []
     [first_hop, _] = result.hops
     assert [c.tool for c in first_hop.calls] == [LOG, LOG]
     assert [c.status for c in first_hop.calls] == ["ok", "error"]
@@ -251,7 +251,7 @@ def briefing() -> Briefing:
 async def test_evidence_only_fills_gaps_from_the_briefing_and_commits_only_when_supported(
     sessions: sessionmaker[Session],
 ) -> None:
-    agent = Agent(model=EvidenceOnlyPlanner(), bank=FakeBank())
+    agent = Agent(model=EvidenceOnlyPlanner(), bank=FakeRecall())
     notes = "Killed the idle sessions and rolled back the deploy."
     result = await converse(agent, sessions, notes=notes, briefing=briefing())
 
