@@ -27,6 +27,8 @@ def test_clean_strips_the_assembler_prefix_and_inline_markers() -> None:
     text, citations, action = clean(CitedItem(text="What INC-1 checked or did first: checked pool [3]"))
     assert (text, citations, action) == ("Checked pool", [3], None)
     assert clean(CitedItem(text="Outcome then (INC-1): back in 5 min", citations=[2]))[2] is False
+    mitigation = CitedItem(text="RB-db-pool mitigation: raise the pool to 60", citations=[4])
+    assert clean(mitigation) == ("Raise the pool to 60", [4], True)
 
 
 @pytest.mark.parametrize(

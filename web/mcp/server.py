@@ -162,7 +162,7 @@ def build_server(container: Callable[[], Container]) -> MCPServer[Any]:
         "recallops://profile",
         name="team-reliability-profile",
         title="Team-wide Production Reliability Profile",
-        description="Recurring failure patterns: services, early signals, verified causes, risky moves",
+        description="Recurring failure patterns: services, early signals, recorded causes, risky moves",
         mime_type="application/json",
     )
     async def team_profile() -> dict[str, Any]:

@@ -48,7 +48,7 @@ _PREFIXES: tuple[tuple[re.Pattern[str], str, bool | None], ...] = (
     (re.compile(r"^What \S+ checked or did first:\s*"), "", None),
     (re.compile(r"^Follow runbook "), "Follow runbook ", True),
     (re.compile(r"^\S+ first check:\s*"), "", True),
-    (re.compile(r"^\S+ safe mitigation:\s*"), "", True),
+    (re.compile(r"^\S+ mitigation:\s*"), "", True),
     (re.compile(r"^Team profile first check:\s*"), "", None),
     (re.compile(r"^Team profile warns:\s*"), "", True),
     (re.compile(r"^\S+ warns:\s*"), "", True),
