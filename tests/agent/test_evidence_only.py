@@ -62,8 +62,9 @@ async def test_a_strong_scoped_match_needs_no_cross_service_recall(bank: Watched
 
 
 async def test_thin_scoped_results_widen_to_every_service(bank: WatchedRecall) -> None:
+    # Another service's record that repeats both the symptom and the error is a reliable precedent.
     briefing = await planner_agent(bank).brief(
-        AlertInput(text=f"orders db: {POOL}", service="orders-service")
+        AlertInput(text=f"orders requests failing with 500s: {POOL}", service="orders-service")
     )
     assert [r["tags"] for r in bank.recalls] == [["service:orders-service"], None]
     assert briefing.seen_before == "similar"

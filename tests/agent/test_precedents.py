@@ -11,11 +11,11 @@ from memory.schema import IncidentRecord, format_record
 from tests.agent.fakes import record
 
 
-def match(rec: IncidentRecord, strength: float, n: int) -> Match:
+def match(rec: IncidentRecord, probability: float, n: int) -> Match:
     recalled = RecalledIncident(rec.incident_id, format_record(rec), rec, 0.5, {}, [], {}, rec.timestamp)
     item = EvidenceItem(n=n, kind="incident", id=rec.incident_id, title=rec.incident_id, text="")
-    sure = Confidence(probability=strength, band=band(strength), calibrated=True)
-    return Match(incident=recalled, item=item, strength=strength, same_service=True, confidence=sure)
+    sure = Confidence(probability=probability, band=band(probability), calibrated=True)
+    return Match(incident=recalled, item=item, same_service=True, confidence=sure)
 
 
 POOL = record("PM-1", root_cause="Connection pool sized for average load during the flash sale")
@@ -53,9 +53,9 @@ def test_two_strong_precedents_with_different_causes_are_disputed() -> None:
 def test_precedents_that_agree_or_are_far_apart_are_not_disputed() -> None:
     again = record("PM-6", root_cause="The connection pool was sized for average load, not the sale burst")
     assert read([match(POOL, 0.8, 2), match(again, 0.79, 3)]).disputed == []
-    assert read([match(INDEX, 0.9, 2), match(VACUUM, 0.52, 3)]).disputed == []
+    assert read([match(INDEX, 0.9, 2), match(VACUUM, 0.42, 3)]).disputed == []
 
 
 def test_nothing_over_the_threshold_is_no_reliable_precedent() -> None:
-    reading = read([match(POOL, 0.42, 2)])
+    reading = read([match(POOL, 0.25, 2)])
     assert not reading.reliable and reading.noise == [] and reading.disputed == []

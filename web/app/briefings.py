@@ -50,13 +50,17 @@ class StoredResult:
 
 
 def alert_for_incident(*, db_session: Session, incident: Incident) -> AlertInput:
-    """What the agent is told about a stored incident: its first and latest alert, labels included."""
+    """What the agent is told about a stored incident: its first and latest alert, labels included.
+
+    The title already carries the incident's title (most often the first alert's summary), so a summary
+    that only repeats it is not said twice: a repeated sentence would weigh double in the recall query.
+    """
     alerts = incidents.incident_alerts(db_session=db_session, incident=incident)
     chosen = [alerts[0], alerts[-1]] if len(alerts) > 1 else alerts
     parts: list[str] = []
     for alert in chosen:
         for text in (alert.summary, alert.description):
-            if text and text not in parts:
+            if text and text not in parts and text != incident.title:
                 parts.append(text)
         labels = ", ".join(f"{k}={v}" for k, v in sorted(alert.labels.items()) if k not in _QUIET_LABELS)
         if labels and f"Labels: {labels}" not in parts:

@@ -14,7 +14,7 @@ import re
 from agent.briefing import runbooks
 from agent.briefing.precedents import NO_RELIABLE, Reading, is_noise, read
 from agent.core.conversation import ConversationView
-from agent.core.evidence import STRONG, WEAK, Match
+from agent.core.evidence import Match
 from agent.core.schema import CitedItem, ModelAnswer, SeenBefore
 from memory.text import clip
 
@@ -47,17 +47,20 @@ def flat(text: str, limit: int) -> str:
 def _label(match: Match, text: str, reading: Reading | None = None) -> str:
     if reading is not None and match in reading.disputed:
         return f"Disputed (the closest precedents disagree): {text}"
-    if match.strength >= STRONG:
+    if match.confidence.strong:
         return text
-    band = "moderate" if match.strength >= WEAK else "weak"
-    return f"Uncertain ({band} match): {text}"
+    return f"Uncertain ({match.confidence.band} match): {text}"
 
 
-def seen_before(ranked: list[Match]) -> SeenBefore:
-    if not ranked or ranked[0].strength < WEAK:
+def seen_before(ranked: list[Match], reading: Reading) -> SeenBefore:
+    """Recurring: the most likely precedent is settled (nine in ten such were relevant), on this service
+    and undisputed. Similar: it is reliable. Novel: nothing is (``agent.core.confidence`` thresholds, read
+    from the one calibrated number). Precedents that disagree on the root cause never make a recurrence
+    (``agent.briefing.precedents``)."""
+    if not ranked or not ranked[0].confidence.reliable:
         return "novel"
     best = ranked[0]
-    if best.strength >= STRONG and best.same_service:
+    if best.confidence.settled and best.same_service and not reading.disputed:
         return "recurring"
     return "similar"
 
@@ -188,8 +191,9 @@ def assemble(view: ConversationView) -> ModelAnswer:
     """The answer the evidence-only planner gives, from whatever the loop's recalls found."""
     evidence = view.evidence
     ranked = evidence.ranked()
-    useful = [m for m in ranked if m.strength >= WEAK] or ranked[:1]
-    verdict = seen_before(ranked)
+    useful = [m for m in ranked if m.confidence.reliable] or ranked[:1]
+    reading = read(ranked)
+    verdict = seen_before(ranked, reading)
     if verdict == "novel":
         summary = _no_prior(view, recalled=bool(ranked))
         if ranked:
@@ -211,15 +215,15 @@ def assemble(view: ConversationView) -> ModelAnswer:
         if others:
             summary += " Also similar: " + ", ".join(f"{m.incident.id} [{m.item.n}]" for m in others) + "."
     # Novel: nothing to act on, but the closest weak candidate's cause is shown, labeled uncertain.
-    causes = _causes(ranked[:1]) if verdict == "novel" else _causes(useful, read(ranked))
+    causes = _causes(ranked[:1]) if verdict == "novel" else _causes(useful, reading)
     if verdict == "novel":
         useful = []
     return ModelAnswer(
         summary=summary,
         likely_causes=causes,
         first_checks=_checks(useful, view),
-        suggested_fix=_fix(useful, view, read(ranked)),
+        suggested_fix=_fix(useful, view, reading),
         risky_actions=_risky(useful, view),
-        related_incidents=[m.incident.id for m in ranked if m.strength >= WEAK][:5],
+        related_incidents=[m.incident.id for m in ranked if m.confidence.reliable][:5],
         seen_before=verdict,
     )

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
-from agent.core.evidence import WEAK, Evidence, Match
+from agent.core.evidence import Evidence, Match
 from agent.core.schema import Briefing, BriefingHead, CitedItem, EvidenceItem, HeadItem
 from agent.core.similarity import Similarity, stem, stems
 
@@ -113,7 +113,7 @@ class _Sources:
         if evidence is not None:
             self.matches = {m.item.n: m for m in evidence.matches.values()}
         ranked = evidence.ranked() if evidence is not None else []
-        self.best = ranked[0] if ranked and ranked[0].strength >= WEAK else None
+        self.best = ranked[0] if ranked and ranked[0].confidence.reliable else None
         alert = next((i for i in items if i.kind == "alert"), None)
         self.alert_service = evidence.alert.service if evidence is not None else alert and alert.service
         self.services = {i.service for i in items if i.service} - {self.alert_service}
@@ -236,7 +236,7 @@ def first_line(briefing: Briefing, evidence: Evidence | None) -> str:
     if briefing.memory == "off":
         return "No precedent consulted: memory is off for this briefing."
     ranked = evidence.ranked() if evidence is not None else []
-    if not ranked or ranked[0].strength < WEAK or briefing.seen_before == "novel":
+    if not ranked or not ranked[0].confidence.reliable or briefing.seen_before == "novel":
         return "No precedent: memory holds no resolved incident that closely matches this alert."
     best = ranked[0]
     record = best.incident.record

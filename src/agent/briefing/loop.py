@@ -26,7 +26,7 @@ from agent.core.conversation import (
     ToolOutcome,
     run_fields,
 )
-from agent.core.evidence import WEAK, AlertInput, Evidence
+from agent.core.evidence import AlertInput, Evidence
 from agent.core.prompts import FINAL_HOP, SYSTEM_PROMPT, alert_message, malformed_message, repair_message
 from agent.core.schema import Briefing, Hop, ModelAnswer, RelatedIncident, ToolCallTrace
 from agent.core.similarity import Similarity
@@ -244,7 +244,7 @@ def _finish(
             item.text = _strip_unknown_ids(item.text, known, invented)
     related: list[RelatedIncident] = []
     cited = {n for items in sections.values() for item in items for n in item.citations}
-    cited_ids = [m.incident.id for m in evidence.ranked() if m.item.n in cited and m.strength >= WEAK]
+    cited_ids = [m.incident.id for m in evidence.ranked() if m.item.n in cited and m.confidence.reliable]
     for ident in [*answer.related_incidents, *cited_ids]:
         match = evidence.matches.get(ident)
         if match is None:
@@ -254,7 +254,7 @@ def _finish(
                 RelatedIncident(
                     id=ident,
                     service=match.item.service or "unknown",
-                    score=match.strength,
+                    score=match.confidence.probability,
                     why=evidence.why(match),
                 )
             )
@@ -267,7 +267,7 @@ def _finish(
     if uncited and model.mode == "llm":
         warnings.append(f"{uncited} statement(s) carry no citation: treat them as unverified.")
     seen = answer.seen_before
-    if not any(m.strength >= WEAK for m in evidence.matches.values()):
+    if not any(m.confidence.reliable for m in evidence.matches.values()):
         seen = "novel"
     reading = precedents.read(evidence.ranked())
     summary = _lead(summary or answer.summary, reading, seen, bool(evidence.matches))

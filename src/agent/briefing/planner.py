@@ -1,9 +1,10 @@
 """The evidence-only planner: a deterministic model that drives the same loop as the LLM.
 
 It is a product mode (the default without a key), not a test double. Hop 1 recalls within the
-alert's service; hop 2 recalls across every service when the scoped results are few or weak (the
-same error on another service is often the answer); then it answers with the briefing assembled
-from the records. It reads the structured tool outcomes of the conversation, never prose.
+alert's service; hop 2 recalls across every service when the scoped results are few or none of them
+is a settled precedent (calibrated confidence, ``agent.core.confidence``: the same error on another service
+is often the answer); then it answers with the briefing assembled from the records. It reads the
+structured tool outcomes of the conversation, never prose.
 """
 
 import json
@@ -11,13 +12,12 @@ from typing import Any
 
 from agent.briefing.assemble import assemble
 from agent.core.conversation import ConversationView, ModelTurn, ToolCall
-from agent.core.evidence import STRONG
 from agent.core.schema import Mode
 from agent.core.tools import RECALL
 
 SCOPED_LIMIT = 5
 CROSS_LIMIT = 5
-# Fewer scoped matches than this, or none strong, and the planner also looks across services.
+# Fewer scoped matches than this, or none settled, and the planner also looks across services.
 ENOUGH_SCOPED = 2
 
 
@@ -44,7 +44,7 @@ class EvidenceOnlyPlanner:
             return self._call(len(view.outcomes), alert.description, alert.service, SCOPED_LIMIT)
         if len(recalls) == 1 and recalls[0].scoped:
             scoped = recalls[0].matches
-            if len(scoped) < ENOUGH_SCOPED or max(m.strength for m in scoped) < STRONG:
+            if len(scoped) < ENOUGH_SCOPED or not any(m.confidence.settled for m in scoped):
                 return self._call(len(view.outcomes), alert.description, None, CROSS_LIMIT)
         return None
 

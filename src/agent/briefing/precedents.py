@@ -9,21 +9,20 @@ A briefing that lists its matches one by one can mislead in three ways this modu
   confidence instead of listing both as likely.
 - **No reliable precedent.** Nothing clears the match threshold: said as plainly as a match.
 
-It reads the matches' strength against the same threshold the strength bands and ``seen_before`` read
-(``Match.strength``; it moves with them to the calibrated ``Match.confidence``) and the records'
-resolution kinds, nothing else, so the LLM and evidence-only modes say the same thing about the same
-evidence.
+It reads the matches' calibrated confidence (``Match.confidence``, against the same thresholds the
+bands and ``seen_before`` read) and the records' resolution kinds, nothing else, so the LLM and
+evidence-only modes say the same thing about the same evidence.
 """
 
 from dataclasses import dataclass
 
-from agent.core.evidence import STRONG, WEAK, Match
+from agent.core.evidence import Match
 from memory.schema import RESOLUTION_KIND_LABELS
 from memory.text import tokens
 
 TOP = 3
-# Two precedents count as rivals when both are strong matches, or the second is within this of the
-# first...
+# Two precedents count as rivals when both are strong matches, or the second's probability of being
+# relevant is within this of the first's...
 RIVAL_MARGIN = 0.1
 # ...and their root causes share less than this share of the shorter one's content words.
 AGREEMENT = 0.25
@@ -64,12 +63,13 @@ def _agree(a: Match, b: Match) -> bool:
 
 
 def _rivals(first: Match, second: Match) -> bool:
-    return second.strength >= STRONG or first.strength - second.strength <= RIVAL_MARGIN
+    gap = first.confidence.probability - second.confidence.probability
+    return second.confidence.strong or gap <= RIVAL_MARGIN
 
 
 def read(ranked: list[Match]) -> Reading:
     """The top precedents (those clearing the threshold), which of them are noise, and any dispute."""
-    top = [m for m in ranked if m.strength >= WEAK][:TOP]
+    top = [m for m in ranked if m.confidence.reliable][:TOP]
     if top and is_noise(top[0]):
         return Reading(top=top, noise=[m for m in top if is_noise(m)], disputed=[])
     real = [m for m in top if not is_noise(m)]

@@ -1,12 +1,14 @@
 """How sure a recalled precedent is: a calibrated probability that it is relevant to the alert.
 
-One number per recalled incident, and the only one: the strength bands, ``seen_before``, the
-planner's cross-service hop, "no reliable precedent" and the ranking of briefing items all read
-``Confidence.probability``. It is a logistic regression over what recall and the record say (the
-channel ranks, whether it is the alert's service, and how much of the record's signature, symptom
-and root cause the alert repeats), passed through an isotonic map that corrects its over- and
-under-confidence, fitted on labelled pairs by ``recallops bench calibration --fit`` and shipped as
-``confidence_fit.json`` beside this module.
+One number per recalled incident, and the only one: the bands, the order of the evidence,
+``seen_before``, the planner's cross-service hop, "no reliable precedent", disagreement and the ranking
+of briefing items all read ``Confidence.probability`` against the thresholds below. It is a logistic
+regression over what recall and the record say (the channel ranks, whether it is the alert's service,
+how much of the record's signature, symptom and root cause the alert repeats, status codes), with the
+evidence entered a second time for records of another service, passed through an isotonic map that
+corrects its over- and under-confidence. ``recallops bench calibration --fit`` fits it on labelled
+pairs (the public dev split and the project's scenarios) and writes ``confidence_fit.json`` beside
+this module.
 
 Channel ranks mean something only for the ranker they were fitted on, so the fit names the embedding
 model and channels it was made with. A bank ranking with another model still gets a number from the
@@ -22,27 +24,46 @@ from functools import lru_cache
 from importlib import resources
 from typing import Literal
 
+from agent.core import overlap
 from memory import RecalledIncident
-from memory.text import tokens
 
 Band = Literal["strong", "moderate", "weak"]
-# Probability bands. Strong: more likely relevant than not. Below moderate a precedent is not
-# reliable enough to brief from as if it applied.
+# Probability thresholds, chosen on the held-out reliability table (README, docs/evals.md):
+# strong: more likely relevant than not, so stated as the precedent, not labeled uncertain;
+# moderate: about one in three or better (the held-out F1 of "listed" is flat from 0.25 to 0.30; the
+# higher end keeps more of what is listed relevant), so listed and briefed from, labeled uncertain;
+# below it a record is no reliable precedent;
+# settled: close to nine in ten of the held-out pairs above it were relevant, so on the alert's service
+# it is a recurrence ("has happened before"), and a scoped precedent this sure spares the planner its
+# look across services.
 STRONG = 0.5
 MODERATE = 0.3
+SETTLED = 0.8
+# Probabilities closer than this are not told apart when ordering precedents: the fit's held-out
+# calibration error is of this size, so such ties keep the order retrieval gave.
+RESOLUTION = 0.05
 FIT_RESOURCE = "confidence_fit.json"
+# The signature's shared words are counted up to this, as well as taken as a share: a long error
+# string repeated word for word says more than a two-word signature repeated whole.
+SIGNATURE_WORDS = 8
 
-FEATURES: tuple[str, ...] = (
+_EVIDENCE: tuple[str, ...] = (
     "keyword_rr",
     "semantic_rr",
     "best_rr",
     "both_top5",
-    "same_service",
     "signature_repeated",
+    "signature_words",
     "alert_covered",
     "symptom_overlap",
     "root_cause_overlap",
+    "code_agrees",
+    "code_conflicts",
 )
+# The evidence once for every record, whether it is the alert's service, and the evidence again for a
+# record of another service only: in effect a second regression for cross-service precedents, since
+# the same words and ranks mean less (and differently) when the record is another service's.
+FEATURES: tuple[str, ...] = (*_EVIDENCE, "same_service", *(f"{name}_other_service" for name in _EVIDENCE))
 
 
 @dataclass(frozen=True)
@@ -57,6 +78,21 @@ class Confidence:
     def reliable(self) -> bool:
         """Worth briefing from: at least a moderate match."""
         return self.probability >= MODERATE
+
+    @property
+    def level(self) -> int:
+        """The probability in steps of ``RESOLUTION``, for ordering: equal levels are ties."""
+        return int(self.probability / RESOLUTION)
+
+    @property
+    def settled(self) -> bool:
+        """Sure enough that looking across services for a better precedent is not worth it."""
+        return self.probability >= SETTLED
+
+    @property
+    def strong(self) -> bool:
+        """More likely relevant than not: stated as the precedent, not as a maybe."""
+        return self.probability >= STRONG
 
 
 @dataclass(frozen=True)
@@ -140,28 +176,44 @@ def _share(part: set[str], whole: set[str]) -> float:
     return len(part & whole) / len(whole) if whole else 0.0
 
 
-def features(incident: RecalledIncident, alert_text: str, *, same_service: bool) -> list[float]:
-    """The fit's inputs for one recalled incident, in ``FEATURES`` order."""
+def features(
+    incident: RecalledIncident, alert_text: str, *, same_service: bool, alertname: str | None = None
+) -> list[float]:
+    """The fit's inputs for one recalled incident, in ``FEATURES`` order.
+
+    Word overlaps are over ``agent.core.overlap.terms`` (light stems, the alert's own name left out, status
+    codes counted in the signature only when the alert names one); the two code features say whether a
+    code the alert names is one the record names, or the record names only other codes (429 is not 502).
+    """
     ranks = incident.why
     keyword, semantic = ranks.get("keyword"), ranks.get("semantic")
     best = min(ranks.values(), default=None)
     record = incident.record
-    alert = tokens(alert_text)
-    signature = tokens(record.error_signature if record else incident.text[:400])
-    symptom = tokens(record.symptom) if record else set()
-    root_cause = tokens(record.root_cause) if record else set()
-    core = signature | symptom | root_cause if record else tokens(incident.text)
-    return [
+    masked = frozenset({alertname.lower()}) if alertname else frozenset()
+    alert = overlap.terms(alert_text, masked=masked)
+    alert_codes = overlap.codes(alert_text)
+    signature_text = record.error_signature if record else incident.text[:400]
+    signature = overlap.terms(signature_text, with_codes=bool(alert_codes), masked=masked)
+    symptom = overlap.terms(record.symptom, masked=masked) if record else set()
+    root_cause = overlap.terms(record.root_cause, masked=masked) if record else set()
+    core = signature | symptom | root_cause if record else overlap.terms(incident.text, masked=masked)
+    core_text = f"{signature_text} {record.symptom} {record.root_cause}" if record else incident.text
+    record_codes = overlap.codes(core_text)
+    evidence = [
         _rr(keyword),
         _rr(semantic),
         _rr(best),
         1.0 if keyword is not None and semantic is not None and max(keyword, semantic) <= 5 else 0.0,
-        1.0 if same_service else 0.0,
         _share(alert, signature),
-        len(alert & core) / max(len(alert), 4),
+        min(len(alert & signature), SIGNATURE_WORDS) / SIGNATURE_WORDS,
+        len(alert & core) / max(len(alert), overlap.MIN_WORDS),
         _share(alert, symptom),
         _share(alert, root_cause),
+        1.0 if alert_codes & record_codes else 0.0,
+        1.0 if alert_codes and record_codes and not alert_codes & record_codes else 0.0,
     ]
+    other = 0.0 if same_service else 1.0
+    return [*evidence, 1.0 - other, *(other * value for value in evidence)]
 
 
 def band(probability: float) -> Band:
@@ -173,6 +225,7 @@ def precedent_confidence(
     alert_text: str,
     *,
     same_service: bool,
+    alertname: str | None = None,
     ranking_model: str | None = None,
     fit: Fit | None = None,
 ) -> Confidence:
@@ -182,6 +235,7 @@ def precedent_confidence(
     the fit was made with, the number is still given but marked ``calibrated=False``.
     """
     fit = fit or shipped_fit()
-    p = round(fit.probability(features(incident, alert_text, same_service=same_service)), 3)
+    values = features(incident, alert_text, same_service=same_service, alertname=alertname)
+    p = round(fit.probability(values), 3)
     calibrated = ranking_model == fit.ranking_model
     return Confidence(probability=p, band=band(p), calibrated=calibrated)

@@ -3,22 +3,18 @@
 The alert is always ``[1]``. Each recalled incident gets the next number the first time any tool
 returns it (later recalls reuse the number), so the model's ``[n]`` and the stored evidence list
 agree. Corrections to an incident go ahead of its original text: the newest word on a root cause
-wins. Match strength is computed here, once, so the planner, the labels and ``seen_before`` agree.
+wins. Each match's calibrated confidence (``agent.core.confidence``) is computed here, once, so the planner,
+the labels, the order and ``seen_before`` all read the same number.
 """
 
 from dataclasses import dataclass, field
 
-from agent.core import overlap
 from agent.core.confidence import Confidence, precedent_confidence
 from agent.core.schema import EvidenceItem, EvidenceKind
 from memory import RecalledIncident
 from memory.corrections import parse_correction
 from memory.recurrence import Recurrence
 from memory.text import INCIDENT_ID, injection_signals
-
-# Match strength bands (see ``match_strength``).
-STRONG = 0.6
-WEAK = 0.5
 
 
 @dataclass(frozen=True)
@@ -41,33 +37,13 @@ class AlertInput:
 @dataclass
 class Match:
     """A recalled incident in the evidence. ``confidence`` is the calibrated probability that it is a
-    relevant precedent (``agent.core.confidence``); ``strength`` is the older word-overlap score the bands
-    still read until they move to ``confidence``."""
+    relevant precedent (``agent.core.confidence``), with its band."""
 
     incident: RecalledIncident
     item: EvidenceItem
-    strength: float
     same_service: bool
     confidence: Confidence
     corrections: list[str] = field(default_factory=list)
-
-
-def _channel_agreement(incident: RecalledIncident) -> float:
-    """How high the retrieval channels ranked it: 1.0 when two channels put it first."""
-    if not incident.why:
-        return min(max(incident.score, 0.0), 1.0)
-    per_rank = [1.0 if r <= 1 else 0.75 if r <= 3 else 0.5 if r <= 5 else 0.0 for r in incident.why.values()]
-    return sum(per_rank) / max(2, len(per_rank))
-
-
-def match_strength(incident: RecalledIncident, alert: AlertInput) -> float:
-    """0..1: mostly whether the alert says what the record says, partly how well retrieval ranked it.
-
-    Retrieval ranks are relative (something always ranks first), so ranking alone never makes a match
-    more than weak: moderate needs a sixth of the words shared at best rank, strong about a third.
-    """
-    lexical = overlap.lexical(incident.record, incident.text, alert.description, alert.alertname)
-    return round(0.6 * lexical + 0.4 * _channel_agreement(incident), 3)
 
 
 def incident_service(incident: RecalledIncident) -> str:
@@ -97,13 +73,13 @@ def correction_text(correction: RecalledIncident) -> str:
     return f"{record.text} (corrected by {record.author or 'unknown'}, {record.timestamp.date().isoformat()})"
 
 
-def _why(incident: RecalledIncident, same_service: bool, strength: float) -> str:
+def _why(incident: RecalledIncident, same_service: bool, sure: Confidence) -> str:
     channels = ", ".join(
         f"{name} #{rank}" for name, rank in sorted(incident.why.items(), key=lambda kv: kv[1])
     )
-    band = "strong" if strength >= STRONG else "moderate" if strength >= WEAK else "weak"
     scope = "same service" if same_service else "another service"
-    return f"{band} match ({strength:.2f}) on {scope}" + (f"; ranked {channels}" if channels else "")
+    text = f"{sure.band} match ({sure.probability:.0%} likely relevant) on {scope}"
+    return text + (f"; ranked {channels}" if channels else "")
 
 
 @dataclass(frozen=True)
@@ -176,7 +152,13 @@ class Evidence:
     def _register(self, incident: RecalledIncident) -> Match:
         service = incident_service(incident)
         same = bool(self.alert.service) and service == self.alert.service
-        strength = match_strength(incident, self.alert)
+        sure = precedent_confidence(
+            incident,
+            self.alert.description,
+            same_service=same,
+            alertname=self.alert.alertname,
+            ranking_model=self.ranking_model,
+        )
         signals = injection_signals(incident.text)
         n = self._next()
         item = EvidenceItem(
@@ -186,16 +168,13 @@ class Evidence:
             service=service,
             title=f"{incident.id} on {service}",
             text=incident.text,
-            uncertain=strength < STRONG,
+            uncertain=not sure.strong,
             flagged=bool(signals),
         )
         if signals:
             self.injections.append((n, f"memory record {incident.id}", signals))
         self.items.append(item)
-        sure = precedent_confidence(
-            incident, self.alert.description, same_service=same, ranking_model=self.ranking_model
-        )
-        match = Match(incident=incident, item=item, strength=strength, same_service=same, confidence=sure)
+        match = Match(incident=incident, item=item, same_service=same, confidence=sure)
         self.matches[incident.id] = match
         for text in self._pending_corrections.pop(incident.id, []):
             self._apply_correction(match, text)
@@ -270,11 +249,14 @@ class Evidence:
         return item
 
     def ranked(self) -> list[Match]:
-        """Matches strongest first; same-service wins a tie."""
-        return sorted(self.matches.values(), key=lambda m: (m.strength, m.same_service), reverse=True)
+        """Matches most likely relevant first; within a tie (``Confidence.level``), same service first,
+        then the order retrieval gave."""
+        return sorted(
+            self.matches.values(), key=lambda m: (-m.confidence.level, not m.same_service, m.item.n)
+        )
 
     def why(self, match: Match) -> str:
-        return _why(match.incident, match.same_service, match.strength)
+        return _why(match.incident, match.same_service, match.confidence)
 
     @property
     def known_ids(self) -> set[str]:

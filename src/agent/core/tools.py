@@ -237,5 +237,5 @@ class ToolBox:
         if not outcome.matches:
             return f"No resolved incident {scope} matches this description."
         header = f"{len(outcome.matches)} resolved incident(s) {scope}, strongest first:"
-        ordered = sorted(outcome.matches, key=lambda m: m.strength, reverse=True)
+        ordered = sorted(outcome.matches, key=lambda m: -m.confidence.level)
         return results_message(self.fence, [(m.item, evidence.why(m)) for m in ordered], header)

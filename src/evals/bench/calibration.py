@@ -1,22 +1,28 @@
 """``recallops bench calibration``: is a precedent with confidence 0.7 relevant seven times in ten?
 
-Labelled pairs come from the dev split of the public post-mortem corpus, through the retrieval
-benchmark's protocol: every record imported as history, every scored query recalled with the agent's
-tool (scoped to its service and across all services, ten results each, its own record dropped). A
-pair is (query, recalled incident); it is relevant when the judgments grade it 2. The features are
-``agent.core.confidence.features``, exactly what a briefing computes, with ``same_service`` as it really
-is: the corpus's grade 2 requires an overlapping service, so that term absorbs the judgments'
-definition (see ``agent.core.confidence`` for how a briefing uses it).
+Labelled pairs come from two sources, and the fit and the figures use both:
+
+- **the dev split** of the public post-mortem corpus, through the retrieval benchmark's protocol: every
+  record imported as history, every scored query recalled with the agent's tool (scoped to its service
+  and across all services, ten results each, its own record dropped); a pair is relevant when the
+  judgments grade it 2, which requires an overlapping service;
+- **the project's scenarios** (``evals.bench.scenario_pairs``): each alert posted and recalled the same
+  way over its scenario's history; a pair is relevant when the scenario expects that record.
+
+The dev split says how often a match is right on other people's post-mortems; the scenarios say what
+a clear precedent (and a clear distractor) looks like, which the dev judgments alone never show. The
+features are ``agent.core.confidence.features``, exactly what a briefing computes.
 
 The model is a logistic regression fitted here with numpy (Newton steps, a small L2 penalty, inputs
 standardised), then an isotonic map (pool-adjacent-violators, blocks of at least 25 pairs) fitted
 on the logistic's out-of-fold outputs, so there is nothing to install and the fit is a few dozen
-numbers. It is judged on held-out folds of queries (every pair of a query in the same fold, so no
-query is scored by a fit that saw it; the isotonic map is nested inside the training folds): the
-reliability table bins the held-out probabilities and compares each bin's mean prediction with how
-often its pairs were relevant; the expected calibration error (ECE) is the pair-weighted mean gap.
-``--fit`` then fits on every pair and writes ``agent/core/confidence_fit.json``
-with the ranking model it is valid for.
+numbers. It is judged on held-out folds of queries (every pair of a query, or of a group of scenarios
+expecting the same precedent, in the same fold, so nothing is scored by a fit that saw it; the
+isotonic map is nested inside the training folds): the reliability table bins the held-out
+probabilities and compares each bin's mean prediction with how often its pairs were relevant; the
+expected calibration error (ECE) is the pair-weighted mean gap, pooled and per source.
+``--fit`` then fits on every pair and writes ``agent/core/confidence_fit.json`` with the ranking model it is
+valid for.
 """
 
 import json
@@ -44,11 +50,15 @@ MIN_BLOCK = 25
 
 @dataclass(frozen=True)
 class Pair:
+    """One recalled record for one query; ``query`` is the fold group (a dev query, or scenarios
+    expecting the same precedent)."""
+
     query: str
     document: str
     scope: str
     features: list[float]
     relevant: bool
+    source: str = "dev"
 
 
 async def collect(bank: Recall, queries: list[Query], qrels: Qrels) -> list[Pair]:
@@ -180,9 +190,21 @@ async def dev_pairs(corpus_path: Path, qrels_path: Path) -> tuple[list[Pair], st
 
 
 def calibrate(pairs: list[Pair], ranking_model: str, *, fit_out: Path | None = None) -> dict[str, Any]:
-    """Held-out reliability and ECE; with ``fit_out``, also the fit on every pair, written there."""
-    report = reliability(held_out(pairs), [p.relevant for p in pairs])
+    """Held-out reliability and ECE, pooled and per source; with ``fit_out``, also the fit on every
+    pair, written there."""
+    predicted = held_out(pairs)
+    report = reliability(predicted, [p.relevant for p in pairs])
     report |= {"ranking_model": ranking_model, "relevant": sum(p.relevant for p in pairs), "folds": FOLDS}
+    report["sources"] = {}
+    for source in sorted({p.source for p in pairs}):
+        members = [i for i, p in enumerate(pairs) if p.source == source]
+        own = reliability([predicted[i] for i in members], [pairs[i].relevant for i in members])
+        report["sources"][source] = {
+            "pairs": own["pairs"],
+            "relevant": sum(pairs[i].relevant for i in members),
+            "groups": len({pairs[i].query for i in members}),
+            "ece": own["ece"],
+        }
     if fit_out is not None:
         fit = fit_calibrated(pairs, ranking_model)
         fit_out.write_text(
@@ -204,9 +226,15 @@ def markdown_table(report: dict[str, Any]) -> str:
     lines += [
         f"| {r['bin']} | {r['pairs']} | {r['predicted']:.3f} | {r['observed']:.3f} |" for r in report["bins"]
     ]
+    sources = "; ".join(
+        f"{name} {s['ece']:.4f} over {s['pairs']} pairs ({s['relevant']} relevant, {s['groups']} fold groups)"
+        for name, s in report.get("sources", {}).items()
+    )
     lines += [
         "",
         f"ECE {report['ece']:.4f} over {report['pairs']} held-out pairs ({report['relevant']} relevant), "
         f"{report['folds']} folds by query; ranking model {report['ranking_model']}.",
     ]
+    if sources:
+        lines.append(f"Per source: {sources}.")
     return "\n".join(lines)

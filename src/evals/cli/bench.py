@@ -20,6 +20,8 @@ from evals.bench import recall as recall_bench
 from evals.bench import report as report_bench
 from evals.bench import retrieval as retrieval_bench
 from evals.bench import soak as soak_bench
+from evals.bench.scenario_pairs import scenario_pairs
+from evals.scenarios.report import DEFAULT_SCENARIOS
 
 
 class BenchResult(Protocol):
@@ -86,15 +88,20 @@ def retrieval(
 def calibration(
     corpus: Path = typer.Option(..., exists=True, dir_okay=False, help="Post-mortem corpus (JSONL)."),
     qrels: Path = typer.Option(..., exists=True, dir_okay=False, help="Judgments: query, doc, grade (TSV)."),
+    scenarios: Path = typer.Option(
+        DEFAULT_SCENARIOS, "--scenarios", exists=True, file_okay=False, help="Scenario YAML whose pairs join."
+    ),
     fit: bool = typer.Option(False, "--fit", help="Also fit on every pair and write the shipped fit."),
     out: Path | None = typer.Option(
         None, dir_okay=False, help="Where --fit writes (default: the package's)."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object and nothing else."),
 ) -> None:
-    """Reliability table and ECE of the precedent confidence on held-out folds; --fit refits it."""
+    """Reliability table and ECE of the precedent confidence on held-out folds (dev split and the
+    scenarios' labelled pairs); --fit refits it."""
     fit_out = (out or calibration_bench.default_fit_path()) if fit else None
     pairs, ranking_model = asyncio.run(calibration_bench.dev_pairs(corpus, qrels))
+    pairs += asyncio.run(scenario_pairs(scenarios))
     report = calibration_bench.calibrate(pairs, ranking_model, fit_out=fit_out)
     typer.echo(json.dumps(report, indent=2) if as_json else calibration_bench.markdown_table(report))
 

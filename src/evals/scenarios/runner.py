@@ -153,7 +153,7 @@ async def _load_memory(container: Container, scenario: Scenario, directory: Path
             break
 
 
-async def _deliver(container: Container, scenario: Scenario) -> list[str]:
+async def deliver(container: Container, scenario: Scenario) -> list[str]:
     """Post the alert as its source would, as many times as the scenario says; rejections as text."""
     with transaction(container.sessions) as db:
         secret = create_token(db_session=db, name="eval-sender", scopes=["alerts:write"]).secret
@@ -174,7 +174,8 @@ async def _deliver(container: Container, scenario: Scenario) -> list[str]:
     return rejected
 
 
-def _opened(container: Container) -> tuple[list[int], int]:
+def opened(container: Container) -> tuple[list[int], int]:
+    """The incidents the scenario's alert opened (not its history), and how many briefings they have."""
     with container.sessions() as db:
         ids = list(
             db.scalars(select(Incident.id).where(Incident.origin.not_in(HISTORY)).order_by(Incident.id))
@@ -259,22 +260,22 @@ async def run_scenario(
 
 async def _run(container: Container, scenario: Scenario, result: ScenarioResult) -> None:
     before = await _documents(container)
-    rejected = await _deliver(container, scenario)
+    rejected = await deliver(container, scenario)
     task = briefing_task(container)
     for _ in range(MAX_DRAIN):
         if not await task():
             break
-    opened, stored = _opened(container)
-    if not opened:
+    opened_ids, stored = opened(container)
+    if not opened_ids:
         result.failures = [*rejected, "no incident was opened"] if rejected else ["no incident was opened"]
         return
-    alert = load_alert(container, opened[0])
+    alert = load_alert(container, opened_ids[0])
     assert alert is not None
     async with open_agent(container) as agent:
         replayed = await replay(agent, alert)
     result.memory_effect = memory_effect(replayed)
     if scenario.memory.enabled:
-        briefing = _latest_briefing(container, opened[0])
+        briefing = _latest_briefing(container, opened_ids[0])
         if briefing is None:
             result.failures = ["the worker stored no briefing"]
             return
@@ -286,7 +287,7 @@ async def _run(container: Container, scenario: Scenario, result: ScenarioResult)
     )
     seen = Observation(
         briefing=briefing,
-        incidents=len(opened),
+        incidents=len(opened_ids),
         briefings=stored,
         memory_writes=await _documents(container) - before,
         rejected=rejected,
@@ -297,7 +298,7 @@ async def _run(container: Container, scenario: Scenario, result: ScenarioResult)
         result.known_gap = ""
         result.failures = ["this known gap passes now: remove its known_gap mark"]
     if scenario.resolve is not None:
-        result.failures += await _resolve_and_grade(container, opened[0], scenario.resolve)
+        result.failures += await _resolve_and_grade(container, opened_ids[0], scenario.resolve)
 
 
 async def _resolve_and_grade(container: Container, incident_id: int, post_mortem: ResolveIn) -> list[str]:
