@@ -2,6 +2,7 @@
 
 from dataclasses import replace
 
+from agent.briefing.assemble import seen_before
 from agent.briefing.precedents import dispute_sentence, noise_sentence, read
 from agent.core.confidence import Confidence, band
 from agent.core.evidence import Match
@@ -59,3 +60,14 @@ def test_precedents_that_agree_or_are_far_apart_are_not_disputed() -> None:
 def test_nothing_over_the_threshold_is_no_reliable_precedent() -> None:
     reading = read([match(POOL, 0.25, 2)])
     assert not reading.reliable and reading.noise == [] and reading.disputed == []
+
+
+def test_only_a_settled_undisputed_precedent_on_the_service_has_happened_before() -> None:
+    settled = [match(POOL, 0.9, 2)]
+    assert seen_before(settled, read(settled)) == "recurring"
+    strong = [match(POOL, 0.6, 2)]
+    assert seen_before(strong, read(strong)) == "similar"
+    disputed = [match(INDEX, 0.9, 2), match(VACUUM, 0.85, 3)]
+    assert read(disputed).disputed and seen_before(disputed, read(disputed)) == "similar"
+    weak = [match(POOL, 0.2, 2)]
+    assert seen_before(weak, read(weak)) == "novel"
