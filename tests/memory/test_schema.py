@@ -20,6 +20,7 @@ from memory.schema import (
     tag_value,
 )
 from memory.settings import MemorySettings
+from memory.template import FIELDS as TEMPLATE_FIELDS
 
 LABELS = [label for _, label in FIELDS]
 label_like = st.sampled_from([f"{label}: x" for label in LABELS] + ["INCIDENT X — y", "  ", ":", ": :"])
@@ -28,20 +29,14 @@ value = st.one_of(
     st.lists(st.one_of(st.text(), label_like), max_size=5).map("\n".join),
 )
 offsets = st.integers(min_value=-14 * 60, max_value=14 * 60).map(lambda m: timezone(timedelta(minutes=m)))
+# Every field of the one list: any text where the template holds text, a kind from the list, an aware time.
 records = st.builds(
     IncidentRecord,
     incident_id=st.text(min_size=1).filter(lambda s: not any(c.isspace() for c in s)),
     service=st.text(min_size=1).filter(lambda s: "\n" not in s),
     timestamp=st.datetimes(timezones=st.one_of(st.just(UTC), offsets)),
-    symptom=value,
-    error_signature=value,
-    root_cause=value,
-    resolution_steps=value,
-    runbook_used=value,
-    outcome=value,
-    failed_attempts=value,
-    resolved_by=value,
     resolution_kind=st.sampled_from(("", *RESOLUTION_KINDS)),
+    **{f.name: value for f in TEMPLATE_FIELDS if f.kind in ("text", "line")},
 )
 
 

@@ -127,33 +127,38 @@ def alert_payload(run: str, i: int, groups: int) -> dict[str, Any]:
     }
 
 
-async def _post_alert(client: httpx.AsyncClient, ledger: Ledger, run: str, i: int, groups: int) -> None:
+async def _timed_post(
+    client: httpx.AsyncClient, ledger: Ledger, what: str, path: str, body: Any, ok: int, times: list[float]
+) -> httpx.Response | None:
+    """One timed POST: its latency into ``times``; a network error or a status other than ``ok`` is
+    counted in the ledger (and ``None`` returned)."""
     started = time.perf_counter()
     try:
-        response = await client.post("/api/v1/alerts/alertmanager", json=alert_payload(run, i, groups))
+        response = await client.post(path, json=body)
     except httpx.HTTPError as exc:
         ledger.error(type(exc).__name__)
-        return
-    ledger.alert_ms.append((time.perf_counter() - started) * 1000)
-    if response.status_code != 200:
-        ledger.error(f"alert {response.status_code}")
-        return
-    for alert in response.json()["alerts"]:
-        ledger.seen(alert["fingerprint"], alert["incident"])
+        return None
+    times.append((time.perf_counter() - started) * 1000)
+    if response.status_code != ok:
+        ledger.error(f"{what} {response.status_code}")
+        return None
+    return response
+
+
+async def _post_alert(client: httpx.AsyncClient, ledger: Ledger, run: str, i: int, groups: int) -> None:
+    body = alert_payload(run, i, groups)
+    response = await _timed_post(
+        client, ledger, "alert", "/api/v1/alerts/alertmanager", body, 200, ledger.alert_ms
+    )
+    if response is not None:
+        for alert in response.json()["alerts"]:
+            ledger.seen(alert["fingerprint"], alert["incident"])
 
 
 async def _resolve(client: httpx.AsyncClient, ledger: Ledger, incident: str) -> None:
-    started = time.perf_counter()
-    try:
-        response = await client.post(f"/api/v1/incidents/{incident}/resolve", json=POST_MORTEM)
-    except httpx.HTTPError as exc:
-        ledger.error(type(exc).__name__)
-        return
-    ledger.resolve_ms.append((time.perf_counter() - started) * 1000)
-    if response.status_code != 201:
-        ledger.error(f"resolve {response.status_code}")
-        return
-    ledger.resolved.add(incident)
+    path = f"/api/v1/incidents/{incident}/resolve"
+    if await _timed_post(client, ledger, "resolve", path, POST_MORTEM, 201, ledger.resolve_ms) is not None:
+        ledger.resolved.add(incident)
 
 
 async def storm(

@@ -30,6 +30,11 @@ class BenchResult(Protocol):
 
 R = TypeVar("R", bound=BenchResult)
 
+# Options several benchmarks take, said once.
+CORPUS = typer.Option(..., exists=True, dir_okay=False, help="Post-mortem corpus (JSONL).")
+QRELS = typer.Option(..., exists=True, dir_okay=False, help="Judgments: query, doc, grade (TSV).")
+AS_JSON = typer.Option(False, "--json", help="Print one JSON object and nothing else.")
+
 
 def _print(result: R, *, as_json: bool, summary: Callable[[R], str]) -> None:
     """One JSON object with ``--json``, else the benchmark's own summary."""
@@ -41,9 +46,9 @@ app = typer.Typer(help="Benchmarks: figures anyone can rerun on their own machin
 
 @app.command("retrieval")
 def retrieval(
-    corpus: Path = typer.Option(..., exists=True, dir_okay=False, help="Post-mortem corpus (JSONL)."),
-    qrels: Path = typer.Option(..., exists=True, dir_okay=False, help="Judgments: query, doc, grade (TSV)."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object and nothing else."),
+    corpus: Path = CORPUS,
+    qrels: Path = QRELS,
+    as_json: bool = AS_JSON,
     hindsight_url: str | None = typer.Option(
         None, "--hindsight-url", help="Also measure a running Hindsight server at this URL."
     ),
@@ -86,8 +91,8 @@ def retrieval(
 
 @app.command("calibration")
 def calibration(
-    corpus: Path = typer.Option(..., exists=True, dir_okay=False, help="Post-mortem corpus (JSONL)."),
-    qrels: Path = typer.Option(..., exists=True, dir_okay=False, help="Judgments: query, doc, grade (TSV)."),
+    corpus: Path = CORPUS,
+    qrels: Path = QRELS,
     scenarios: Path = typer.Option(
         DEFAULT_SCENARIOS, "--scenarios", exists=True, file_okay=False, help="Scenario YAML whose pairs join."
     ),
@@ -95,7 +100,7 @@ def calibration(
     out: Path | None = typer.Option(
         None, dir_okay=False, help="Where --fit writes (default: the package's)."
     ),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object and nothing else."),
+    as_json: bool = AS_JSON,
 ) -> None:
     """Reliability table and ECE of the precedent confidence on held-out folds (dev split and the
     scenarios' labelled pairs); --fit refits it."""
@@ -135,7 +140,7 @@ def briefing(
     alerts: int = typer.Option(200, min=1, help="Alerts briefed and stored (after 5 warm-up alerts)."),
     bank_dir: Path | None = typer.Option(None, help="Keep (or reuse) the generated bank in this directory."),
     exact: bool = typer.Option(False, help="Embed every generated record (slow) instead of one per family."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object and nothing else."),
+    as_json: bool = AS_JSON,
 ) -> None:
     """Alert to stored briefing in evidence-only mode: p50/p95, and the recall share of it."""
     result = asyncio.run(
@@ -154,7 +159,7 @@ def ingest(
     per_payload: int = typer.Option(
         1, min=1, max=1000, help="Alerts per webhook payload (grouped delivery)."
     ),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object and nothing else."),
+    as_json: bool = AS_JSON,
 ) -> None:
     """Intake alerts/s and p50/p95/p99 acknowledgement latency, with the server's /healthz rate as floor."""
     result = asyncio.run(
@@ -178,7 +183,7 @@ def soak(
         50, min=2, help="Every n-th request resolves the oldest open incident."
     ),
     drain_timeout: float = typer.Option(600.0, min=1, help="Seconds to wait for briefings and memory after."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object and nothing else."),
+    as_json: bool = AS_JSON,
 ) -> None:
     """Alert storm across replicas with resolves mixed in: alerts/s, p99, errors, lost and duplicated rows.
 
@@ -204,7 +209,7 @@ def soak(
 def pages(
     incidents: int = typer.Option(1000, min=10, help="Incidents stored (three in four resolved)."),
     runs: int = typer.Option(30, min=1, help="Timed requests per page (after 3 warm-up requests)."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object and nothing else."),
+    as_json: bool = AS_JSON,
 ) -> None:
     """Server-side render time of each page (p50/p95), with /healthz in the same run as the floor."""
     result = pages_bench.run_pages_bench(incidents=incidents, runs=runs)

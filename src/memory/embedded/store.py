@@ -94,27 +94,28 @@ T = TypeVar("T")
 
 
 @dataclass(frozen=True)
-class StoredDocument:
-    id: int
+class Document:
+    """What a document holds, about to be written or stored."""
+
     document_id: str
     content: str
     tags: list[str]
     metadata: dict[str, str]
     timestamp: datetime
     context: str | None
+
+
+@dataclass(frozen=True)
+class StoredDocument(Document):
+    """A stored document: its row id, and the sequence number of its last write."""
+
+    id: int
     seq: int
 
 
 @dataclass(frozen=True)
-class Draft:
+class Draft(Document):
     """A document about to be written."""
-
-    document_id: str
-    content: str
-    tags: list[str]
-    metadata: dict[str, str]
-    timestamp: datetime
-    context: str | None
 
     def appended_to(self, base: StoredDocument) -> "Draft":
         """Append mode: the text grows, tags are united, newer metadata wins."""

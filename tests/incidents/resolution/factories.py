@@ -17,7 +17,17 @@ def make_incident(
     service: str = "checkout-service",
     status: str = "acknowledged",
 ) -> Incident:
-    incident = Incident(
+    incident = incident_row(public_id, service=service, status=status)
+    db.add(incident)
+    db.flush()
+    return incident
+
+
+def incident_row(
+    public_id: str = "INC-0001", *, service: str = "checkout-service", status: str = "acknowledged"
+) -> Incident:
+    """An incident not yet in any session."""
+    return Incident(
         public_id=public_id,
         title="Checkout p99 over 4 s",
         service=service,
@@ -27,9 +37,6 @@ def make_incident(
         first_seen=OPENED,
         last_seen=OPENED,
     )
-    db.add(incident)
-    db.flush()
-    return incident
 
 
 def post_mortem(**changes: str) -> ResolutionCreate:

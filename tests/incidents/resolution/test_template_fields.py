@@ -2,13 +2,11 @@
 from the API body to the stored row, the memory payload and the labeled record."""
 
 import json
-from datetime import UTC, datetime
 
 from hypothesis import given
 from hypothesis import strategies as st
 from sqlalchemy import String
 
-from incidents.incident.models import Incident
 from incidents.resolution.models import (
     TEMPLATE,
     Resolution,
@@ -20,6 +18,7 @@ from incidents.resolution.models import (
 from incidents.resolution.service import payload_record, record_payload
 from memory.schema import format_record, parse_record
 from memory.template import FIELDS, POST_MORTEM, POST_MORTEM_NAMES, REQUIRED_NAMES, RESOLUTION_KINDS
+from tests.incidents.resolution.factories import incident_row
 
 BOOKKEEPING = {"id", "incident_id", "version", "created_at", "updated_at"}
 STORED = [f for f in FIELDS if f.kind != "time"]
@@ -68,17 +67,8 @@ post_mortems = st.fixed_dictionaries(
 @given(post_mortems)
 def test_a_post_mortem_survives_the_row_the_payload_and_the_record(values: dict[str, str]) -> None:
     body = ResolutionCreate.model_validate(values)
-    now = datetime(2026, 3, 14, 9, 12, tzinfo=UTC)
-    incident = Incident(
-        public_id="INC-0042",
-        title="Checkout p99",
-        service="checkout-service",
-        alertname="CheckoutLatencyHigh",
-        severity="critical",
-        status="resolved",
-        first_seen=now,
-        last_seen=now,
-    )
+    incident = incident_row(status="resolved")
+    now = incident.first_seen
     row = Resolution(resolved_by="dana", version=1, created_at=now, updated_at=now, **body.model_dump())
     read = ResolutionRead.model_validate(row).model_dump()
     assert {name: read[name] for name in POST_MORTEM_NAMES} == values
