@@ -40,6 +40,14 @@ def test_noise_leads_when_the_best_precedent_needed_no_fix() -> None:
     assert "One did need a fix: PM-1 on 2026-03-14 [4]" in sentence
 
 
+def test_a_real_fault_about_as_close_as_the_lookalike_makes_it_a_dispute_not_noise() -> None:
+    reading = read([match(SNAPSHOT, 0.46, 5), match(POOL, 0.39, 2)])
+    assert reading.noise == [] and [m.incident.id for m in reading.disputed] == ["PM-2", "PM-1"]
+    sentence = dispute_sentence(reading)
+    assert sentence.startswith("The closest precedents disagree: PM-2 self-recovered on 2026-03-14 [5]")
+    assert "PM-1 on 2026-03-14 [2] is about as close and needed a fix" in sentence
+
+
 def test_a_noise_precedent_behind_a_real_fault_does_not_make_it_noise() -> None:
     reading = read([match(POOL, 0.8, 2), match(SNAPSHOT, 0.7, 3)])
     assert reading.noise == [] and reading.reliable

@@ -3,7 +3,9 @@
 A briefing that lists its matches one by one can mislead in three ways this module catches:
 
 - **Noise.** The best precedents for this alert self-recovered or were false alarms: the past says
-  "it cleared on its own", and that is said first, with the count and the dates.
+  "it cleared on its own", and that is said first, with the count and the dates. When a precedent
+  that needed a fix is about as close as the best noise one, that is a dispute instead: a real fault
+  may hide behind a lookalike.
 - **Disagreement.** The top two precedents are both strong (or about as strong as each other) and give
   different root causes (few shared content words): the briefing says they disagree and lowers its
   confidence instead of listing both as likely.
@@ -70,9 +72,12 @@ def _rivals(first: Match, second: Match) -> bool:
 def read(ranked: list[Match]) -> Reading:
     """The top precedents (those clearing the threshold), which of them are noise, and any dispute."""
     top = [m for m in ranked if m.confidence.reliable][:TOP]
-    if top and is_noise(top[0]):
-        return Reading(top=top, noise=[m for m in top if is_noise(m)], disputed=[])
     real = [m for m in top if not is_noise(m)]
+    if top and is_noise(top[0]):
+        if real and top[0].confidence.probability - real[0].confidence.probability <= RIVAL_MARGIN:
+            # A lookalike that cleared on its own and a real fault about as close: neither wins.
+            return Reading(top=top, noise=[], disputed=[top[0], real[0]])
+        return Reading(top=top, noise=[m for m in top if is_noise(m)], disputed=[])
     if len(real) >= 2 and _rivals(*real[:2]) and not _agree(*real[:2]):
         return Reading(top=top, noise=[], disputed=real[:2])
     return Reading(top=top, noise=[], disputed=[])
@@ -107,6 +112,12 @@ def noise_sentence(reading: Reading) -> str:
 def dispute_sentence(reading: Reading) -> str:
     """The first thing a disputed briefing says: which precedents disagree, each cited."""
     a, b = reading.disputed
+    if is_noise(a):
+        return (
+            f"The closest precedents disagree: {a.incident.id} {_kind(a)} on {_when(a)} [{a.item.n}], "
+            f"but {b.incident.id} on {_when(b)} [{b.item.n}] is about as close and needed a fix; "
+            "rule that fault out before treating this as noise."
+        )
     return (
         f"The closest precedents disagree on the root cause: {a.incident.id} [{a.item.n}] and "
         f"{b.incident.id} [{b.item.n}] are about as close to this alert and give different causes, "
