@@ -26,7 +26,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from agent.core.confidence import precedent_confidence
+from agent.core.confidence import precedent_confidence, same_scope
 from agent.core.evidence import AlertInput
 from incidents.briefings import service as briefings
 from incidents.incident import service as incidents
@@ -80,9 +80,11 @@ def build_server(container: Callable[[], Container]) -> MCPServer[Any]:
         ranking_model = container().bank.ranking_model
         for item in found:
             data = hit(item).model_dump(mode="json")
-            same = bool(service) and data["service"] == service
             sure = precedent_confidence(
-                item, alert_description, same_service=same, ranking_model=ranking_model
+                item,
+                alert_description,
+                same_service=same_scope(service or None, data["service"]),
+                ranking_model=ranking_model,
             )
             data["confidence"] = {
                 "probability": sure.probability,

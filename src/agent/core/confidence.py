@@ -216,6 +216,13 @@ def features(
     return [*evidence, 1.0 - other, *(other * value for value in evidence)]
 
 
+def same_scope(alert_service: str | None, record_service: str) -> bool:
+    """Whether a record is on the alert's own ground: its service, or any service when the alert names
+    none. A service-less alert (an MCP question, a bare webhook) has no "other" service to distrust;
+    no labelled pair of that kind exists yet, so for it the fit is used outside the data it saw."""
+    return alert_service is None or record_service == alert_service
+
+
 def band(probability: float) -> Band:
     return "strong" if probability >= STRONG else "moderate" if probability >= MODERATE else "weak"
 

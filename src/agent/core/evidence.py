@@ -9,7 +9,7 @@ the labels, the order and ``seen_before`` all read the same number.
 
 from dataclasses import dataclass, field
 
-from agent.core.confidence import Confidence, precedent_confidence
+from agent.core.confidence import Confidence, precedent_confidence, same_scope
 from agent.core.schema import EvidenceItem, EvidenceKind
 from memory import RecalledIncident
 from memory.corrections import parse_correction
@@ -73,11 +73,10 @@ def correction_text(correction: RecalledIncident) -> str:
     return f"{record.text} (corrected by {record.author or 'unknown'}, {record.timestamp.date().isoformat()})"
 
 
-def _why(incident: RecalledIncident, same_service: bool, sure: Confidence) -> str:
+def _why(incident: RecalledIncident, scope: str, sure: Confidence) -> str:
     channels = ", ".join(
         f"{name} #{rank}" for name, rank in sorted(incident.why.items(), key=lambda kv: kv[1])
     )
-    scope = "same service" if same_service else "another service"
     text = f"{sure.band} match ({sure.probability:.0%} likely relevant) on {scope}"
     return text + (f"; ranked {channels}" if channels else "")
 
@@ -155,7 +154,7 @@ class Evidence:
         sure = precedent_confidence(
             incident,
             self.alert.description,
-            same_service=same,
+            same_service=same_scope(self.alert.service, service),
             alertname=self.alert.alertname,
             ranking_model=self.ranking_model,
         )
@@ -256,7 +255,11 @@ class Evidence:
         )
 
     def why(self, match: Match) -> str:
-        return _why(match.incident, match.same_service, match.confidence)
+        if not self.alert.service:
+            scope = match.item.service or "an unknown service"
+        else:
+            scope = "same service" if match.same_service else "another service"
+        return _why(match.incident, scope, match.confidence)
 
     @property
     def known_ids(self) -> set[str]:

@@ -21,7 +21,7 @@ import asyncio
 import tempfile
 from pathlib import Path
 
-from agent.core.confidence import features
+from agent.core.confidence import features, same_scope
 from agent.core.evidence import incident_service, is_correction
 from evals.bench.calibration import Pair
 from evals.bench.retrieval import DEPTH
@@ -60,7 +60,7 @@ async def _pairs_of(scenario: Scenario, container: Container) -> list[Pair]:
         for incident in found:
             if is_correction(incident) or "kind:runbook" in incident.tags:
                 continue
-            same = bool(alert.service) and incident_service(incident) == alert.service
+            same = same_scope(alert.service, incident_service(incident))
             values = features(incident, alert.description, same_service=same, alertname=alert.alertname)
             pairs.append(
                 Pair(group(scenario), incident.id, scope, values, incident.id in relevant, source=SOURCE)
