@@ -113,6 +113,9 @@ def get_incident(
 ) -> IncidentDetail:
     """The incident with its newest alerts (firing ones marked once cleared) and its whole timeline."""
     incident = _load(db, public_id)
+    # Counted before the alerts are read: on PostgreSQL each statement sees the latest commit, so a
+    # count of 0 guarantees the resolved notice that cleared the last alert is in the list below.
+    active = service.active_alert_count(db_session=db, incident=incident)
     window = service.newest_alerts(db_session=db, incident=incident, limit=alerts_limit)
     alert_reads = [
         AlertRead.model_validate(a).model_copy(update={"cleared": a.id in window.cleared})
@@ -126,7 +129,7 @@ def get_incident(
     base = _read(incident, _recurrence_of(db, incident))
     return IncidentDetail(
         **base.model_dump(),
-        active_alerts=service.active_alert_count(db_session=db, incident=incident),
+        active_alerts=active,
         recurrences=recurrences,
         alerts_total=window.total,
         alerts=alert_reads,
