@@ -64,9 +64,12 @@ def _agree(a: Match, b: Match) -> bool:
     return len(left & right) / min(len(left), len(right)) >= AGREEMENT
 
 
+def _close(first: Match, second: Match) -> bool:
+    return first.confidence.probability - second.confidence.probability <= RIVAL_MARGIN
+
+
 def _rivals(first: Match, second: Match) -> bool:
-    gap = first.confidence.probability - second.confidence.probability
-    return second.confidence.strong or gap <= RIVAL_MARGIN
+    return second.confidence.strong or _close(first, second)
 
 
 def read(ranked: list[Match]) -> Reading:
@@ -74,7 +77,7 @@ def read(ranked: list[Match]) -> Reading:
     top = [m for m in ranked if m.confidence.reliable][:TOP]
     real = [m for m in top if not is_noise(m)]
     if top and is_noise(top[0]):
-        if real and top[0].confidence.probability - real[0].confidence.probability <= RIVAL_MARGIN:
+        if real and _close(top[0], real[0]):
             # A lookalike that cleared on its own and a real fault about as close: neither wins.
             return Reading(top=top, noise=[], disputed=[top[0], real[0]])
         return Reading(top=top, noise=[m for m in top if is_noise(m)], disputed=[])
