@@ -25,6 +25,7 @@ pytestmark = pytest.mark.e2e
 PASSWORD = "long enough password"
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 POOL_INCIDENT = "INC-2025-014"  # the demo history's checkout pool exhaustion
+CHANNELS = ("oncall-slack", "oncall-matrix", "oncall-email", "audit")
 CONFIG = """
 channels:
   - name: oncall-slack
@@ -164,15 +165,20 @@ def test_the_demo_alert_reaches_matrix_email_slack_and_the_webhook_within_second
     assert payload["event"] == "briefing_stored" and payload["incident_id"] == incident
     assert payload["link"] == link and POOL_INCIDENT in payload["briefing"]["related"]
 
+    # A receiver holds the message a moment before the worker records it as sent.
+    def recorded() -> str | None:
+        metrics = httpx.get(f"{server.url}/metrics", timeout=30).text
+        sent = (f'recallops_deliveries_total{{channel="{name}",outcome="sent"}} 1.0' for name in CHANNELS)
+        return metrics if all(line in metrics for line in sent) else None
+
+    metrics = wait_for(recorded, timeout=30, interval=0.1, what="every delivery recorded as sent")
+    assert 'recallops_delivery_outbox_depth{state="pending"}' in metrics
     page = incident_page(server, incident)
     assert "Delivered to" in page
     for label in ("Slack incoming webhook", "webhook http://127.0.0.1"):
         assert f"sent to <strong>{label}</strong>" in page
     for secret in ("bot-password", "audit-signing-secret", "webhook-secret-path"):
         assert secret not in page and secret not in server.log()
-    metrics = httpx.get(f"{server.url}/metrics", timeout=30).text
-    assert 'recallops_deliveries_total{channel="oncall-matrix",outcome="sent"} 1.0' in metrics
-    assert 'recallops_delivery_outbox_depth{state="pending"}' in metrics
     status = server.cli("notify", "status").stdout
     assert "oncall-matrix" in status and "1 sent" in status and "bot-password" not in status
 
