@@ -271,7 +271,7 @@ def reference_admits(doc_tags: set[str], wanted: list[str], match: TagsMatch) ->
 TAGS = st.sets(st.sampled_from(["service:a", "service:b", "kind:incident", "severity:high"]), max_size=4)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(
     docs=st.lists(TAGS, min_size=1, max_size=12),
     wanted=st.lists(

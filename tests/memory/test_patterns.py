@@ -106,7 +106,7 @@ words = st.text(alphabet="abcdefghij", min_size=3, max_size=6)
 causes = st.lists(st.tuples(words, words, words), min_size=1, max_size=12)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(causes, st.data())
 def test_grouping_partitions_the_incidents_and_ignores_service_names(
     causes: list, data: st.DataObject

@@ -75,7 +75,7 @@ def test_list_and_unknown_names(db: Session) -> None:
         users.disable_user(db_session=db, name="ghost")
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=15, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(password=st.text(min_size=10, max_size=60))
 def test_any_password_round_trips_through_its_hash(password: str) -> None:
     hashed = users.hash_password(password)

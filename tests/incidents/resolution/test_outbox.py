@@ -122,7 +122,7 @@ steps = st.lists(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(steps)
 def test_any_interleaving_of_two_workers_delivers_each_version_once_and_ends_current(
     tmp_path_factory: pytest.TempPathFactory, script: list[tuple[str, object]]

@@ -125,7 +125,6 @@ def test_schemathesis_finds_no_server_error(fuzz_target: Target) -> None:
             @given(case=operation.as_strategy(generation_mode=mode))
             @settings(
                 max_examples=6,
-                deadline=None,
                 database=None,
                 suppress_health_check=list(HealthCheck),
             )

@@ -144,7 +144,7 @@ def test_replay_diffs_memory_off_and_on_and_stores_nothing(api: Api) -> None:
     assert briefings_stored(api) == 0
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     text=st.text(max_size=300),
     service=st.one_of(st.none(), st.text(max_size=40)),
