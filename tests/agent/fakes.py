@@ -1,11 +1,15 @@
 """Fakes of the memory roles the agent's unit tests need, one a role: word-overlap recall, the profile's
-mental models, and a recall that also watches for writes. Nothing else clever."""
+mental models, and a recall that also watches for writes. Nothing else clever. Also the records and
+evidence matches the tests build."""
 
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from agent.core.confidence import Confidence, band
+from agent.core.evidence import Match
+from agent.core.schema import EvidenceItem
 from memory import (
     IncidentRecord,
     MemoryUnavailable,
@@ -47,6 +51,14 @@ def record(
         failed_attempts=failed_attempts,
         resolved_by="dana",
     )
+
+
+def match(rec: IncidentRecord, probability: float, n: int) -> Match:
+    """``rec`` as evidence item ``n`` on the alert's service, with this calibrated probability."""
+    recalled = RecalledIncident(rec.incident_id, format_record(rec), rec, 0.5, {}, [], {}, rec.timestamp)
+    item = EvidenceItem(n=n, kind="incident", id=rec.incident_id, title=rec.incident_id, text="")
+    sure = Confidence(probability=probability, band=band(probability), calibrated=True)
+    return Match(incident=recalled, item=item, same_service=True, confidence=sure)
 
 
 @dataclass

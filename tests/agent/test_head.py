@@ -1,5 +1,6 @@
 """The briefing head: at most three of each, merged when they say the same thing, ranked, cited."""
 
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
@@ -8,11 +9,11 @@ from agent.briefing.head import MAX_CHECKS, build_head, clean, is_action, render
 from agent.briefing.loop import Agent
 from agent.briefing.planner import EvidenceOnlyPlanner
 from agent.briefing.profile_evidence import ProfileSource
-from agent.core.evidence import AlertInput
+from agent.core.evidence import AlertInput, Evidence
 from agent.core.schema import Briefing, CitedItem, EvidenceItem
 from agent.core.similarity import Similarity, stem
 from memory.embedder import MiniLMEmbedder
-from tests.agent.fakes import FakeProfiles, FakeRecall, record
+from tests.agent.fakes import FakeProfiles, FakeRecall, match, record
 
 POOL = "FATAL: remaining connection slots are reserved"
 
@@ -149,6 +150,31 @@ async def test_the_planner_briefing_carries_a_head_whose_first_line_names_the_pr
     assert 1 <= len(head.fixes) <= 3 and len(head.checks) <= 3
     text = render_text(head)
     assert text.splitlines()[0] == head.first_line and "Check first:" in text
+
+
+def test_a_disputed_briefing_says_so_in_the_first_line_naming_both_precedents() -> None:
+    """Chat and the page lead with the head, so a dispute the summary states is not hidden there."""
+    lookalike = replace(record("INC-0079", root_cause="The nightly import"), resolution_kind="self-recovered")
+    pool = record("INC-0014", root_cause="The pool was sized for average load")
+    evidence = Evidence(AlertInput(text=POOL, service="checkout-service"))
+    evidence.matches = {"INC-0079": match(lookalike, 0.46, 5), "INC-0014": match(pool, 0.39, 2)}
+    briefing = Briefing(
+        summary="The closest precedents disagree.",
+        seen_before="similar",
+        disputed=["INC-0079", "INC-0014"],
+        mode="evidence-only",
+        memory="on",
+        generated_at=datetime(2026, 3, 20, tzinfo=UTC),
+    )
+    line = build_head(briefing, evidence, Similarity(None)).first_line
+    assert line == (
+        "The closest precedents disagree on this service: INC-0079 on 2026-03-14 (46% likely relevant) [5]"
+        " and INC-0014 on 2026-03-14 (39% likely relevant) [2]."
+    )
+    briefing.disputed = []
+    assert build_head(briefing, evidence, Similarity(None)).first_line.startswith(
+        "Closest precedent on this service: INC-0079 on 2026-03-14, a moderate precedent (46% likely"
+    )
 
 
 async def test_memory_off_says_so_in_the_first_line() -> None:

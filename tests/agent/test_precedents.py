@@ -4,20 +4,7 @@ from dataclasses import replace
 
 from agent.briefing.assemble import seen_before
 from agent.briefing.precedents import dispute_sentence, noise_sentence, read
-from agent.core.confidence import Confidence, band
-from agent.core.evidence import Match
-from agent.core.schema import EvidenceItem
-from memory import RecalledIncident
-from memory.schema import IncidentRecord, format_record
-from tests.agent.fakes import record
-
-
-def match(rec: IncidentRecord, probability: float, n: int) -> Match:
-    recalled = RecalledIncident(rec.incident_id, format_record(rec), rec, 0.5, {}, [], {}, rec.timestamp)
-    item = EvidenceItem(n=n, kind="incident", id=rec.incident_id, title=rec.incident_id, text="")
-    sure = Confidence(probability=probability, band=band(probability), calibrated=True)
-    return Match(incident=recalled, item=item, same_service=True, confidence=sure)
-
+from tests.agent.fakes import match, record
 
 POOL = record("PM-1", root_cause="Connection pool sized for average load during the flash sale")
 SNAPSHOT = replace(

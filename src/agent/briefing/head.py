@@ -12,8 +12,8 @@ briefing found; the head keeps at most three of each, merged and ranked:
 - a fix that repeats a head check is left to the check.
 
 The rest stays in ``more_*``, ranked the same way, so nothing is lost. The first line is one sentence:
-the precedent, how sure, and when. The page, the API and every delivery channel read this one
-structure (``render_text`` is the plain-text form).
+the precedent, how sure, and when; or the two closest precedents, when they disagree. The page, the
+API and every delivery channel read this one structure (``render_text`` is the plain-text form).
 """
 
 import re
@@ -232,28 +232,48 @@ def _section(
 
 
 def first_line(briefing: Briefing, evidence: Evidence | None) -> str:
-    """One sentence: the precedent, how sure, and when it happened (or plainly that there is none)."""
+    """One sentence: the precedent, how sure, and when it happened; the two that disagree, when the
+    closest do; or plainly that there is none."""
     if briefing.memory == "off":
         return "No precedent consulted: memory is off for this briefing."
     ranked = evidence.ranked() if evidence is not None else []
     if not ranked or not ranked[0].confidence.reliable or briefing.seen_before == "novel":
         return "No precedent: memory holds no resolved incident that closely matches this alert."
+    by_id = {m.incident.id: m for m in ranked}
+    disputed = [by_id[i] for i in briefing.disputed if i in by_id]
+    if len(disputed) == 2:
+        # The head is what chat and the page lead with: a dispute is said there, not only in the summary.
+        a, b = disputed
+        scope = " on this service" if a.same_service and b.same_service else ""
+        return f"The closest precedents disagree{scope}: {_named(a, scope)} and {_named(b, scope)}."
     best = ranked[0]
-    record = best.incident.record
-    when = record.timestamp if record is not None else best.incident.timestamp
     scope = "on this service" if best.same_service else f"on {best.item.service}"
-    date = f" on {when.date().isoformat()}" if when else ""
     kind = "Happened before" if briefing.seen_before == "recurring" else "Closest precedent"
-    return f"{kind} {scope}: {best.incident.id}{date}, {_how_sure(best)} [{best.item.n}]."
+    return f"{kind} {scope}: {best.incident.id}{_on_date(best)}, {_how_sure(best)} [{best.item.n}]."
+
+
+def _on_date(match: Match) -> str:
+    record = match.incident.record
+    when = record.timestamp if record is not None else match.incident.timestamp
+    return f" on {when.date().isoformat()}" if when else ""
+
+
+def _named(match: Match, scope: str) -> str:
+    """ "INC-1 on 2025-03-14 (39% likely relevant) [2]", with its service when the scope is not said."""
+    where = "" if scope else f" on {match.item.service if not match.same_service else 'this service'}"
+    return f"{match.incident.id}{where}{_on_date(match)} ({_likely(match)}) [{match.item.n}]"
 
 
 def _how_sure(match: Match) -> str:
-    """ "a strong precedent (78% likely relevant)": the calibrated number, marked when the fit was made
-    for another ranker than this memory's."""
+    """ "a strong precedent (78% likely relevant)"."""
+    return f"a {match.confidence.band} precedent ({_likely(match)})"
+
+
+def _likely(match: Match) -> str:
+    """The calibrated number, marked when the fit was made for another ranker than this memory's."""
     sure = match.confidence
-    if sure.calibrated:
-        return f"a {sure.band} precedent ({sure.probability:.0%} likely relevant)"
-    return f"a {sure.band} precedent ({sure.probability:.0%} likely relevant, uncalibrated for this memory)"
+    mark = "" if sure.calibrated else ", uncalibrated for this memory"
+    return f"{sure.probability:.0%} likely relevant{mark}"
 
 
 def _recurrence(evidence: Evidence | None) -> str | None:
