@@ -81,6 +81,23 @@ def test_duplicates_merge_and_cite_every_source_without_an_embedder() -> None:
     assert head.fixes[0].support == 2
 
 
+def test_error_strings_merge_only_when_they_are_the_same_string() -> None:
+    """ "pending 0" and "pending > 200" share most words and say opposite things."""
+    idle, busy = "no 5xx, hikaricp_connections_pending 0", "hikaricp_connections_pending > 200"
+    briefing = _briefing(
+        first_checks=[
+            CitedItem(text=f"Look for the error seen in INC-1: {idle}", citations=[2]),
+            CitedItem(text=f"Look for the error seen in INC-2: {busy}", citations=[3]),
+            CitedItem(text=f"Look for the error seen in INC-2: {idle.upper()}", citations=[3]),
+        ]
+    )
+    head = build_head(briefing, None, Similarity(None))
+    assert [(c.text, c.citations) for c in head.checks] == [
+        (f"Look for this error: {idle}", [2, 3]),
+        (f"Look for this error: {busy}", [3]),
+    ]
+
+
 def test_checks_drop_statements_and_other_services_steps_and_keep_three() -> None:
     briefing = _briefing(
         first_checks=[

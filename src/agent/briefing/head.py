@@ -4,7 +4,8 @@ The full lists (``first_checks``, ``suggested_fix``, ``risky_actions``) keep eve
 briefing found; the head keeps at most three of each, merged and ranked:
 
 - lines that say the same thing (shared stems, and close meaning when an embedder is given) become one
-  item citing every source they came from, so support from several incidents shows and counts;
+  item citing every source they came from, so support from several incidents shows and counts; an
+  error string merges only with the same string;
 - items are ranked by the confidence of their best precedent, then by how many incidents support them,
   then by how recent the newest one is;
 - a check must be an action (a recorded outcome or a bare error string is not), and a resolution step of
@@ -37,13 +38,16 @@ MERGE_LEXICAL = 0.6  # without an embedder
 SUPPORT_BONUS = 0.08
 RECENCY_BONUS = 0.04
 
+# An error string is looked for as written: two that differ are two checks, however many words they
+# share ("pending 0" and "pending > 200" are opposite findings), and never one item citing both.
+ERROR_LEAD = "Look for this error: "
 _PAREN = re.compile(r"\s*\([^()]*\)")
 _MARKER = re.compile(r"\s*\[(\d+)\]")
 _UNCERTAIN = re.compile(r"^Uncertain \((?:moderate|weak) match\):\s*")
 # Prefixes the evidence-only assembler puts before a recorded line: (pattern, replacement, is_action).
 # ``None`` means the line itself must read as an action.
 _PREFIXES: tuple[tuple[re.Pattern[str], str, bool | None], ...] = (
-    (re.compile(r"^Look for the error seen in \S+:\s*"), "Look for this error: ", True),
+    (re.compile(r"^Look for the error seen in \S+:\s*"), ERROR_LEAD, True),
     (re.compile(r"^Open the runbook used for \S+:\s*"), "Open the runbook ", True),
     (re.compile(r"^What \S+ checked or did first:\s*"), "", None),
     (re.compile(r"^Follow runbook "), "Follow runbook ", True),
@@ -154,6 +158,8 @@ def _rank(candidates: list[_Candidate], sources: _Sources) -> None:
 
 def _same(a: str, b: str, similarity: Similarity) -> bool:
     """Whether two lines say the same thing, as written or without their parenthesized details."""
+    if a.startswith(ERROR_LEAD) or b.startswith(ERROR_LEAD):
+        return " ".join(a.lower().split()) == " ".join(b.lower().split())
     return _close(a, b, similarity) or _close(_PAREN.sub("", a), _PAREN.sub("", b), similarity)
 
 
