@@ -134,10 +134,7 @@ class _Sources:
 
     def when(self, n: int) -> datetime | None:
         match = self.matches.get(n)
-        if match is None:
-            return None
-        record = match.incident.record
-        return record.timestamp if record is not None else match.incident.timestamp
+        return match.when if match is not None else None
 
     def foreign(self, citations: list[int], text: str) -> bool:
         """A line only another service's records back, or that names another service's resource."""
@@ -259,9 +256,7 @@ def first_line(briefing: Briefing, evidence: Evidence | None) -> str:
 
 
 def _on_date(match: Match) -> str:
-    record = match.incident.record
-    when = record.timestamp if record is not None else match.incident.timestamp
-    return f" on {when.date().isoformat()}" if when else ""
+    return f" on {match.when.date().isoformat()}" if match.when else ""
 
 
 def _named(match: Match, scope: str) -> str:

@@ -8,6 +8,7 @@ the labels, the order and ``seen_before`` all read the same number.
 """
 
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from agent.core.confidence import Confidence, precedent_confidence, same_scope
 from agent.core.schema import EvidenceItem, EvidenceKind
@@ -44,6 +45,12 @@ class Match:
     same_service: bool
     confidence: Confidence
     corrections: list[str] = field(default_factory=list)
+
+    @property
+    def when(self) -> datetime | None:
+        """When the precedent happened: its record's time, or the stored document's."""
+        record = self.incident.record
+        return record.timestamp if record is not None else self.incident.timestamp
 
 
 def incident_service(incident: RecalledIncident) -> str:
