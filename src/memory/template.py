@@ -69,7 +69,7 @@ FIELDS: tuple[TemplateField, ...] = (
         True,
         20_000,
         "What was observed: alerts, errors, user impact.",
-        aliases=("symptoms", "impact", "what happened"),
+        aliases=("symptoms", "impact", "what happened", "summary", "issue summary", "detection"),
     ),
     TemplateField(
         "error_signature",
@@ -87,7 +87,7 @@ FIELDS: tuple[TemplateField, ...] = (
         True,
         20_000,
         "Why it happened, as verified.",
-        aliases=("cause", "why"),
+        aliases=("cause", "why", "root causes", "contributing factors", "trigger", "fault"),
     ),
     TemplateField(
         "resolution_steps",
@@ -96,7 +96,17 @@ FIELDS: tuple[TemplateField, ...] = (
         True,
         20_000,
         "What was done, in order.",
-        aliases=("resolution", "fix", "fixed by", "what fixed it", "steps"),
+        aliases=(
+            "resolution",
+            "fix",
+            "fixed by",
+            "what fixed it",
+            "steps",
+            "mitigation",
+            "remediation",
+            "recovery",
+            "timeline",
+        ),
     ),
     TemplateField(
         "runbook_used",
@@ -114,7 +124,7 @@ FIELDS: tuple[TemplateField, ...] = (
         True,
         5_000,
         "How it ended: restored, degraded, follow-ups.",
-        aliases=("result",),
+        aliases=("result", "action items", "follow-ups", "next steps", "prevention"),
     ),
     TemplateField(
         "resolution_kind",
@@ -134,7 +144,7 @@ FIELDS: tuple[TemplateField, ...] = (
         False,
         20_000,
         "What was tried and did not help or made it worse.",
-        aliases=("what did not work", "what didn't work", "tried", "made it worse"),
+        aliases=("what did not work", "what didn't work", "tried", "made it worse", "what went wrong"),
     ),
     TemplateField("resolved_by", "Resolved by", "line", False, 255, "Who resolved it.", post_mortem=False),
 )

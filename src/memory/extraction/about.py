@@ -1,0 +1,73 @@
+"""What a post-mortem is about: its title, the service it names, the day it happened."""
+
+import re
+
+from memory.extraction.headings import lines_of, trimmed
+from memory.extraction.model import Span
+from memory.extraction.values import DATE, date_in
+
+MAX_TITLE = 300
+MAX_SERVICE = 255
+_ATX = re.compile(r"^ {0,3}#{1,6}[ \t]+(?P<h>[^\n]+?)[ \t#]*$", re.MULTILINE)
+_SERVICE_LABEL = re.compile(
+    r"^\s*(?:[-*]\s*)?\**(?:affected\s+)?(?:services?|components?|systems?|products?)(?:\s+affected)?\**"
+    r"\s*[:：]\s*\**(?P<v>[^\n]+?)\**\s*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+# "Google Cloud Datastore Incident #17002", "Payments API outage": the words before the incident noun.
+_TITLE_SERVICE = re.compile(
+    r"^(?P<v>[A-Z][\w .&/-]{1,80}?)\s+(?:incident|outage|disruption|degradation|service event)\b",
+    re.IGNORECASE,
+)
+_LINK = re.compile(r"\[(?P<t>[^\]]*)\]\([^)]*\)|!\[[^\]]*\]")
+# Words near the date an incident happened, as opposed to the date a page was written or printed.
+_STARTED = re.compile(
+    r"\b(?:began|started|starting|occurred|beginning|on|between|from|date|timestamp|when)\b[^\n]{0,40}$",
+    re.IGNORECASE,
+)
+
+
+def _plain(span: Span, text: str) -> bool:
+    """A title candidate: words, not a logo, a link list or a table."""
+    piece = text[span.start : span.end]
+    return not _LINK.search(piece) and "|" not in piece and any(c.isalpha() for c in piece)
+
+
+def title_span(text: str) -> Span | None:
+    """The first Markdown heading that is plain words, else the first line of words."""
+    for match in _ATX.finditer(text):
+        span = Span(match.start("h"), match.end("h"))
+        if _plain(span, text) and span.end - span.start <= MAX_TITLE:
+            return span
+    for line in lines_of(text):
+        words = trimmed(text, Span(line.start, line.end))
+        if words and _plain(words, text) and words.end - words.start <= MAX_TITLE:
+            return words
+    return None
+
+
+def service_span(text: str, title: Span | None) -> Span | None:
+    """A ``Service:`` line's value, else the words a title puts before "incident" or "outage"."""
+    labelled = _SERVICE_LABEL.search(text)
+    if labelled and labelled.end("v") - labelled.start("v") <= MAX_SERVICE:
+        return Span(labelled.start("v"), labelled.end("v"))
+    if title is not None:
+        named = _TITLE_SERVICE.match(text[title.start : title.end])
+        if named:
+            return Span(title.start + named.start("v"), title.start + named.end("v"))
+    return None
+
+
+def date_span(text: str) -> tuple[Span, str] | None:
+    """The day it happened (ISO), from the first date the text says something began on; else the
+    first date in it."""
+    first: tuple[Span, str] | None = None
+    for match in DATE.finditer(text):
+        day = date_in(match.group())
+        if day is None:
+            continue
+        found = (Span(match.start(), match.end()), day.isoformat())
+        if _STARTED.search(text[max(0, match.start() - 60) : match.start()]):
+            return found
+        first = first or found
+    return first

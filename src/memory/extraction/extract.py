@@ -1,0 +1,139 @@
+"""``extract``: one post-mortem's text into the labeled template, every field with its source spans.
+
+Headings first: a section headed with a field's words (``memory.extraction.headings``) gives that
+field its paragraphs. A field still empty stays empty: nothing is filled without a span of the text
+that says it, except what the document's ``meta`` states outright (an export's service or start time).
+A paragraph repeated word for word (status pages print each update twice) counts once.
+"""
+
+from collections.abc import Mapping
+
+from memory.extraction.about import MAX_SERVICE, MAX_TITLE, date_span, service_span, title_span
+from memory.extraction.document import SourceDocument
+from memory.extraction.headings import Section, lines_of, paragraphs, sections, trimmed
+from memory.extraction.model import EMPTY, ExtractedField, Extraction, Span, fragment, joined
+from memory.extraction.values import DATE, date_in, kind_in
+from memory.template import FIELDS, POST_MORTEM_NAMES, TemplateField
+
+__all__ = ["ExtractedField", "Extraction", "Span", "extract"]
+
+_BY_NAME = {f.name: f for f in FIELDS}
+# The required template fields a person must see filled before memory takes the draft.
+REQUIRED: tuple[str, ...] = tuple(f.name for f in FIELDS if f.required)
+
+
+def capped(text: str, spans: list[Span], limit: int | None) -> tuple[Span, ...]:
+    """The leading spans whose value fits ``limit`` characters; the first alone is cut to fit."""
+    if limit is None:
+        return tuple(spans)
+    kept: list[Span] = []
+    for span in spans:
+        if len(joined(text, [*kept, span])) <= limit:
+            kept.append(span)
+        elif not kept:
+            end = span.start + limit
+            while end > span.start and len(fragment(text, Span(span.start, end))) > limit:
+                end -= max(1, (end - span.start) // 10)
+            cut = trimmed(text, Span(span.start, end))
+            kept.extend([cut] if cut else [])
+            break
+        else:
+            break
+    return tuple(kept)
+
+
+def _text_field(text: str, field: TemplateField, spans: list[Span]) -> ExtractedField:
+    kept = capped(text, spans, field.max_length)
+    value = joined(text, kept)
+    return ExtractedField(value, kept) if value else EMPTY
+
+
+def _first_line(text: str, body: Span) -> Span | None:
+    line = next((ln for ln in lines_of(text[body.start : body.end]) if not ln.blank), None)
+    return trimmed(text, Span(body.start + line.start, body.start + line.end)) if line else None
+
+
+def _valued(text: str, field: TemplateField, section: Section) -> ExtractedField:
+    """A field whose value is read from its section rather than copied: a date, a kind, one line."""
+    line = _first_line(text, section.body)
+    if line is None:
+        return EMPTY
+    piece = text[line.start : line.end]
+    if field.kind == "time":
+        match = DATE.search(piece)
+        day = date_in(match.group()) if match else None
+        if match is None or day is None:
+            return EMPTY
+        return ExtractedField(day.isoformat(), (Span(line.start + match.start(), line.start + match.end()),))
+    if field.kind == "kind":
+        kind = kind_in(piece)
+        return ExtractedField(kind, (line,)) if kind else EMPTY
+    value = fragment(text, line)
+    return (
+        ExtractedField(value, (line,)) if value and len(value) <= (field.max_length or len(value)) else EMPTY
+    )
+
+
+def _from_headings(text: str) -> dict[str, ExtractedField]:
+    found: dict[str, list[Span]] = {}
+    valued: dict[str, ExtractedField] = {}
+    seen: set[str] = set()
+    for section in sections(text):
+        field = _BY_NAME.get(section.field or "")
+        if field is None:
+            continue
+        if field.kind != "text":
+            if field.name not in valued:
+                value = _valued(text, field, section)
+                if value.filled:
+                    valued[field.name] = value
+            continue
+        for paragraph in paragraphs(text, section.body):
+            said = " ".join(fragment(text, paragraph).split()).lower()
+            if said and said not in seen:
+                seen.add(said)
+                found.setdefault(field.name, []).append(paragraph)
+    return {**{name: _text_field(text, _BY_NAME[name], spans) for name, spans in found.items()}, **valued}
+
+
+def _meta(meta: Mapping[str, str], *keys: str) -> ExtractedField | None:
+    for key in keys:
+        value = " ".join(str(meta.get(key) or "").split())
+        if value:
+            return ExtractedField(value, (), "meta")
+    return None
+
+
+def _span_field(text: str, span: Span | None, limit: int) -> ExtractedField:
+    if span is None:
+        return EMPTY
+    value = fragment(text, span)
+    return ExtractedField(value, (span,)) if value and len(value) <= limit else EMPTY
+
+
+def extract(document: SourceDocument) -> Extraction:
+    """Every template field of the document that a span of its text (or its ``meta``) supports."""
+    text = document.text
+    filled = _from_headings(text)
+    if "timestamp" not in filled:
+        dated = date_span(text)
+        if dated:
+            filled["timestamp"] = ExtractedField(dated[1], (dated[0],))
+    for name, keys in (
+        ("timestamp", ("started_at", "created_at", "date")),
+        ("resolved_by", ("resolved_by",)),
+    ):
+        given = _meta(document.meta, *keys)
+        if given:
+            filled[name] = given
+    fields = {f.name: filled.get(f.name, EMPTY) for f in FIELDS}
+    title_at = title_span(text)
+    title = _meta(document.meta, "title") or _span_field(text, title_at, MAX_TITLE)
+    service = _meta(document.meta, "service") or _span_field(text, service_span(text, title_at), MAX_SERVICE)
+    return Extraction(
+        fields=fields,
+        service=service,
+        title=title,
+        missing=tuple(name for name in REQUIRED if not fields[name].filled),
+        fill_rate=sum(fields[name].filled for name in POST_MORTEM_NAMES) / len(POST_MORTEM_NAMES),
+    )

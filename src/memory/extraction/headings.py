@@ -1,0 +1,169 @@
+"""Sections under headings: where a post-mortem says which part is the root cause, believe it.
+
+A heading is a Markdown heading (``#`` or underlined), a bold line, an upper-case line, a short line
+ending in a colon, a short line standing alone between blank lines, or a known label opening a line
+(``Root cause: ...``). It names a template field when it holds one of the words the template's field
+list gives that field (``memory.template``: the name, the label and the aliases), with few other
+words around them; other headings only close the section before them, as does a table row.
+"""
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from memory.extraction.model import Span
+from memory.template import FIELDS
+
+_ATX = re.compile(r"^ {0,3}#{1,6}[ \t]+(?P<h>.+?)[ \t#]*$")
+_SETEXT_RULE = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$")
+_BOLD = re.compile(r"^\s*(\*\*|__)(?P<h>[^*_\n]+?)\1\s*:?\s*$")
+_LABEL = re.compile(r"^\s*(?P<h>[A-Za-z][\w '’/&()-]{0,60}?)\s*:\s*$")
+_UPPER = re.compile(r"^\s*(?P<h>[A-Z][A-Z0-9 ,&/'’()-]{2,80})\s*$")
+_ALONE = re.compile(r"^\s*(?P<h>[A-Z][^.;:!?|]{0,80}?)\s*$")
+_TABLE = re.compile(r"^\s*(?:\||-{3,}\|)")
+_WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
+MAX_HEADING_WORDS = 8
+# A heading names a field when it has at most this many words besides the field's phrase.
+MAX_EXTRA_WORDS = 3
+
+
+def words(text: str) -> tuple[str, ...]:
+    return tuple(_WORD.findall(text.lower().replace("’", "'")))
+
+
+# Each template field's phrases as words: its name, its label, its aliases.
+PHRASES: tuple[tuple[str, tuple[str, ...]], ...] = tuple(
+    (field.name, phrase)
+    for field in FIELDS
+    for phrase in dict.fromkeys(words(p) for p in (field.words, field.label, *field.aliases))
+    if phrase
+)
+_INLINE = re.compile(
+    r"^\s*(?:[-*>]+\s*)?(?P<h>"
+    + "|".join(
+        re.escape(p)
+        for p in sorted({" ".join(w) for _, w in PHRASES} | {f.label for f in FIELDS}, key=len, reverse=True)
+    )
+    + r")\s*[:：]\s*(?P<rest>\S.*)$",
+    re.IGNORECASE,
+)
+
+
+def field_of(heading: str) -> str | None:
+    """The template field a heading names: the phrase starting earliest in it (the longest when two
+    start together), if the heading has few words besides it."""
+    found = words(heading)
+    best: tuple[int, int, str] | None = None
+    for name, phrase in PHRASES:
+        if len(found) > len(phrase) + MAX_EXTRA_WORDS:
+            continue
+        for at in range(len(found) - len(phrase) + 1):
+            if found[at : at + len(phrase)] == phrase:
+                key = (at, -len(phrase), name)
+                best = key if best is None or key < best else best
+                break
+    return best[2] if best else None
+
+
+@dataclass(frozen=True)
+class Line:
+    start: int
+    end: int  # before the newline
+    text: str
+
+    @property
+    def blank(self) -> bool:
+        return not self.text.strip()
+
+
+def lines_of(text: str) -> list[Line]:
+    found, at = [], 0
+    for raw in text.split("\n"):
+        found.append(Line(at, at + len(raw), raw))
+        at += len(raw) + 1
+    return found
+
+
+@dataclass(frozen=True)
+class Section:
+    """The text under one heading: ``field`` is the template field the heading names, or None."""
+
+    heading: str
+    field: str | None
+    body: Span
+
+
+@dataclass(frozen=True)
+class _Break:
+    index: int  # the line the heading is on
+    skip: int  # how many lines the heading takes
+    heading: str
+    body_start: int  # offset where the section's text starts
+
+
+def _heading(lines: list[Line], i: int) -> _Break | None:
+    line = lines[i]
+    text = line.text
+    if line.blank:
+        return None
+    if _TABLE.match(text):
+        return _Break(i, 1, "", line.end)
+    inline = _INLINE.match(text)
+    if inline:
+        return _Break(i, 0, inline.group("h"), line.start + inline.start("rest"))
+    nxt = lines[i + 1] if i + 1 < len(lines) else None
+    if nxt is not None and _SETEXT_RULE.match(nxt.text) and not _SETEXT_RULE.match(text):
+        return _Break(i, 2, text.strip(), nxt.end)
+    for pattern in (_ATX, _BOLD, _LABEL, _UPPER):
+        match = pattern.match(text)
+        if match and len(words(match.group("h"))) <= MAX_HEADING_WORDS:
+            return _Break(i, 1, match.group("h").strip(), line.end)
+    prev_blank = i == 0 or lines[i - 1].blank
+    next_blank = nxt is None or nxt.blank
+    alone = _ALONE.match(text)
+    if alone and prev_blank and next_blank and 0 < len(words(text)) <= MAX_HEADING_WORDS:
+        return _Break(i, 1, alone.group("h").strip(), line.end)
+    return None
+
+
+def _breaks(lines: list[Line]) -> Iterator[_Break]:
+    i = 0
+    while i < len(lines):
+        found = _heading(lines, i)
+        if found:
+            yield found
+        i += max(found.skip, 1) if found else 1
+
+
+def trimmed(text: str, span: Span) -> Span | None:
+    """The span without the whitespace at its ends, or None when nothing else is left."""
+    piece = text[span.start : span.end]
+    if not piece.strip():
+        return None
+    return Span(span.start + len(piece) - len(piece.lstrip()), span.end - (len(piece) - len(piece.rstrip())))
+
+
+def sections(text: str) -> list[Section]:
+    """Every headed section in order (the text before the first heading is not one)."""
+    lines = lines_of(text)
+    found: list[Section] = []
+    breaks = list(_breaks(lines))
+    for here, after in zip(breaks, [*breaks[1:], None], strict=False):
+        end = lines[after.index].start if after else len(text)
+        body = trimmed(text, Span(min(here.body_start, end), end))
+        if body and here.heading:
+            found.append(Section(here.heading, field_of(here.heading), body))
+    return found
+
+
+def paragraphs(text: str, span: Span) -> list[Span]:
+    """The blank-line-separated paragraphs inside a span."""
+    found: list[Span] = []
+    start = span.start
+    for blank in re.finditer(r"\n[ \t]*\n", text[span.start : span.end]):
+        piece = trimmed(text, Span(start, span.start + blank.start()))
+        if piece:
+            found.append(piece)
+        start = span.start + blank.end()
+    last = trimmed(text, Span(start, span.end))
+    return [*found, last] if last else found

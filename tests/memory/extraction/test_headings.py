@@ -1,0 +1,116 @@
+"""Headed post-mortems: Markdown, bold labels, upper-case sections, inline labels."""
+
+from memory.extraction.document import from_text
+from memory.extraction.extract import extract
+from memory.extraction.headings import field_of
+from memory.template import FIELDS
+
+MARKDOWN = """# Checkout API outage — 2024-03-14
+
+Service: checkout-api
+
+## What happened
+
+Between 09:12 and 09:47 UTC, p99 latency on /checkout rose above 4 s and
+about 12% of orders failed with HTTP 503.
+
+## Detection
+
+PagerDuty paged the on-call engineer on the `CheckoutLatencyHigh` alert.
+
+## Root cause
+
+A config push lowered the database connection pool from 50 to 5 connections.
+
+## Contributing factors
+
+- the canary stage checked error rate only, not latency
+- the pool size has no alert
+
+## Resolution
+
+1. Rolled back the config push (09:31).
+2. Restarted the checkout pods to pick up the old pool size.
+
+## What went wrong
+
+Restarting the database first made it worse: every pod reconnected at once.
+
+## Action items
+
+- [ ] Alert on pool saturation (owner: dana)
+
+Runbook: https://wiki.example.org/runbooks/checkout-latency
+Resolution kind: fixed
+"""
+
+
+def test_markdown_headings_fill_their_fields() -> None:
+    extraction = extract(from_text("checkout.md", MARKDOWN, "markdown"))
+    assert extraction["symptom"].value.startswith(
+        "Between 09:12 and 09:47 UTC, p99 latency on /checkout rose"
+    )
+    assert "CheckoutLatencyHigh" in extraction["symptom"].value
+    assert extraction["root_cause"].value.splitlines() == [
+        "A config push lowered the database connection pool from 50 to 5 connections.",
+        "- the canary stage checked error rate only, not latency",
+        "- the pool size has no alert",
+    ]
+    assert extraction["resolution_steps"].value.splitlines() == [
+        "1. Rolled back the config push (09:31).",
+        "2. Restarted the checkout pods to pick up the old pool size.",
+    ]
+    assert extraction["failed_attempts"].value.startswith("Restarting the database first made it worse")
+    assert extraction["outcome"].value == "- [ ] Alert on pool saturation (owner: dana)"
+    assert extraction["runbook_used"].value == "https://wiki.example.org/runbooks/checkout-latency"
+    assert extraction["resolution_kind"].value == "fixed"
+    assert extraction["timestamp"].value == "2024-03-14"
+    assert extraction.service.value == "checkout-api"
+    assert extraction.title.value == "Checkout API outage — 2024-03-14"
+    assert extraction.missing == ("error_signature",)
+
+
+def test_every_value_is_built_from_its_spans() -> None:
+    extraction = extract(from_text("checkout.md", MARKDOWN, "markdown"))
+    for name, field in extraction.fields.items():
+        for span in field.spans:
+            assert 0 <= span.start < span.end <= len(MARKDOWN), name
+    root = extraction["root_cause"]
+    assert MARKDOWN[root.spans[0].start : root.spans[0].end].startswith("A config push lowered")
+
+
+def test_status_page_sections_in_capitals_and_repeated_updates_count_once() -> None:
+    page = (
+        "ISSUE SUMMARY\n\nOn Tuesday, 14 February 2017, some applications saw 4% errors.\n\n"
+        "ROOT CAUSE\n\nA latent bug in a shared service was triggered by high load.\n\n"
+        "REMEDIATION AND PREVENTION\n\nEngineers redirected traffic to other zones.\n\n"
+        "| Feb 14, 2017 | 14:53 |\n\n"
+        "ROOT CAUSE\n\nA latent bug in a shared service was triggered by high load.\n"
+    )
+    extraction = extract(from_text("page.txt", page))
+    assert extraction["root_cause"].value == "A latent bug in a shared service was triggered by high load."
+    assert extraction["resolution_steps"].value == "Engineers redirected traffic to other zones."
+    assert len(extraction["root_cause"].spans) == 1
+
+
+def test_a_field_nothing_supports_is_left_empty() -> None:
+    extraction = extract(from_text("notes.txt", "Lunch menu\n\nSoup of the day: lentils.\n"))
+    assert all(not f.value and not f.spans for n, f in extraction.fields.items() if n != "timestamp")
+    assert extraction.fill_rate == 0.0
+    assert set(extraction.missing) == {f.name for f in FIELDS if f.required}
+
+
+def test_meta_values_are_taken_as_given() -> None:
+    meta = {"service": "payments", "started_at": "2024-05-01T10:00:00Z", "title": "Card auth errors"}
+    extraction = extract(from_text("pd.json", "Root cause: expired TLS certificate.", "pagerduty", meta))
+    assert extraction.service.value == "payments" and extraction.service.origin == "meta"
+    assert extraction["timestamp"].value == "2024-05-01T10:00:00Z"
+    assert extraction["root_cause"].value == "expired TLS certificate."
+
+
+def test_headings_name_fields_by_the_template_words() -> None:
+    assert field_of("Root cause and remediation") == "root_cause"
+    assert field_of("DETAILED DESCRIPTION OF IMPACT") == "symptom"
+    assert field_of("Resolution kind") == "resolution_kind"
+    assert field_of("Next steps") == "outcome"
+    assert field_of("Summary of the AWS Service Event in the US East Region") is None

@@ -1,0 +1,60 @@
+"""Rules every extraction keeps, whatever the text: spans lie in it, values come from spans only."""
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memory.extraction.document import from_text
+from memory.extraction.extract import extract
+from memory.extraction.model import joined
+from memory.template import FIELDS
+
+_KIND = {f.name: f.kind for f in FIELDS}
+_PIECES = st.sampled_from(
+    [
+        "# Incident review\n",
+        "## Root cause\n",
+        "ROOT CAUSE\n",
+        "**Resolution**\n",
+        "Impact:\n",
+        "Mitigation: rolled back the deploy\n",
+        "Resolution kind: self recovered\n",
+        "Date: 2023-11-02\n",
+        "Service: search\n",
+        "| Jan 3, 2020 | 10:00 |\n",
+        "The root cause was a bad certificate rotation.\n",
+        "Customers experienced elevated 5xx errors.\n",
+        "\n",
+        "---\n",
+        "   \n",
+    ]
+)
+TEXTS = st.lists(st.one_of(_PIECES, st.text(max_size=40)), max_size=25).map("".join)
+
+
+@given(TEXTS)
+def test_spans_lie_in_the_text_and_values_are_built_from_them(text: str) -> None:
+    extraction = extract(from_text("any.txt", text))
+    for name, field in extraction.fields.items():
+        assert all(0 <= s.start < s.end <= len(text) for s in field.spans), name
+        assert list(field.spans) == sorted(field.spans)
+        assert bool(field.value) == bool(field.spans), name
+        if _KIND[name] == "text":
+            assert field.value == joined(text, field.spans), name
+        else:
+            for span in field.spans:
+                assert text[span.start : span.end].strip(), name
+    for extra in (extraction.service, extraction.title):
+        assert extra.value == joined(text, extra.spans)
+    assert extraction.missing == tuple(n for n in extraction.missing if not extraction[n].value)
+    assert 0.0 <= extraction.fill_rate <= 1.0
+
+
+@given(TEXTS)
+def test_every_word_of_a_text_field_is_in_its_spans_bold_markers_aside(text: str) -> None:
+    extraction = extract(from_text("any.txt", text))
+    for name, field in extraction.fields.items():
+        if _KIND[name] != "text":
+            continue
+        source = " ".join(text[s.start : s.end] for s in field.spans).replace("**", "").replace("__", "")
+        for word in field.value.split():
+            assert word in source, (name, word)
