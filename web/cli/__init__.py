@@ -3,6 +3,15 @@
 Commands from packages that depend on the product (the evals' ``eval`` and ``bench``) join through the
 ``recallops.commands`` entry point group, so the product never imports them. May import ``web.app``,
 ``web.http`` (to serve it), ``incidents``, ``memory`` and ``agent``.
+
+Every command module is imported to build the command line, so ``recallops --help`` pays for whatever
+any of them imports at the top. A command module therefore imports only ``typer``, the standard library
+and ``web.cli.common`` at module level; the service's parts (settings, the container, the database, the
+agent, the MCP SDK, uvicorn, the embedder) are imported inside the command function that uses them,
+and names needed only in annotations go under ``TYPE_CHECKING`` with ``from __future__ import
+annotations``. Option defaults must be plain values (a default that needs the service is ``None``,
+resolved in the body). ``tests/web/cli/test_startup_imports.py`` renders every command's help in a
+fresh interpreter and fails when one of the heavy modules it lists gets loaded.
 """
 
 from importlib.metadata import entry_points
@@ -21,7 +30,11 @@ from web.cli import resolve_draft as resolve_draft_cli
 from web.cli import token as token_cli
 from web.cli import user as user_cli
 
-app = typer.Typer(help="RecallOps: incident response with memory.", no_args_is_help=True)
+app = typer.Typer(
+    help="RecallOps: incident response with memory.",
+    no_args_is_help=True,
+    rich_markup_mode=None,  # plain help: formatting it with rich costs more than the rest of the startup
+)
 app.command("serve")(serve.serve)
 app.command("demo")(demo.demo)
 app.command("seed")(history_cli.seed)

@@ -4,21 +4,21 @@ With ``--json`` stdout carries the JSON object and nothing else (progress and wa
 stderr), so the output pipes straight into ``jq``.
 """
 
-import asyncio
+from __future__ import annotations
+
 import sys
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 import typer
 
-from agent.briefing.head import render_text
-from agent.briefing.replay import ListDiff, Replay, replay
-from agent.core.evidence import AlertInput
-from agent.core.schema import Briefing, CitedItem
-from incidents.incident import service as incidents
-from web.app.briefings import alert_for_incident, open_agent
-from web.app.container import Container
-from web.app.settings import Settings
-from web.cli.common import found_incident, print_result
+from web.cli.common import found_incident, print_result, run
+
+if TYPE_CHECKING:
+    from agent.briefing.replay import ListDiff, Replay
+    from agent.core.evidence import AlertInput
+    from agent.core.schema import Briefing, CitedItem
+    from web.app.settings import Settings
 
 
 class MemoryChoice(StrEnum):
@@ -34,6 +34,8 @@ def _section(title: str, items: list[CitedItem]) -> list[str]:
 
 def render(briefing: Briefing) -> str:
     """The briefing as an on-call engineer reads it in a terminal, evidence numbered as cited."""
+    from agent.briefing.head import render_text
+
     lines = [
         f"Seen before: {briefing.seen_before}   mode: {briefing.mode}   memory: {briefing.memory}",
         "",
@@ -79,6 +81,9 @@ def render_replay(result: Replay) -> str:
 
 
 async def _ask(settings: Settings, alert: AlertInput, memory_on: bool) -> Briefing:
+    from web.app.briefings import open_agent
+    from web.app.container import Container
+
     container = Container.build(settings, migrate=False)
     try:
         async with open_agent(container) as agent:
@@ -100,12 +105,20 @@ def ask(
     if not text.strip():
         typer.echo("error: the alert text is empty", err=True)
         raise typer.Exit(code=2)
+    from agent.core.evidence import AlertInput
+    from web.app.settings import Settings
+
     alert = AlertInput(text=text.strip(), service=service or None, title=title.strip())
-    briefing = asyncio.run(_ask(Settings(), alert, memory == MemoryChoice.on))
+    briefing = run(_ask(Settings(), alert, memory == MemoryChoice.on))
     print_result(briefing, as_json=as_json, render=render)
 
 
 async def _replay(settings: Settings, public_id: str) -> Replay | None:
+    from agent.briefing.replay import replay
+    from incidents.incident import service as incidents
+    from web.app.briefings import alert_for_incident, open_agent
+    from web.app.container import Container
+
     container = Container.build(settings)
     try:
         with container.sessions() as db:
@@ -124,5 +137,7 @@ def replay_command(
     as_json: bool = typer.Option(False, "--json", help="Print the replay object only."),
 ) -> None:
     """Brief an incident with memory off and on and show what memory changed (nothing is stored)."""
-    result = found_incident(asyncio.run(_replay(Settings(), incident)), incident)
+    from web.app.settings import Settings
+
+    result = found_incident(run(_replay(Settings(), incident)), incident)
     print_result(result, as_json=as_json, render=render_replay)

@@ -4,21 +4,17 @@ Prints the verdict (risky, worked before, no record) with the records it rests o
 API's object alone. The check goes on the incident's timeline under ``--as`` (default ``cli``).
 """
 
-import asyncio
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import typer
 
-from incidents.incident.service import IncidentNotFound
-from memory.service import MemoryUnavailable
-from web.app.check_action import (
-    MAX_ACTION_CHARS,
-    CheckActionRead,
-    check_incident_action,
-    check_read,
-)
-from web.app.container import Container
-from web.app.settings import Settings
-from web.cli.common import found_incident, print_result
+from web.cli.common import found_incident, print_result, run
+
+if TYPE_CHECKING:
+    from web.app.check_action import CheckActionRead
+    from web.app.settings import Settings
 
 
 def render(result: CheckActionRead) -> str:
@@ -33,6 +29,10 @@ def render(result: CheckActionRead) -> str:
 
 
 async def _check(settings: Settings, incident: str, action: str, actor: str) -> CheckActionRead | None:
+    from incidents.incident.service import IncidentNotFound
+    from web.app.check_action import check_incident_action, check_read
+    from web.app.container import Container
+
     container = Container.build(settings)
     try:
         result = await check_incident_action(container, public_id=incident, action=action, actor=actor)
@@ -50,12 +50,16 @@ def check_action(
     as_json: bool = typer.Option(False, "--json", help="Print the check object only."),
 ) -> None:
     """Check a move against memory before you make it: risky, worked before, or no record."""
+    from memory.service import MemoryUnavailable
+    from web.app.check_action import MAX_ACTION_CHARS
+    from web.app.settings import Settings
+
     action = " ".join(action.split())
     if not action or len(action) > MAX_ACTION_CHARS:
         typer.echo(f"error: the action must be 1 to {MAX_ACTION_CHARS} characters", err=True)
         raise typer.Exit(code=2)
     try:
-        result = asyncio.run(_check(Settings(), incident, action, actor.strip() or "cli"))
+        result = run(_check(Settings(), incident, action, actor.strip() or "cli"))
     except MemoryUnavailable as exc:
         typer.echo(f"error: memory unavailable, nothing was checked: {exc}", err=True)
         raise typer.Exit(code=1) from exc

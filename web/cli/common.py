@@ -1,24 +1,40 @@
 """What every command group shares: a migrated database session under the process's settings, and
-how a command prints the object it answers with."""
+how a command prints the object it answers with.
+
+Importing a command module must stay cheap (``recallops --help`` loads every one of them), so this
+module and the command modules import the service's parts inside the commands that use them.
+"""
+
+from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
-from typing import TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
-from pydantic import BaseModel
-from sqlalchemy.orm import Session
 
-from incidents.database import make_engine, make_session_factory, transaction, upgrade
-from web.app.settings import Settings
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+    from sqlalchemy.orm import Session
 
-M = TypeVar("M", bound=BaseModel)
+M = TypeVar("M", bound="BaseModel")
+T = TypeVar("T")
+
+
+def run(main: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run``, with asyncio imported only by the commands that run a loop."""
+    import asyncio
+
+    return asyncio.run(main)
 
 
 @contextmanager
 def cli_session() -> Iterator[Session]:
     """One committed unit of work against the configured database, migrated first."""
+    from incidents.database import make_engine, make_session_factory, transaction, upgrade
+    from web.app.settings import Settings
+
     engine = make_engine(Settings().database_url)
     try:
         upgrade(engine)

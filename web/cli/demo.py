@@ -5,9 +5,6 @@ from datetime import UTC, datetime
 
 import typer
 
-from incidents.auth import tokens, users
-from web.app.history import SEEDS_DIR
-from web.app.settings import WebSettings
 from web.cli.common import cli_session
 from web.cli.history import seed
 
@@ -24,7 +21,10 @@ DEMO_ALERT = {
 
 def demo() -> None:
     """Seed the demo history and print how to sign in and post an alert (new passwords each run)."""
-    seed(directory=SEEDS_DIR)
+    from incidents.auth import tokens, users
+    from web.app.settings import WebSettings
+
+    seed(directory=None)
     passwords: dict[str, str] = {}
     with cli_session() as session:
         for name, role in DEMO_USERS:

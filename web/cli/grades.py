@@ -10,8 +10,6 @@ from datetime import UTC, datetime, timedelta
 
 import typer
 
-from incidents.grades import service as grades
-from incidents.timeutil import utcnow
 from web.cli.common import cli_session
 
 _DAYS = re.compile(r"^(\d{1,5})d$")
@@ -36,6 +34,9 @@ def grades_command(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Print the briefing grades (100 / 65 / 35 / 0) and their summary."""
+    from incidents.grades import service as grades
+    from incidents.timeutil import utcnow
+
     start = parse_since(since, utcnow())
     with cli_session() as session:
         rows = grades.grades_since(db_session=session, since=start)

@@ -1,29 +1,32 @@
 """``recallops seed`` and ``recallops import``: history into the incident store and memory."""
 
-import asyncio
+from __future__ import annotations
+
 import getpass
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from memory.service import MemoryUnavailable, UnreadableImport, parse_rows
-from web.app.container import Container
-from web.app.history import SEEDS_DIR, ImportSummary, import_history, load_seeds, retain_runbooks
+from web.cli.common import run
 
-console = Console(stderr=True)
+if TYPE_CHECKING:
+    from rich.progress import Progress
+
+    from web.app.history import ImportSummary
 
 
 def _progress() -> Progress:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     return Progress(
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
-        console=console,
+        console=Console(stderr=True),
         transient=False,
     )
 
@@ -39,12 +42,17 @@ def _report(summary: ImportSummary) -> None:
 
 
 def seed(
-    directory: Path = typer.Option(SEEDS_DIR, "--dir", help="Seed directory: incidents, runbooks, services."),
+    directory: Path | None = typer.Option(
+        None, "--dir", help="Seed directory: incidents, runbooks, services (default: the demo's)."
+    ),
 ) -> None:
     """Load the Meridian Commerce demo history. Safe to run again: each incident stays one record."""
-    seeds = load_seeds(directory)
+    from web.app.container import Container
+    from web.app.history import SEEDS_DIR, import_history, load_seeds, retain_runbooks
 
-    async def run() -> ImportSummary:
+    seeds = load_seeds(directory or SEEDS_DIR)
+
+    async def work() -> ImportSummary:
         container = Container.build()
         try:
             with _progress() as progress:
@@ -62,7 +70,7 @@ def seed(
         finally:
             await container.aclose()
 
-    _finish(run)
+    _finish(work)
 
 
 def import_(
@@ -73,6 +81,10 @@ def import_(
 
     Exits 1 when any record was rejected; the others are imported either way.
     """
+    from memory.service import UnreadableImport, parse_rows
+    from web.app.container import Container
+    from web.app.history import import_history
+
     try:
         rows, rejected = parse_rows(path.read_text(encoding="utf-8"))
     except UnreadableImport as exc:
@@ -80,7 +92,7 @@ def import_(
         raise typer.Exit(code=1) from exc
     actor = by.strip() or f"cli:{getpass.getuser()}"
 
-    async def run() -> ImportSummary:
+    async def work() -> ImportSummary:
         container = Container.build()
         try:
             with _progress() as progress:
@@ -97,14 +109,16 @@ def import_(
         finally:
             await container.aclose()
 
-    summary = _finish(run)
+    summary = _finish(work)
     if summary.rejected:
         raise typer.Exit(code=1)
 
 
-def _finish(run: Callable[[], Coroutine[Any, Any, ImportSummary]]) -> ImportSummary:
+def _finish(work: Callable[[], Coroutine[Any, Any, ImportSummary]]) -> ImportSummary:
+    from memory.service import MemoryUnavailable
+
     try:
-        summary = asyncio.run(run())
+        summary = run(work())
     except MemoryUnavailable as exc:
         typer.echo(f"memory unavailable: {exc}. Run the command again to finish.", err=True)
         raise typer.Exit(code=2) from exc

@@ -5,15 +5,16 @@ stdio asks for no token; over the network, use ``/mcp`` in the running service, 
 but MCP messages may reach stdout, so the process logs to stderr only.
 """
 
-import asyncio
 import logging
 import sys
 
-from web.app.container import Container
-from web.mcp.server import build_server
+from web.cli.common import run
 
 
 async def _run() -> None:
+    from web.app.container import Container
+    from web.mcp.server import build_server
+
     container = Container.build()
     try:
         await build_server(lambda: container).run_stdio_async()
@@ -24,4 +25,4 @@ async def _run() -> None:
 def mcp() -> None:
     """Serve RecallOps' read-only MCP tools (recall, briefing, incidents, profile) over stdio."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
-    asyncio.run(_run())
+    run(_run())

@@ -1,19 +1,26 @@
 """``recallops memory``: the memory outbox, from the operator's side."""
 
-import asyncio
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import typer
 
-from incidents.database import transaction
-from incidents.locking import serialized_writes
-from incidents.resolution import outbox
-from web.app.container import Container
-from web.app.memory_outbox import deliver_due
+from web.cli.common import run
+
+if TYPE_CHECKING:
+    from incidents.resolution.outbox import QueueStats
 
 app = typer.Typer(help="Memory: the outbox of writes owed to the memory bank.", no_args_is_help=True)
 
 
-async def _sync(retry_failed: bool) -> tuple[int, int, outbox.QueueStats]:
+async def _sync(retry_failed: bool) -> tuple[int, int, QueueStats]:
+    from incidents.database import transaction
+    from incidents.locking import serialized_writes
+    from incidents.resolution import outbox
+    from web.app.container import Container
+    from web.app.memory_outbox import deliver_due
+
     container = Container.build()
     try:
         if retry_failed:
@@ -42,7 +49,7 @@ def sync(
 
     Exits 1 when writes are still failing, so a script can tell memory is still unreachable.
     """
-    synced, failed, stats = asyncio.run(_sync(retry_failed))
+    synced, failed, stats = run(_sync(retry_failed))
     typer.echo(f"synced {synced}, failed {failed}; queue: {stats.pending} pending, {stats.failing} failing")
     if stats.oldest_unsynced_at is not None:
         typer.echo(f"oldest unsynced write since {stats.oldest_unsynced_at.isoformat()}")

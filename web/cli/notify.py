@@ -4,36 +4,40 @@ Commands read the same configuration as the server (``RECALLOPS_NOTIFY_CONFIG`` 
 ``RECALLOPS_NOTIFY_CHANNELS``) and never print a channel's secret: channels appear by name and label.
 """
 
-import asyncio
+from __future__ import annotations
+
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import typer
-from sqlalchemy import Engine
-from sqlalchemy.orm import Session, sessionmaker
 
-from incidents.database import make_engine, make_session_factory, transaction, upgrade
-from incidents.delivery import outbox
-from incidents.delivery.models import Delivery
-from incidents.delivery.routing import TEST, channel_labels
-from incidents.locking import serialized_writes
-from web.app.notify.config import NotifyConfigError
-from web.app.notify.deliver import Notifier, deliver_due
-from web.app.settings import Settings
+from web.cli.common import run
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session, sessionmaker
+
+    from incidents.delivery.models import Delivery
+    from web.app.notify.deliver import Notifier
 
 app = typer.Typer(help="Delivery channels: Slack, Apprise (chat, email) and webhooks.", no_args_is_help=True)
 
 
 @contextmanager
 def _configured() -> Iterator[tuple[sessionmaker[Session], Notifier]]:
+    from incidents.database import make_engine, make_session_factory, upgrade
+    from web.app.notify.config import NotifyConfigError
+    from web.app.notify.deliver import Notifier
+    from web.app.settings import Settings
+
     settings = Settings()
     try:
         notifier = Notifier.load(settings.notify, base_url=f"http://{settings.web.host}:{settings.web.port}")
     except NotifyConfigError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(code=1) from exc
-    engine: Engine = make_engine(settings.database_url)
+    engine = make_engine(settings.database_url)
     try:
         upgrade(engine)
         sessions = make_session_factory(engine)
@@ -46,6 +50,9 @@ def _configured() -> Iterator[tuple[sessionmaker[Session], Notifier]]:
 @app.command()
 def status() -> None:
     """Every channel: its label, messages by state, the last send and the last error."""
+    from incidents.delivery import outbox
+    from incidents.delivery.routing import channel_labels
+
     with _configured() as (sessions, notifier), sessions() as db:
         labels = channel_labels(db_session=db)
         found = {line.channel: line for line in outbox.channel_status(db_session=db)}
@@ -71,6 +78,10 @@ def retry(
     channel: str | None = typer.Argument(None, help="Only this channel (default: every channel)."),
 ) -> None:
     """Make failed and failing messages due now, with a fresh attempt budget; the worker sends them."""
+    from incidents.database import transaction
+    from incidents.delivery import outbox
+    from incidents.locking import serialized_writes
+
     with _configured() as (sessions, _), transaction(sessions) as db, serialized_writes(db):
         count = outbox.retry(db_session=db, channel=channel)
         db.commit()
@@ -81,6 +92,15 @@ async def _send_test(
     sessions: sessionmaker[Session], notifier: Notifier, channel: str, within_s: float
 ) -> Delivery:
     """Owe one test message, then send it (or wait while a running server's worker does)."""
+    import asyncio
+
+    from incidents.database import transaction
+    from incidents.delivery import outbox
+    from incidents.delivery.models import Delivery
+    from incidents.delivery.routing import TEST
+    from incidents.locking import serialized_writes
+    from web.app.notify.deliver import deliver_due
+
     with transaction(sessions) as db, serialized_writes(db):
         row = outbox.owe_one(db_session=db, channel=channel, event=TEST, data={"channel": channel})
         db.commit()
@@ -106,7 +126,7 @@ def test(
             known = ", ".join(sorted(notifier.channels)) or "none"
             typer.echo(f"error: no channel {channel!r} is configured (configured: {known})", err=True)
             raise typer.Exit(code=1)
-        row = asyncio.run(_send_test(sessions, notifier, channel, timeout))
+        row = run(_send_test(sessions, notifier, channel, timeout))
     label = notifier.channels[channel].label()
     if row.state == "sent":
         typer.echo(f"sent to {channel} ({label})")

@@ -1,13 +1,18 @@
 """``recallops profile``: the team reliability profile (and each service's)."""
 
-import asyncio
+from __future__ import annotations
+
 import json
+from typing import TYPE_CHECKING
 
 import typer
 
-from memory.service import MemoryUnavailable, Operation
-from web.app import profile
-from web.app.container import Container
+from web.cli.common import run
+
+if TYPE_CHECKING:
+    from memory.service import Operation
+    from web.app import profile
+    from web.app.container import Container
 
 app = typer.Typer(help="The team reliability profile: recurring failure patterns.", no_args_is_help=True)
 POLL_S = 0.2
@@ -16,6 +21,11 @@ POLL_S = 0.2
 async def _refresh(
     service: str | None, wait: bool, wait_s: float
 ) -> tuple[Operation, profile.ProfileView | None]:
+    import asyncio
+
+    from web.app import profile
+    from web.app.container import Container
+
     container = Container.build()
     try:
         scope = profile.Scope(service)
@@ -36,6 +46,10 @@ async def _refresh(
 
 
 async def _until_done(container: Container, operation: Operation) -> Operation:
+    import asyncio
+
+    from web.app import profile
+
     while operation.status not in ("completed", "failed"):
         await asyncio.sleep(POLL_S)
         found = await profile.get_operation(container, operation.id)
@@ -46,6 +60,9 @@ async def _until_done(container: Container, operation: Operation) -> Operation:
 
 
 async def _show(service: str | None) -> profile.ProfileView:
+    from web.app import profile
+    from web.app.container import Container
+
     container = Container.build()
     try:
         return await profile.view(container, profile.Scope(service))
@@ -60,8 +77,10 @@ def refresh(
     timeout: float = typer.Option(300.0, help="With --wait: give up after this many seconds."),
 ) -> None:
     """Refresh the profile now (it is also refreshed automatically after new memory writes)."""
+    from memory.service import MemoryUnavailable
+
     try:
-        operation, view = asyncio.run(_refresh(service, wait, timeout))
+        operation, view = run(_refresh(service, wait, timeout))
     except (MemoryUnavailable, TimeoutError, RuntimeError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(code=1) from exc
@@ -79,7 +98,7 @@ def show(
     as_json: bool = typer.Option(False, "--json", help="Print the profile object and nothing else."),
 ) -> None:
     """Print the profile: its patterns with their citations, and how fresh it is."""
-    view = asyncio.run(_show(service))
+    view = run(_show(service))
     if as_json:
         typer.echo(json.dumps(view.to_dict(), indent=2))
         return

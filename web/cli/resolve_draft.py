@@ -6,17 +6,18 @@ server's worker (or ``recallops memory sync``) delivers. With ``--json`` stdout 
 object and nothing else.
 """
 
-import asyncio
+from __future__ import annotations
+
 import sys
+from typing import TYPE_CHECKING
 
 import typer
 
-from agent.resolution.conversation import MAX_NOTES_CHARS, ResolutionDraft
-from incidents.incident.service import IncidentNotFound
-from web.app import resolution_drafts
-from web.app.container import Container
-from web.app.settings import Settings
-from web.cli.common import found_incident, print_result
+from web.cli.common import found_incident, print_result, run
+
+if TYPE_CHECKING:
+    from agent.resolution.conversation import ResolutionDraft
+    from web.app.settings import Settings
 
 NOT_WRITTEN = 3
 
@@ -42,6 +43,10 @@ def render(result: ResolutionDraft) -> str:
 async def _draft(
     settings: Settings, public_id: str, notes: str, commit: bool, engineer: str
 ) -> ResolutionDraft | None:
+    from incidents.incident.service import IncidentNotFound
+    from web.app import resolution_drafts
+    from web.app.container import Container
+
     container = Container.build(settings)
     try:
         return await resolution_drafts.draft(
@@ -61,6 +66,9 @@ def resolve_draft(
     as_json: bool = typer.Option(False, "--json", help="Print the draft object only."),
 ) -> None:
     """Draft an incident's post-mortem from your notes (labeled lines like 'Root cause:' fill fields)."""
+    from agent.resolution.conversation import MAX_NOTES_CHARS
+    from web.app.settings import Settings
+
     if notes == "-":
         notes = sys.stdin.read()
     notes, engineer = notes.strip(), engineer.strip()
@@ -70,7 +78,7 @@ def resolve_draft(
     if len(notes) > MAX_NOTES_CHARS:
         typer.echo(f"error: the notes are over {MAX_NOTES_CHARS} characters", err=True)
         raise typer.Exit(code=2)
-    result = found_incident(asyncio.run(_draft(Settings(), incident, notes, commit, engineer)), incident)
+    result = found_incident(run(_draft(Settings(), incident, notes, commit, engineer)), incident)
     print_result(result, as_json=as_json, render=render)
     if commit and not result.logged:
         typer.echo("error: nothing was written (see the warnings)", err=True)

@@ -3,9 +3,6 @@
 import os
 
 import typer
-import uvicorn
-
-from web.app.settings import WebSettings
 
 
 def serve(
@@ -13,6 +10,10 @@ def serve(
     port: int | None = typer.Option(None, help="Port (default RECALLOPS_PORT or 8000)."),
 ) -> None:
     """Serve the API, the pages and the background worker."""
+    import uvicorn
+
+    from web.app.settings import WebSettings
+
     # The app reads its settings from the environment: the options become that environment, so
     # everything that names the served address (links in chat messages) names the one in use.
     if host:

@@ -5,7 +5,6 @@ from typing import Any
 
 import typer
 
-from incidents.auth import tokens
 from web.cli.common import cli_session, refusing_session
 
 app = typer.Typer(help="API tokens (bearer tokens with scopes).", no_args_is_help=True)
@@ -19,6 +18,8 @@ def create(
     ),
 ) -> None:
     """Create a token and print its secret once (stdout); only a hash is kept."""
+    from incidents.auth import tokens
+
     with refusing_session(tokens.TokenError) as session:
         issued = tokens.create_token(db_session=session, name=name, scopes=scope)
     typer.echo(f"token {name!r} created with scopes {', '.join(issued.token.scopes)}", err=True)
@@ -32,6 +33,8 @@ def list_(
     as_json: bool = typer.Option(False, "--json", help="One JSON array."),
 ) -> None:
     """List tokens (never their secrets)."""
+    from incidents.auth import tokens
+
     with cli_session() as session:
         rows: list[dict[str, Any]] = [
             {
@@ -62,6 +65,8 @@ def list_(
 @app.command()
 def revoke(name: str = typer.Argument(..., help="The token's name.")) -> None:
     """Revoke a token: it stops working at once; its name stays taken."""
+    from incidents.auth import tokens
+
     with refusing_session(tokens.TokenError) as session:
         tokens.revoke_token(db_session=session, name=name)
     typer.echo(f"token {name!r} revoked")

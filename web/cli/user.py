@@ -4,7 +4,6 @@ import sys
 
 import typer
 
-from incidents.auth import users
 from web.cli.common import cli_session, refusing_session
 
 app = typer.Typer(help="User accounts for the pages.", no_args_is_help=True)
@@ -12,6 +11,8 @@ app = typer.Typer(help="User accounts for the pages.", no_args_is_help=True)
 
 def _new_password(generate: bool) -> tuple[str, bool]:
     """Prompt on a terminal; generate (and say so) when asked to or when nobody is there to type."""
+    from incidents.auth import users
+
     if generate or not sys.stdin.isatty():
         return users.generate_password(), True
     return typer.prompt("Password", hide_input=True, confirmation_prompt=True), False
@@ -28,6 +29,8 @@ def add(
     ),
 ) -> None:
     """Create a user."""
+    from incidents.auth import users
+
     if sso and (password or generate):
         raise typer.BadParameter("--sso accounts have no password")
     generated = False
@@ -43,6 +46,8 @@ def add(
 @app.command("list")
 def list_() -> None:
     """List users, their roles and whether they can sign in."""
+    from incidents.auth import users
+
     with cli_session() as session:
         rows = users.list_users(db_session=session)
     if not rows:
@@ -60,6 +65,8 @@ def passwd(
     generate: bool = typer.Option(False, "--generate", help="Generate a password and print it once."),
 ) -> None:
     """Set a user's password; their open sessions end."""
+    from incidents.auth import users
+
     new, generated = (password, False) if password else _new_password(generate)
     with refusing_session(users.UserError) as session:
         users.set_password(db_session=session, name=name, password=new)
@@ -74,6 +81,8 @@ def role(
     new_role: str = typer.Argument(..., metavar="ROLE", help="engineer or viewer"),
 ) -> None:
     """Change a user's role; it applies from their next request."""
+    from incidents.auth import users
+
     with refusing_session(users.UserError) as session:
         users.set_role(db_session=session, name=name, role=new_role)
     typer.echo(f"{name} is now {new_role}")
@@ -82,6 +91,8 @@ def role(
 @app.command()
 def disable(name: str = typer.Argument(...)) -> None:
     """Stop a user signing in; their open sessions end and their name stays on past records."""
+    from incidents.auth import users
+
     with refusing_session(users.UserError) as session:
         users.disable_user(db_session=session, name=name)
     typer.echo(f"user {name} disabled")
@@ -90,6 +101,8 @@ def disable(name: str = typer.Argument(...)) -> None:
 @app.command()
 def signout(name: str = typer.Argument(...)) -> None:
     """Sign a user out everywhere: every open session of theirs ends at once, on every replica."""
+    from incidents.auth import users
+
     with refusing_session(users.UserError) as session:
         ended = users.sign_out_everywhere(db_session=session, name=name)
     typer.echo(f"user {name} signed out of {ended} session{'s' if ended != 1 else ''}")

@@ -18,7 +18,6 @@ import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -31,27 +30,12 @@ from evals.bench import ingest as ingest_bench
 from evals.bench import pages as pages_bench
 from evals.bench import recall as recall_bench
 from evals.bench import retrieval as retrieval_bench
-from evals.scenarios.report import DEFAULT_SCENARIOS
+from evals.bench.sizes import Sizes
+from evals.scenarios import DEFAULT_SCENARIOS
 from evals.scenarios.report import evaluate as evaluate_scenarios
 from memory.embedder import MODEL_ID
 
-# The public post-mortem corpus is never shipped: it is read from where the operator keeps it.
-CORPUS_DIR = Path(os.environ.get("RECALLOPS_CORPUS_DIR", "../shared/data/postmortems-issre22"))
 SERVER_START_S = 60.0
-
-
-@dataclass(frozen=True)
-class Sizes:
-    ingest_alerts: int = 2000
-    ingest_concurrency: int = 16
-    recall_sizes: tuple[int, ...] = (1000,)
-    briefing_incidents: int = 2000
-    briefing_alerts: int = 100
-    pages_incidents: int = 1000
-    pages_runs: int = 20
-    corpus: Path = CORPUS_DIR / "dev.jsonl"
-    qrels: Path = CORPUS_DIR / "dev-qrels.tsv"
-    hindsight_url: str | None = None  # also measure recall and retrieval on this Hindsight server
 
 
 def machine() -> dict[str, Any]:

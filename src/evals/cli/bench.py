@@ -3,7 +3,6 @@
 With ``--json`` a benchmark prints one JSON object on stdout and nothing else.
 """
 
-import asyncio
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -11,17 +10,9 @@ from typing import Any, Protocol, TypeVar
 
 import typer
 
-from evals.bench import briefing as briefing_bench
-from evals.bench import calibration as calibration_bench
-from evals.bench import ingest as ingest_bench
-from evals.bench import pages as pages_bench
-from evals.bench import protocol
-from evals.bench import recall as recall_bench
-from evals.bench import report as report_bench
-from evals.bench import retrieval as retrieval_bench
-from evals.bench import soak as soak_bench
-from evals.bench.scenario_pairs import scenario_pairs
-from evals.scenarios.report import DEFAULT_SCENARIOS
+from evals.bench.sizes import Sizes
+from evals.scenarios import DEFAULT_SCENARIOS
+from web.cli.common import run
 
 
 class BenchResult(Protocol):
@@ -63,9 +54,10 @@ def retrieval(
     ),
 ) -> None:
     """Recall@k, MRR@10, nDCG@10, empty@10 for hybrid, BM25 and embeddings; folds, floor, misses."""
-    rankings, judgments = asyncio.run(
-        retrieval_bench.run_rankings(corpus, qrels, hindsight_url=hindsight_url)
-    )
+    from evals.bench import protocol
+    from evals.bench import retrieval as retrieval_bench
+
+    rankings, judgments = run(retrieval_bench.run_rankings(corpus, qrels, hindsight_url=hindsight_url))
     scores = retrieval_bench.scores_of(rankings, judgments)
     previous = json.loads(baseline.read_text(encoding="utf-8"))["rankings"]["hybrid"] if baseline else None
     checks = protocol.report(
@@ -104,9 +96,12 @@ def calibration(
 ) -> None:
     """Reliability table and ECE of the precedent confidence on held-out folds (dev split and the
     scenarios' labelled pairs); --fit refits it."""
+    from evals.bench import calibration as calibration_bench
+    from evals.bench.scenario_pairs import scenario_pairs
+
     fit_out = (out or calibration_bench.default_fit_path()) if fit else None
-    pairs, ranking_model = asyncio.run(calibration_bench.dev_pairs(corpus, qrels))
-    pairs += asyncio.run(scenario_pairs(scenarios))
+    pairs, ranking_model = run(calibration_bench.dev_pairs(corpus, qrels))
+    pairs += run(scenario_pairs(scenarios))
     report = calibration_bench.calibrate(pairs, ranking_model, fit_out=fit_out)
     typer.echo(json.dumps(report, indent=2) if as_json else calibration_bench.markdown_table(report))
 
@@ -120,10 +115,12 @@ def recall(
     ),
 ) -> None:
     """Embedded recall p50/p95 (scoped and unscoped), retain/s and reopen time per size, against the floor."""
+    from evals.bench import recall as recall_bench
+
     counts = [int(s) for s in sizes.split(",") if s.strip()]
-    results = asyncio.run(recall_bench.run_recall(counts)) if counts else []
+    results = run(recall_bench.run_recall(counts)) if counts else []
     if hindsight_url:
-        results.append(asyncio.run(recall_bench.run_hindsight(hindsight_url)))
+        results.append(run(recall_bench.run_hindsight(hindsight_url)))
     if as_json:
         for result in results:
             typer.echo(json.dumps(result))
@@ -143,7 +140,9 @@ def briefing(
     as_json: bool = AS_JSON,
 ) -> None:
     """Alert to stored briefing in evidence-only mode: p50/p95, and the recall share of it."""
-    result = asyncio.run(
+    from evals.bench import briefing as briefing_bench
+
+    result = run(
         briefing_bench.run_briefing_bench(incidents=incidents, alerts=alerts, bank_dir=bank_dir, exact=exact)
     )
     _print(result, as_json=as_json, summary=briefing_bench.summary)
@@ -162,7 +161,9 @@ def ingest(
     as_json: bool = AS_JSON,
 ) -> None:
     """Intake alerts/s and p50/p95/p99 acknowledgement latency, with the server's /healthz rate as floor."""
-    result = asyncio.run(
+    from evals.bench import ingest as ingest_bench
+
+    result = run(
         ingest_bench.run_ingest(
             url, token, alerts=alerts, concurrency=concurrency, rate=rate, per_payload=per_payload
         )
@@ -189,7 +190,9 @@ def soak(
 
     Exits 1 unless every request succeeded and nothing was lost or duplicated.
     """
-    result = asyncio.run(
+    from evals.bench import soak as soak_bench
+
+    result = run(
         soak_bench.run_soak(
             urls,
             token,
@@ -212,6 +215,8 @@ def pages(
     as_json: bool = AS_JSON,
 ) -> None:
     """Server-side render time of each page (p50/p95), with /healthz in the same run as the floor."""
+    from evals.bench import pages as pages_bench
+
     result = pages_bench.run_pages_bench(incidents=incidents, runs=runs)
     _print(result, as_json=as_json, summary=pages_bench.summary)
 
@@ -219,20 +224,22 @@ def pages(
 @app.command("all")
 def all_benchmarks(
     out: Path = typer.Option(..., "--out", file_okay=False, help="Directory for report.json and report.md."),
-    ingest_alerts: int = typer.Option(report_bench.Sizes.ingest_alerts, min=1, help="Alerts posted."),
-    ingest_concurrency: int = typer.Option(report_bench.Sizes.ingest_concurrency, min=1),
+    ingest_alerts: int = typer.Option(Sizes.ingest_alerts, min=1, help="Alerts posted."),
+    ingest_concurrency: int = typer.Option(Sizes.ingest_concurrency, min=1),
     recall_sizes: str = typer.Option("1000", help="Recall bank sizes, e.g. 1000,10000,100000."),
-    briefing_incidents: int = typer.Option(report_bench.Sizes.briefing_incidents, min=1),
-    briefing_alerts: int = typer.Option(report_bench.Sizes.briefing_alerts, min=1),
-    pages_incidents: int = typer.Option(report_bench.Sizes.pages_incidents, min=1),
-    corpus: Path = typer.Option(report_bench.Sizes.corpus, help="Retrieval corpus (JSONL)."),
-    qrels: Path = typer.Option(report_bench.Sizes.qrels, help="Retrieval judgments (TSV)."),
+    briefing_incidents: int = typer.Option(Sizes.briefing_incidents, min=1),
+    briefing_alerts: int = typer.Option(Sizes.briefing_alerts, min=1),
+    pages_incidents: int = typer.Option(Sizes.pages_incidents, min=1),
+    corpus: Path = typer.Option(Sizes.corpus, help="Retrieval corpus (JSONL)."),
+    qrels: Path = typer.Option(Sizes.qrels, help="Retrieval judgments (TSV)."),
     hindsight_url: str | None = typer.Option(
         None, "--hindsight-url", help="Also measure recall and retrieval on a running Hindsight server."
     ),
 ) -> None:
     """Every benchmark at small default sizes (minutes), the machine described; larger with the flags."""
-    sizes = report_bench.Sizes(
+    from evals.bench import report as report_bench
+
+    sizes = Sizes(
         ingest_alerts=ingest_alerts,
         ingest_concurrency=ingest_concurrency,
         recall_sizes=tuple(int(s) for s in recall_sizes.split(",") if s.strip()),

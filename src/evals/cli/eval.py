@@ -9,8 +9,7 @@ from pathlib import Path
 
 import typer
 
-from agent.settings import LLMSettings
-from evals.scenarios.report import DEFAULT_SCENARIOS, evaluate_sync, render
+from evals.scenarios import DEFAULT_SCENARIOS
 
 
 def eval_command(
@@ -24,6 +23,9 @@ def eval_command(
     ),
 ) -> None:
     """Run every scenario: per-scenario results, totals, faithfulness rates and the memory replay."""
+    from agent.settings import LLMSettings
+    from evals.scenarios.report import evaluate_sync, render
+
     summary = evaluate_sync(scenarios, mode="evidence-only", only=only or None)
     use_llm = LLMSettings().groq_api_key is not None if llm is None else llm
     if use_llm:

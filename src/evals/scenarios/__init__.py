@@ -2,3 +2,8 @@
 
 May import the product; the scenarios are package data (``cases/``), read with ``importlib.resources``.
 """
+
+from importlib import resources
+from pathlib import Path
+
+DEFAULT_SCENARIOS = Path(str(resources.files("evals.scenarios") / "cases"))  # package data

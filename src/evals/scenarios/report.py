@@ -3,15 +3,12 @@
 import asyncio
 import tempfile
 import time
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from evals.scenarios.faithfulness import Faithfulness
 from evals.scenarios.runner import MemoryTemplates, Mode, ScenarioResult, run_scenario
 from evals.scenarios.scenario import load_scenarios
-
-DEFAULT_SCENARIOS = Path(str(resources.files("evals.scenarios") / "cases"))  # package data
 
 
 async def run_all(directory: Path, *, mode: Mode, only: list[str] | None = None) -> list[ScenarioResult]:
