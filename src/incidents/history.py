@@ -16,6 +16,7 @@ from incidents.incident.models import Incident
 from incidents.incident.service import add_event, get_by_public_id
 from incidents.resolution.models import TEMPLATE, Resolution
 from incidents.timeutil import plausible
+from memory.history import HistoryRow
 
 Origin = Literal["seed", "import"]
 Outcome = Literal["imported", "updated", "unchanged"]
@@ -35,6 +36,20 @@ class HistoricalIncident:
     timestamp: datetime
     template: dict[str, str]  # the labeled template's text fields, by name
     resolved_by: str
+
+
+def historical(row: HistoryRow) -> HistoricalIncident:
+    """A valid import row as the incident store keeps it."""
+    record = row.record()
+    return HistoricalIncident(
+        public_id=record.incident_id,
+        service=record.service,
+        title=row.display_title(),
+        severity=row.severity.lower(),
+        timestamp=record.timestamp,
+        template={name: getattr(record, name) for name in TEMPLATE},
+        resolved_by=record.resolved_by,
+    )
 
 
 def upsert_historical(

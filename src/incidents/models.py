@@ -5,6 +5,7 @@ from incidents.auth.models import ApiToken, User
 from incidents.briefings.models import Briefing, Job
 from incidents.database import Base
 from incidents.delivery.models import Delivery, DeliveryChannel
+from incidents.drafts.models import Draft
 from incidents.grades.models import BriefingGrade
 from incidents.incident.models import Counter, Incident, IncidentEvent
 from incidents.profile.models import ProfileState
@@ -20,6 +21,7 @@ __all__ = [
     "Counter",
     "Delivery",
     "DeliveryChannel",
+    "Draft",
     "Incident",
     "IncidentEvent",
     "Job",

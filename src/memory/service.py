@@ -32,6 +32,7 @@ from memory.corrections import (
     format_correction,
 )
 from memory.embedder import Embedder
+from memory.extraction.readers import FileRead, collect, is_labeled_history, read_bytes, read_files
 from memory.history import (
     HistoryRow,
     Rejected,
@@ -79,6 +80,7 @@ __all__ = [
     "Admin",
     "CorrectionRecord",
     "Embedder",
+    "FileRead",
     "Health",
     "HistoryRow",
     "IncidentRecord",
@@ -95,15 +97,19 @@ __all__ = [
     "Retain",
     "Runbook",
     "UnreadableImport",
+    "collect",
     "describe",
     "format_record",
     "get_record",
+    "is_labeled_history",
     "kind_tag",
     "load_patterns",
     "log_correction",
     "log_incident",
     "log_runbook",
     "parse_rows",
+    "read_bytes",
+    "read_files",
     "recall_similar_incidents",
     "recurrence",
     "refresh_profile",

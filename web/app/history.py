@@ -22,14 +22,13 @@ from pydantic import BaseModel, ValidationError
 from sqlalchemy.orm import Session, sessionmaker
 
 from incidents.history import (
-    HistoricalIncident,
     HistoryConflict,
     Origin,
     Outcome,
+    historical,
     upsert_historical,
 )
 from incidents.locking import serialized_writes
-from incidents.resolution.models import TEMPLATE
 from memory.service import (
     CORRECTION_ID,
     HistoryRow,
@@ -62,22 +61,9 @@ class Seeds:
     runbooks: list[Runbook]
 
 
-def _historical(row: HistoryRow) -> HistoricalIncident:
-    record = row.record()
-    return HistoricalIncident(
-        public_id=record.incident_id,
-        service=record.service,
-        title=row.display_title(),
-        severity=row.severity.lower(),
-        timestamp=record.timestamp,
-        template={name: getattr(record, name) for name in TEMPLATE},
-        resolved_by=record.resolved_by,
-    )
-
-
 def _store(sessions: sessionmaker[Session], row: HistoryRow, origin: Origin, actor: str) -> Outcome:
     with sessions() as db, serialized_writes(db):
-        outcome = upsert_historical(db_session=db, history=_historical(row), origin=origin, actor=actor)
+        outcome = upsert_historical(db_session=db, history=historical(row), origin=origin, actor=actor)
         db.commit()
         return outcome
 

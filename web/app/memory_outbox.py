@@ -78,6 +78,7 @@ async def retain_payload(bank: Retain, kind: str, payload: dict[str, Any]) -> No
     metadata = {"version": str(payload.get("version", 1)), "title": str(payload.get("title", ""))}
     if corrections:
         metadata["corrections"] = ",".join(c["document_id"] for c in corrections)
+    metadata.update({k: str(v) for k, v in (payload.get("history") or {}).items()})  # an accepted draft's
     await log_incident(bank, payload_record(payload), severity=payload.get("severity"), metadata=metadata)
 
 

@@ -27,6 +27,7 @@ from web.cli import memory as memory_cli
 from web.cli import notify as notify_cli
 from web.cli import profile as profile_cli
 from web.cli import resolve_draft as resolve_draft_cli
+from web.cli import review as review_cli
 from web.cli import token as token_cli
 from web.cli import user as user_cli
 
@@ -51,6 +52,7 @@ app.add_typer(token_cli.app, name="token")
 app.add_typer(memory_cli.app, name="memory")
 app.add_typer(notify_cli.app, name="notify")
 app.add_typer(profile_cli.app, name="profile")
+app.add_typer(review_cli.app, name="review")
 
 for plugin in entry_points(group="recallops.commands"):
     plugin.load()(app)

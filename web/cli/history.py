@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from web.app.history import ImportSummary
 
 
-def _progress() -> Progress:
+def progress_bar() -> Progress:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -55,7 +55,7 @@ def seed(
     async def work() -> ImportSummary:
         container = Container.build()
         try:
-            with _progress() as progress:
+            with progress_bar() as progress:
                 task = progress.add_task("seeding incidents", total=len(seeds.rows))
                 summary = await import_history(
                     sessions=container.sessions,
@@ -74,28 +74,52 @@ def seed(
 
 
 def import_(
-    path: Path = typer.Argument(..., exists=True, dir_okay=False, help="JSONL file or JSON list."),
+    paths: list[Path] = typer.Argument(
+        ...,
+        exists=True,
+        help="Folders or files: post-mortems (.md, .txt, .html), PagerDuty or incident.io exports "
+        "(.csv, .json), or labeled history (.jsonl).",
+    ),
     by: str = typer.Option("", "--by", help="Who imports (kept as imported_by); default: the OS user."),
+    accept_all: bool = typer.Option(
+        False, "--accept-all", help="Accept every complete draft at once instead of reviewing each."
+    ),
 ) -> None:
-    """Import historical post-mortems (one JSON record per line) as resolved incidents in memory.
+    """Import history. Labeled JSONL rows become resolved incidents in memory at once; free-form
+    post-mortems and tools' exports become drafts to review (`recallops review`, the /review page), or
+    with --accept-all go to memory in bulk.
 
-    Exits 1 when any record was rejected; the others are imported either way.
+    Exits 1 when any record or file was rejected, or a draft left for review; the rest is imported.
     """
+    from memory.service import is_labeled_history
+    from web.cli.review import import_free_form
+
+    actor = by.strip() or f"cli:{getpass.getuser()}"
+    labeled = [p for p in paths if p.is_file() and is_labeled_history(p)]
+    free_form = [p for p in paths if p not in labeled]
+    failed = any([_import_labeled(path, actor) for path in labeled])
+    if free_form:
+        failed = import_free_form(free_form, actor=actor, accept_all=accept_all) or failed
+    if failed:
+        raise typer.Exit(code=1)
+
+
+def _import_labeled(path: Path, actor: str) -> bool:
+    """One labeled JSONL file into the incident store and memory; True when something was rejected."""
     from memory.service import UnreadableImport, parse_rows
     from web.app.container import Container
     from web.app.history import import_history
 
     try:
         rows, rejected = parse_rows(path.read_text(encoding="utf-8"))
-    except UnreadableImport as exc:
+    except (UnreadableImport, UnicodeDecodeError) as exc:
         typer.echo(f"{path.name}: {exc}", err=True)
-        raise typer.Exit(code=1) from exc
-    actor = by.strip() or f"cli:{getpass.getuser()}"
+        return True
 
     async def work() -> ImportSummary:
         container = Container.build()
         try:
-            with _progress() as progress:
+            with progress_bar() as progress:
                 task = progress.add_task(f"importing {path.name}", total=len(rows))
                 return await import_history(
                     sessions=container.sessions,
@@ -109,9 +133,7 @@ def import_(
         finally:
             await container.aclose()
 
-    summary = _finish(work)
-    if summary.rejected:
-        raise typer.Exit(code=1)
+    return bool(_finish(work).rejected)
 
 
 def _finish(work: Callable[[], Coroutine[Any, Any, ImportSummary]]) -> ImportSummary:

@@ -14,12 +14,30 @@ if TYPE_CHECKING:
 app = typer.Typer(help="Memory: the outbox of writes owed to the memory bank.", no_args_is_help=True)
 
 
+if TYPE_CHECKING:
+    from web.app.container import Container
+
+
+async def drain(container: Container) -> tuple[int, int, QueueStats]:
+    """Deliver what is due until nothing is, or a write fails: (synced, failed, the queue after)."""
+    from incidents.resolution import outbox
+    from web.app.memory_outbox import deliver_due
+
+    synced = failed = 0
+    while True:
+        report = await deliver_due(container)
+        synced, failed = synced + report.synced, failed + report.failed
+        if report.attempted == 0 or report.failed:
+            break
+    with container.sessions() as db:
+        return synced, failed, outbox.queue_stats(db_session=db)
+
+
 async def _sync(retry_failed: bool) -> tuple[int, int, QueueStats]:
     from incidents.database import transaction
     from incidents.locking import serialized_writes
     from incidents.resolution import outbox
     from web.app.container import Container
-    from web.app.memory_outbox import deliver_due
 
     container = Container.build()
     try:
@@ -27,14 +45,7 @@ async def _sync(retry_failed: bool) -> tuple[int, int, QueueStats]:
             with transaction(container.sessions) as db, serialized_writes(db):
                 outbox.retry_failed(db_session=db)
                 db.commit()
-        synced = failed = 0
-        while True:
-            report = await deliver_due(container)
-            synced, failed = synced + report.synced, failed + report.failed
-            if report.attempted == 0 or report.failed:
-                break
-        with container.sessions() as db:
-            return synced, failed, outbox.queue_stats(db_session=db)
+        return await drain(container)
     finally:
         await container.aclose()
 

@@ -1,0 +1,242 @@
+"""Reading and deciding drafts: the gated write of imported history, as ``log_incident`` is for the agent.
+
+Nothing reaches memory until a person accepts a draft. Accepting validates the draft's row like any
+history import row (``memory.history.HistoryRow``), writes the resolved incident, its resolution and
+timeline (``incidents.history``) and owes memory the labeled record through the memory outbox, all in
+the caller's transaction; the record carries its source file and who imported and accepted it.
+Rejecting keeps the draft with the reason, so the same document read again stays decided.
+"""
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from incidents.drafts.models import Draft, DraftState
+from incidents.history import HistoryConflict, historical, upsert_historical
+from incidents.incident.models import Incident
+from incidents.incident.service import add_event, get_by_public_id
+from incidents.resolution import outbox
+from incidents.resolution.models import Resolution
+from incidents.resolution.service import get_resolution, list_corrections, record_payload
+from incidents.timeutil import utcnow
+from memory.history import HistoryRow, describe
+from memory.template import FIELDS
+
+# The drafted fields in the order a reviewer reads them: what the import row carries beside the template.
+DRAFTED = ("title", "service", *(f.name for f in FIELDS))
+MAX_REASON = 2000
+
+
+class DraftRefused(Exception):
+    """The draft cannot be decided this way; ``reasons`` say what to fix."""
+
+    def __init__(self, reasons: list[str]) -> None:
+        super().__init__("; ".join(reasons))
+        self.reasons = reasons
+
+
+@dataclass(frozen=True)
+class NewDraft:
+    content_hash: str
+    source_name: str
+    source_kind: str
+    source_text: str
+    source_meta: Mapping[str, str]
+    incident_id: str
+    fields: Mapping[str, Any]  # name -> {"value", "spans", "origin"}
+    missing: tuple[str, ...]
+    fill_rate: float
+    near_duplicate: str | None
+
+
+def known_hashes(*, db_session: Session, hashes: Iterable[str]) -> set[str]:
+    """Which of these documents were drafted before (whatever was decided about them)."""
+    wanted = list(set(hashes))
+    found: set[str] = set()
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        found.update(db_session.scalars(select(Draft.content_hash).where(Draft.content_hash.in_(chunk))))
+    return found
+
+
+def pending_ids(*, db_session: Session, hashes: Iterable[str]) -> list[int]:
+    """The pending drafts of these documents, oldest first."""
+    wanted = list(set(hashes))
+    found: list[int] = []
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        found.extend(
+            db_session.scalars(
+                select(Draft.id).where(Draft.content_hash.in_(chunk), Draft.state == "pending")
+            )
+        )
+    return sorted(found)
+
+
+def add(*, db_session: Session, draft: NewDraft, actor: str) -> Draft:
+    row = Draft(
+        content_hash=draft.content_hash,
+        source_name=draft.source_name[:500],
+        source_kind=draft.source_kind,
+        source_text=draft.source_text,
+        source_meta=dict(draft.source_meta),
+        incident_id=draft.incident_id,
+        fields=dict(draft.fields),
+        missing=list(draft.missing),
+        fill_rate=draft.fill_rate,
+        near_duplicate=draft.near_duplicate,
+        state="pending",
+        imported_by=actor[:255],
+        created_at=utcnow(),
+    )
+    db_session.add(row)
+    db_session.flush()
+    return row
+
+
+def get(*, db_session: Session, draft_id: int) -> Draft | None:
+    return db_session.get(Draft, draft_id)
+
+
+def list_drafts(
+    *, db_session: Session, state: DraftState | None = None, limit: int = 100, offset: int = 0
+) -> list[Draft]:
+    query = select(Draft).order_by(Draft.id)
+    if state is not None:
+        query = query.where(Draft.state == state)
+    return list(db_session.scalars(query.limit(limit).offset(offset)))
+
+
+def counts(*, db_session: Session) -> dict[str, int]:
+    found = dict(db_session.execute(select(Draft.state, func.count()).group_by(Draft.state)).all())
+    return {state: int(found.get(state, 0)) for state in ("pending", "accepted", "rejected")}
+
+
+def accepted_for(*, db_session: Session, public_id: str) -> Draft | None:
+    """The accepted draft an incident was imported from, if it was."""
+    return db_session.scalars(
+        select(Draft).where(Draft.incident_id == public_id, Draft.state == "accepted").limit(1)
+    ).one_or_none()
+
+
+def value(draft: Draft, name: str) -> str:
+    field = draft.fields.get(name) or {}
+    return str(field.get("value") or "")
+
+
+def row_of(draft: Draft) -> dict[str, str]:
+    """The draft as a history import row (``memory.history.HistoryRow``'s keys)."""
+    row = {name: value(draft, name) for name in DRAFTED}
+    row["incident_id"] = draft.incident_id
+    if not row["resolution_kind"]:
+        del row["resolution_kind"]
+    return row
+
+
+def _pending(draft: Draft) -> None:
+    if draft.state != "pending":
+        raise DraftRefused([f"draft {draft.id} was already {draft.state}"])
+
+
+def edit(*, db_session: Session, draft: Draft, values: Mapping[str, str]) -> list[str]:
+    """Set the given fields as a person wrote them; a changed field keeps no span (it is theirs now).
+    Returns the names of the fields that changed; the missing list follows what is still empty."""
+    _pending(draft)
+    unknown = sorted(set(values) - set(DRAFTED))
+    if unknown:
+        raise DraftRefused([f"{name}: not a drafted field" for name in unknown])
+    fields = dict(draft.fields)
+    changed = []
+    for name, text in values.items():
+        if "\x00" in text:
+            raise DraftRefused([f"{name}: contains a NUL character"])
+        new = text.strip()
+        if new != value(draft, name):
+            fields[name] = {"value": new, "spans": [], "origin": "edited"}
+            changed.append(name)
+    draft.fields = fields
+    required = [f.name for f in FIELDS if f.required]
+    draft.missing = [name for name in required if not value(draft, name)]
+    db_session.flush()
+    return changed
+
+
+def accept(*, db_session: Session, draft: Draft, actor: str) -> Incident:
+    """The draft into the incident store as resolved history, with its memory write owed (flush only)."""
+    _pending(draft)
+    try:
+        row = HistoryRow.model_validate(row_of(draft))
+    except ValidationError as exc:
+        raise DraftRefused(describe(exc)) from exc
+    try:
+        upsert_historical(db_session=db_session, history=historical(row), origin="import", actor=actor)
+    except HistoryConflict as exc:
+        raise DraftRefused([str(exc)]) from exc
+    incident = get_by_public_id(db_session=db_session, public_id=row.incident_id)
+    resolution = get_resolution(db_session=db_session, incident_id=incident.id) if incident else None
+    if incident is None or resolution is None:
+        raise DraftRefused([f"{row.incident_id} was not stored"])
+    payload = record_payload(
+        incident, resolution, list_corrections(db_session=db_session, incident_id=incident.id)
+    )
+    payload["severity"] = None
+    payload["history"] = {
+        "origin": "import",
+        "imported_by": draft.imported_by,
+        "accepted_by": actor,
+        "source": draft.source_name,
+    }
+    outbox.enqueue(
+        db_session=db_session,
+        incident_id=incident.id,
+        document_id=incident.public_id,
+        kind="incident",
+        payload=payload,
+    )
+    add_event(
+        db_session=db_session,
+        incident=incident,
+        kind="draft_accepted",
+        actor=actor,
+        message=f"Imported from {draft.source_name}, accepted by {actor}",
+        data={"draft": draft.id, "source": draft.source_name},
+    )
+    draft.state, draft.decided_by, draft.decided_at = "accepted", actor[:255], utcnow()
+    db_session.flush()
+    return incident
+
+
+def reject(*, db_session: Session, draft: Draft, actor: str, reason: str) -> None:
+    """Keep the draft out of memory, with why; the same document imported again stays rejected."""
+    _pending(draft)
+    text = reason.strip()
+    if not text:
+        raise DraftRefused(["reason: say why the draft is rejected"])
+    draft.state, draft.decided_by, draft.decided_at = "rejected", actor[:255], utcnow()
+    draft.reason = text[:MAX_REASON]
+    db_session.flush()
+
+
+def comparable_texts(*, db_session: Session) -> list[tuple[str, str]]:
+    """(label, text) of every stored post-mortem and pending draft, for flagging near-duplicates."""
+    rows = db_session.execute(
+        select(
+            Incident.public_id, Resolution.symptom, Resolution.root_cause, Resolution.resolution_steps
+        ).join(Resolution, Resolution.incident_id == Incident.id)
+    ).all()
+    found = [(public_id, " ".join((s, r, m))) for public_id, s, r, m in rows]
+    for draft in db_session.scalars(select(Draft).where(Draft.state == "pending")):
+        found.append((f"draft {draft.id}", comparison_text(draft.fields)))
+    return found
+
+
+def comparison_text(fields: Mapping[str, Any]) -> str:
+    """What two post-mortems of the same incident share: symptom, root cause and resolution."""
+    return " ".join(
+        str((fields.get(name) or {}).get("value") or "")
+        for name in ("symptom", "root_cause", "resolution_steps")
+    )

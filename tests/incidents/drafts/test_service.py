@@ -1,0 +1,102 @@
+"""The review queue on SQLite and PostgreSQL: nothing is owed to memory until a person accepts."""
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from incidents.drafts import service as drafts
+from incidents.drafts.drafting import Seen, draft_of
+from incidents.drafts.models import Draft
+from incidents.incident.models import Incident
+from incidents.resolution.models import OutboxEntry
+from memory.extraction.readers import read_bytes
+
+FILES = Path(__file__).parents[2] / "memory" / "extraction" / "files"
+
+
+def _queued(db: Session, name: str = "checkout-db-failover.md") -> Draft:
+    [document] = read_bytes(name, (FILES / name).read_bytes()).documents
+    return drafts.add(db_session=db, draft=draft_of(document, Seen([])), actor="cli:dana")
+
+
+def test_a_draft_keeps_its_source_and_each_field_points_into_it(db: Session) -> None:
+    draft = _queued(db)
+    root = draft.fields["root_cause"]
+    [[start, end]] = root["spans"]
+    assert draft.source_text[start:end].startswith("The orders primary was failed over")
+    assert root["value"].startswith("The orders primary was failed over")
+    assert drafts.known_hashes(db_session=db, hashes=[draft.content_hash, "0" * 64]) == {draft.content_hash}
+    assert db.scalars(select(OutboxEntry)).all() == []
+
+
+def test_accepting_stores_the_incident_and_owes_memory_the_record_with_its_source(db: Session) -> None:
+    draft = _queued(db)
+    incident = drafts.accept(db_session=db, draft=draft, actor="oncall")
+    assert incident.origin == "import" and incident.status == "resolved"
+    assert incident.service == "checkout-api"
+    [entry] = db.scalars(select(OutboxEntry)).all()
+    assert entry.document_id == incident.public_id == draft.incident_id
+    assert entry.payload["history"] == {
+        "origin": "import",
+        "imported_by": "cli:dana",
+        "accepted_by": "oncall",
+        "source": "checkout-db-failover.md",
+    }
+    assert entry.payload["record"]["root_cause"].startswith("The orders primary was failed over")
+    assert draft.state == "accepted" and draft.decided_by == "oncall"
+    assert drafts.accepted_for(db_session=db, public_id=incident.public_id) is draft
+    with pytest.raises(drafts.DraftRefused, match="already accepted"):
+        drafts.accept(db_session=db, draft=draft, actor="oncall")
+
+
+def test_a_draft_missing_required_fields_is_refused_until_a_person_fills_them(db: Session) -> None:
+    draft = _queued(db, "search-latency.txt")
+    drafts.edit(db_session=db, draft=draft, values={"symptom": ""})
+    assert "symptom" in draft.missing
+    with pytest.raises(drafts.DraftRefused, match="symptom"):
+        drafts.accept(db_session=db, draft=draft, actor="oncall")
+    assert db.scalars(select(Incident)).all() == []
+    filled = {
+        "service": "search-api",
+        "symptom": "Search took 8 to 12 seconds.",
+        "error_signature": "circuit_breaking_exception: [parent] Data too large",
+        "root_cause": "A faceted query loaded the brand field into fielddata.",
+        "resolution_steps": "Turned the query off with its flag; cleared the fielddata cache.",
+        "outcome": "Latency under 300 ms by 15:30.",
+    }
+    changed = drafts.edit(db_session=db, draft=draft, values=filled)
+    assert set(changed) <= set(filled) and draft.missing == []
+    assert draft.fields["symptom"] == {"value": filled["symptom"], "spans": [], "origin": "edited"}
+    incident = drafts.accept(db_session=db, draft=draft, actor="oncall")
+    assert incident.service == "search-api"
+
+
+def test_rejecting_needs_a_reason_and_keeps_it(db: Session) -> None:
+    draft = _queued(db)
+    with pytest.raises(drafts.DraftRefused, match="reason"):
+        drafts.reject(db_session=db, draft=draft, actor="oncall", reason="  ")
+    drafts.reject(db_session=db, draft=draft, actor="oncall", reason="a drill, not an incident")
+    assert (draft.state, draft.reason) == ("rejected", "a drill, not an incident")
+    assert drafts.counts(db_session=db) == {"pending": 0, "accepted": 0, "rejected": 1}
+    with pytest.raises(drafts.DraftRefused, match="already rejected"):
+        drafts.accept(db_session=db, draft=draft, actor="oncall")
+
+
+def test_editing_refuses_fields_that_are_not_drafted(db: Session) -> None:
+    draft = _queued(db)
+    with pytest.raises(drafts.DraftRefused, match="incident_id: not a drafted field"):
+        drafts.edit(db_session=db, draft=draft, values={"incident_id": "INC-0001"})
+
+
+def test_the_same_incident_written_up_twice_is_flagged_as_a_near_duplicate(db: Session) -> None:
+    first = _queued(db)
+    text = (FILES / "checkout-db-failover.md").read_text().replace("18%", "about a fifth")
+    [copy] = read_bytes("copy.md", text.encode()).documents
+    seen = Seen([])
+    seen.add(f"draft {first.id}", drafts.comparison_text(first.fields))
+    flagged = draft_of(copy, seen)
+    assert flagged.near_duplicate is not None and flagged.near_duplicate.startswith(f"draft {first.id} (")
+    [other] = read_bytes("x.html", (FILES / "confluence-cache-eviction.html").read_bytes()).documents
+    assert draft_of(other, seen).near_duplicate is None

@@ -1,0 +1,74 @@
+"""``recallops import`` of free-form history and ``recallops review`` as an operator runs them."""
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+from tests.support.server import LiveServer
+
+FILES = Path(__file__).parents[2] / "memory" / "extraction" / "files"
+
+
+def _folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "postmortems"
+    shutil.copytree(FILES, folder)
+    (folder / "scan.pdf").write_bytes(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+    (folder / "notes.txt").write_bytes("Panne de la base de données".encode("latin-1"))
+    return folder
+
+
+def _memory(tmp_path: Path, document_id: str) -> dict[str, str]:
+    with sqlite3.connect(tmp_path / "data" / "memory.db") as memory:
+        row = memory.execute(
+            "SELECT metadata FROM documents WHERE document_id = ?", (document_id,)
+        ).fetchone()
+    return dict(json.loads(row[0])) if row else {}
+
+
+def test_a_folder_is_drafted_once_reviewed_and_accepted_drafts_reach_memory(tmp_path: Path) -> None:
+    operator = LiveServer(data_dir=tmp_path / "data")
+    folder = _folder(tmp_path)
+    first = operator.cli("import", str(folder), "--by", "dana", check=False)
+    assert first.returncode == 1, first.stderr  # two files could not be read
+    assert "files read 10, documents 10, new drafts 10, already imported 0" in first.stdout
+    assert "unreadable postmortems/scan.pdf: binary file (a PDF)" in first.stdout
+    assert "unreadable postmortems/notes.txt: not UTF-8 text" in first.stdout
+    assert "fields filled: title 10/10" in first.stdout
+    again = operator.cli("import", str(folder), check=False)
+    assert "new drafts 0, already imported 10" in again.stdout
+
+    listed = operator.cli("review", "list").stdout
+    assert "pending" in listed and "postmortems/checkout-db-failover.md" in listed
+    draft_id = next(line.split()[0] for line in listed.splitlines() if "checkout-db-failover.md" in line)
+    shown = operator.cli("review", "show", draft_id).stdout
+    assert "root_cause [" in shown and "The orders primary was failed over" in shown
+
+    accepted = operator.cli("review", "accept", draft_id, "--by", "oncall")
+    public_id = accepted.stdout.split(" accepted as ")[1].split()[0]
+    assert "written to memory: 1" in accepted.stdout
+    meta = _memory(tmp_path, public_id)
+    assert meta["source"] == "postmortems/checkout-db-failover.md"
+    assert (meta["imported_by"], meta["accepted_by"], meta["origin"]) == ("dana", "oncall", "import")
+    refused = operator.cli("review", "accept", draft_id, check=False)
+    assert refused.returncode == 1 and "already accepted" in refused.stderr
+
+    other = next(line.split()[0] for line in listed.splitlines() if "confluence" in line)
+    operator.cli("review", "reject", other, "--reason", "a drill")
+    assert "rejected" in operator.cli("review", "list", "--state", "rejected").stdout
+    asked = operator.cli("ask", "checkout 503 psycopg server closed the connection unexpectedly", "--json")
+    assert public_id in asked.stdout
+
+
+def test_accept_all_accepts_complete_drafts_and_reports_the_rest(tmp_path: Path) -> None:
+    operator = LiveServer(data_dir=tmp_path / "data")
+    thin = tmp_path / "thin.md"
+    thin.write_text("# Outage on the 3rd\n\nSomething broke and we fixed it.\n")
+    result = operator.cli(
+        "import", str(FILES / "checkout-db-failover.md"), str(thin), "--accept-all", check=False
+    )
+    assert result.returncode == 1
+    assert "accepted 1 (written to memory: 1), left for review 1" in result.stdout
+    assert "(thin.md): required fields not found in the source: " in result.stdout
+    with sqlite3.connect(tmp_path / "data" / "recallops.db") as store:
+        assert store.execute("SELECT count(*) FROM incidents WHERE origin = 'import'").fetchone()[0] == 1

@@ -1,0 +1,209 @@
+"""``recallops review``: the drafts an import made, read and decided from the terminal; and the free-form
+part of ``recallops import`` (read, extract, queue, optionally accept all, then a report)."""
+
+from __future__ import annotations
+
+import getpass
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+import typer
+
+from web.cli.common import cli_session, run
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from incidents.drafts.models import Draft, DraftState
+    from web.app.drafts import ImportReport
+
+STATES = ("pending", "accepted", "rejected")
+
+app = typer.Typer(help="Review imported drafts before they reach memory.", no_args_is_help=True)
+
+
+def import_free_form(paths: list[Path], *, actor: str, accept_all: bool) -> bool:
+    """Draft every document under ``paths``; True when a file was unreadable or a draft not accepted."""
+    from memory.service import MemoryUnavailable, collect, read_files
+    from web.app.container import Container
+    from web.app.drafts import accept_all as accept_drafts
+    from web.app.drafts import import_documents
+    from web.cli.history import progress_bar
+    from web.cli.memory import drain
+
+    files = collect(paths)
+
+    async def work() -> tuple[ImportReport, int]:
+        container = Container.build()
+        try:
+            with progress_bar() as progress:
+                task = progress.add_task("reading and extracting", total=len(files))
+                report = import_documents(
+                    sessions=container.sessions,
+                    reads=read_files(files),
+                    actor=actor,
+                    on_progress=lambda _read: progress.advance(task, 1),
+                )
+                if accept_all and report.draft_ids:
+                    accepting = progress.add_task("accepting drafts", total=len(report.draft_ids))
+                    report = accept_drafts(
+                        sessions=container.sessions,
+                        report=report,
+                        actor=actor,
+                        on_progress=lambda n: progress.advance(accepting, n),
+                    )
+            if not report.accepted:
+                return report, 0
+            try:
+                return report, (await drain(container))[0]
+            except MemoryUnavailable as exc:
+                typer.echo(
+                    f"memory unavailable: {exc}; `recallops memory sync` finishes the writes", err=True
+                )
+                return report, 0
+        finally:
+            await container.aclose()
+
+    report, synced = run(work())
+    _print_report(report, synced)
+    return bool(report.unreadable or report.not_accepted)
+
+
+def _print_report(report: ImportReport, synced: int) -> None:
+    typer.echo(
+        f"files read {report.files}, documents {report.documents}, new drafts {report.drafts}, "
+        f"already imported {report.unchanged}, near-duplicates {report.near_duplicates}, "
+        f"unreadable {len(report.unreadable)}"
+    )
+    if report.drafts:
+        typer.echo(
+            "fields filled: " + ", ".join(f"{k} {v}/{report.drafts}" for k, v in report.filled.items())
+        )
+    for bad in report.unreadable:
+        typer.echo(f"  unreadable {bad.name}: {bad.reason}")
+    if report.accepted or report.not_accepted:
+        held = len(report.not_accepted)
+        typer.echo(f"accepted {report.accepted} (written to memory: {synced}), left for review {held}")
+        for refusal in report.not_accepted:
+            typer.echo(f"  draft {refusal.draft} ({refusal.source}): {'; '.join(refusal.reasons)}")
+    elif report.draft_ids:
+        typer.echo(
+            f"{len(report.draft_ids)} drafts wait for review: `recallops review list`, or the /review page"
+        )
+
+
+def _line(draft: Draft) -> str:
+    flag = f"  near-duplicate of {draft.near_duplicate}" if draft.near_duplicate else ""
+    missing = f"  missing: {', '.join(draft.missing)}" if draft.missing and draft.state == "pending" else ""
+    return f"{draft.id:>5}  {draft.state:<8}  {draft.fill_rate:>4.0%}  {draft.source_name}{missing}{flag}"
+
+
+@app.command("list")
+def list_command(
+    state: str = typer.Option("pending", "--state", help="pending, accepted, rejected or all."),
+    limit: int = typer.Option(100, "--limit", min=1, max=10_000),
+) -> None:
+    """Drafts with their fill rate (share of the post-mortem fields found) and what is missing."""
+    from incidents.drafts import service as drafts
+
+    if state != "all" and state not in STATES:
+        typer.echo(f"error: --state is one of {', '.join(STATES)} or all", err=True)
+        raise typer.Exit(code=1)
+    with cli_session() as db:
+        wanted = None if state == "all" else cast("DraftState", state)
+        found = drafts.list_drafts(db_session=db, state=wanted, limit=limit)
+        counts = drafts.counts(db_session=db)
+        for draft in found:
+            typer.echo(_line(draft))
+    typer.echo(", ".join(f"{n} {s}" for s, n in counts.items()))
+
+
+def _load(db: Session, draft_id: int) -> Draft:
+    from incidents.drafts import service as drafts
+
+    draft = drafts.get(db_session=db, draft_id=draft_id)
+    if draft is None:
+        typer.echo(f"error: no draft {draft_id}", err=True)
+        raise typer.Exit(code=1)
+    return draft
+
+
+@app.command("show")
+def show(draft_id: int = typer.Argument(..., help="The draft's number (from `review list`).")) -> None:
+    """A draft's fields, each with the source text it was taken from."""
+    from incidents.drafts.service import DRAFTED
+
+    with cli_session() as db:
+        draft = _load(db, draft_id)
+        typer.echo(_line(draft))
+        typer.echo(f"source: {draft.source_name} ({draft.source_kind}); will be {draft.incident_id}")
+        for name in DRAFTED:
+            field = draft.fields.get(name) or {}
+            value = str(field.get("value") or "")
+            spans = field.get("spans") or []
+            where = ", ".join(f"{s}-{e}" for s, e in spans) or str(field.get("origin") or "")
+            typer.echo(f"\n{name} [{where if value else 'not found'}]")
+            if value:
+                typer.echo("  " + value.replace("\n", "\n  "))
+        if draft.reason:
+            typer.echo(f"\nrejected: {draft.reason}")
+
+
+def _actor(by: str) -> str:
+    return by.strip() or f"cli:{getpass.getuser()}"
+
+
+@app.command("accept")
+def accept(
+    draft_ids: list[int] = typer.Argument(..., help="Drafts to accept."),
+    by: str = typer.Option("", "--by", help="Who accepts (kept with the record); default: the OS user."),
+) -> None:
+    """Accept drafts into memory as imported history (a draft with required fields missing is refused)."""
+    from incidents.drafts import service as drafts
+    from web.app.container import Container
+    from web.cli.memory import drain
+
+    refused = 0
+    for draft_id in draft_ids:
+        try:
+            with cli_session() as db:
+                draft = _load(db, draft_id)
+                incident = drafts.accept(db_session=db, draft=draft, actor=_actor(by))
+                typer.echo(f"draft {draft_id} accepted as {incident.public_id}")
+        except drafts.DraftRefused as exc:
+            refused += 1
+            typer.echo(f"error: draft {draft_id} not accepted: {exc}", err=True)
+
+    async def sync() -> int:
+        container = Container.build()
+        try:
+            return (await drain(container))[0]
+        finally:
+            await container.aclose()
+
+    if refused < len(draft_ids):
+        typer.echo(f"written to memory: {run(sync())}")
+    if refused:
+        raise typer.Exit(code=1)
+
+
+@app.command("reject")
+def reject(
+    draft_ids: list[int] = typer.Argument(..., help="Drafts to reject."),
+    reason: str = typer.Option(..., "--reason", help="Why (kept with the draft)."),
+    by: str = typer.Option("", "--by", help="Who rejects; default: the OS user."),
+) -> None:
+    """Keep drafts out of memory, saying why; importing the same file again leaves them rejected."""
+    from incidents.drafts import service as drafts
+
+    failed = False
+    for draft_id in draft_ids:
+        try:
+            with cli_session() as db:
+                drafts.reject(db_session=db, draft=_load(db, draft_id), actor=_actor(by), reason=reason)
+            typer.echo(f"draft {draft_id} rejected")
+        except drafts.DraftRefused as exc:
+            failed = True
+            typer.echo(f"error: draft {draft_id}: {exc}", err=True)
+    if failed:
+        raise typer.Exit(code=1)
