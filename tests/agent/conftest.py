@@ -8,7 +8,7 @@ from tenacity import wait_none
 
 from agent.briefing.loop import Agent
 from agent.briefing.profile_evidence import ProfileSource
-from agent.llm import GroqChatModel
+from agent.llm import EndpointChatModel
 from agent.settings import LLMSettings
 from tests.agent.fakes import FakeProfiles, FakeRecall, WatchedRecall, record
 from tests.agent.scripted import ScriptedModel
@@ -65,19 +65,19 @@ def profiles() -> FakeProfiles:
 
 
 def llm_settings(**overrides: object) -> LLMSettings:
-    values: dict[str, object] = {"groq_api_key": "test-key", "llm_max_retries": 2, "llm_timeout_s": 5.0}
+    values: dict[str, object] = {"llm_api_key": "test-key", "llm_max_retries": 2, "llm_timeout_s": 5.0}
     values.update(overrides)
     return LLMSettings(**values)  # type: ignore[arg-type]
 
 
 @pytest.fixture
 async def make_agent(bank: WatchedRecall, profiles: FakeProfiles) -> AsyncIterator[Callable[..., Agent]]:
-    made: list[GroqChatModel] = []
+    made: list[EndpointChatModel] = []
 
     def build(script: ScriptedModel, *, memory_bank: FakeRecall | None = None) -> Agent:
         target = memory_bank or bank
         client = httpx.AsyncClient(transport=script.transport())
-        model = GroqChatModel(llm_settings(), http_client=client, backoff=wait_none())
+        model = EndpointChatModel(llm_settings(), http_client=client, backoff=wait_none())
         made.append(model)
         return Agent(model=model, bank=target, memory_timeout_s=5.0, profile=ProfileSource(profiles))
 

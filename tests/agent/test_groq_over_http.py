@@ -9,7 +9,7 @@ from agent.briefing.loop import Agent
 from agent.briefing.planner import EvidenceOnlyPlanner
 from agent.core.evidence import AlertInput
 from agent.core.tools import RECALL
-from agent.llm import STATUS, GroqChatModel, open_model
+from agent.llm import STATUS, EndpointChatModel, open_model
 from tests.agent.conftest import llm_settings
 from tests.agent.fakes import FakeRecall
 from tests.support.net import free_port
@@ -41,7 +41,7 @@ async def test_rate_limited_then_tool_call_then_answer_over_http(
             }
         ),
     ]
-    model = GroqChatModel(llm_settings(llm_base_url=llm.url, llm_model="openai/gpt-oss-120b"))
+    model = EndpointChatModel(llm_settings(llm_base_url=llm.url, llm_model="openai/gpt-oss-120b"))
     try:
         briefing = await Agent(model=model, bank=recall).brief(ALERT)
     finally:
@@ -59,7 +59,7 @@ async def test_rate_limited_then_tool_call_then_answer_over_http(
 async def test_an_unreachable_llm_gives_evidence_only_with_a_warning(recall: FakeRecall) -> None:
     settings = llm_settings(llm_base_url=f"http://127.0.0.1:{free_port()}", llm_max_retries=1)
     model = open_model(settings)
-    assert isinstance(model, GroqChatModel)
+    assert isinstance(model, EndpointChatModel)
     try:
         briefing = await Agent(model=model, bank=recall).brief(ALERT)
     finally:
@@ -71,5 +71,5 @@ async def test_an_unreachable_llm_gives_evidence_only_with_a_warning(recall: Fak
 
 
 def test_no_key_means_evidence_only() -> None:
-    assert isinstance(open_model(llm_settings(groq_api_key=None)), EvidenceOnlyPlanner)
+    assert isinstance(open_model(llm_settings(llm_api_key=None)), EvidenceOnlyPlanner)
     assert isinstance(open_model(llm_settings(llm_mode="evidence-only")), EvidenceOnlyPlanner)

@@ -7,6 +7,7 @@ import httpx
 import pytest
 
 from agent.briefing.loop import MAX_HOPS, Agent
+from agent.briefing.recall_first import LOOP_CALL
 from agent.core.evidence import AlertInput
 from agent.core.prompts import FINAL_HOP
 from agent.core.tools import RECALL
@@ -110,8 +111,9 @@ async def test_malformed_arguments_go_back_to_the_model(
 async def test_unknown_tool_goes_back_to_the_model(make_agent: Callable[..., Agent]) -> None:
     script = ScriptedModel([tool_call("drop_database", {}), answer(GOOD | {"related_incidents": []})])
     briefing = await make_agent(script).brief(ALERT)
-    [result] = tool_messages(script.requests[1])
+    recalled, result = tool_messages(script.requests[1])
     assert result.startswith("Error: unknown or unavailable tool 'drop_database'")
+    assert "INC-0001" in recalled and briefing.hops[0].calls[0].note == LOOP_CALL
     assert briefing.mode == "llm"
 
 
@@ -192,15 +194,21 @@ async def test_fullwidth_and_out_of_range_citations(make_agent: Callable[..., Ag
 
 
 async def test_invalid_answer_is_repaired_once(make_agent: Callable[..., Agent]) -> None:
-    script = ScriptedModel([answer("I think it is the pool."), answer(GOOD | {"related_incidents": []})])
+    script = ScriptedModel(
+        [
+            tool_call(RECALL, RECALL_ARGS),
+            answer("I think it is the pool."),
+            answer(GOOD | {"related_incidents": []}),
+        ]
+    )
     briefing = await make_agent(script).brief(ALERT)
-    assert briefing.mode == "llm" and len(script.requests) == 2
-    assert "not a valid JSON object" in script.requests[1]["messages"][-1]["content"]
-    assert "tools" not in script.requests[1]
+    assert briefing.mode == "llm" and len(script.requests) == 3
+    assert "not a valid JSON object" in script.requests[2]["messages"][-1]["content"]
+    assert "tools" not in script.requests[2]
 
 
 async def test_an_answer_still_invalid_after_repair_falls_back(make_agent: Callable[..., Agent]) -> None:
-    script = ScriptedModel([answer("{}"), answer('{"summary": ""}')])
+    script = ScriptedModel([tool_call(RECALL, RECALL_ARGS), answer("{}"), answer('{"summary": ""}')])
     briefing = await make_agent(script).brief(ALERT)
     assert briefing.mode == "evidence-only"
     assert any("not a valid briefing after one repair" in w for w in briefing.warnings)
@@ -230,7 +238,7 @@ async def test_injection_in_the_alert_is_flagged_and_cannot_write(
     briefing = await make_agent(script).brief(alert)
     assert bank.retained == []
     assert LOG not in json.dumps(script.requests[0]["tools"])
-    [result] = tool_messages(script.requests[1])
+    _, result = tool_messages(script.requests[1])
     assert result.startswith("Error: unknown or unavailable tool 'log_incident'")
     assert briefing.evidence[0].flagged
     assert any("prompt injection in the alert [1]" in w for w in briefing.warnings)
@@ -271,12 +279,26 @@ async def test_a_tool_call_the_provider_rejects_goes_back_to_the_model(
             }
         },
     )
-    script = ScriptedModel([rejected, tool_call(RECALL, RECALL_ARGS), answer(GOOD)])
+    script = ScriptedModel([tool_call(RECALL, RECALL_ARGS), rejected, answer(GOOD)])
     briefing = await make_agent(script).brief(ALERT)
     assert briefing.mode == "llm" and len(script.requests) == 3
-    assert "Failed to call a function" in (briefing.hops[0].error or "")
-    last = script.requests[1]["messages"][-1]
-    assert last["role"] == "user" and last["content"].startswith("Your last turn was rejected")
+    assert "Failed to call a function" in (briefing.hops[1].error or "")
+    rejection = script.requests[2]["messages"][-2]
+    assert rejection["role"] == "user" and rejection["content"].startswith("Your last turn was rejected")
+
+
+async def test_a_first_hop_the_provider_rejects_still_recalls_the_alert(
+    make_agent: Callable[..., Agent],
+) -> None:
+    rejected = httpx.Response(
+        400, json={"error": {"message": "Failed to call a function.", "code": "tool_use_failed"}}
+    )
+    script = ScriptedModel([rejected, answer(GOOD)])
+    briefing = await make_agent(script).brief(ALERT)
+    assert briefing.mode == "llm" and len(script.requests) == 2
+    [call] = briefing.hops[0].calls
+    assert call.tool == RECALL and call.args["alert_description"] == ALERT.description
+    assert call.note == LOOP_CALL and "Failed to call a function" in (briefing.hops[0].error or "")
 
 
 async def test_incidents_the_answer_cites_are_related_even_if_not_named(
@@ -292,7 +314,7 @@ async def test_matching_profile_patterns_are_shown_to_the_model(
 ) -> None:
     profiles.models[profile_model().id] = profile_model()
     body = GOOD | {"risky_actions": [{"text": "Scaling replicas before checking max_connections [2]"}]}
-    script = ScriptedModel([answer(body | {"related_incidents": []})])
+    script = ScriptedModel([tool_call(RECALL, RECALL_ARGS), answer(body | {"related_incidents": []})])
     briefing = await make_agent(script).brief(ALERT)
     opening = script.requests[0]["messages"][1]["content"]
     assert "Team reliability profile patterns" in opening and "[2] profile: Team profile pattern" in opening

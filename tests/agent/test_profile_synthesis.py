@@ -7,7 +7,7 @@ import httpx
 import pytest
 from tenacity import wait_none
 
-from agent.llm import GroqChatModel
+from agent.llm import EndpointChatModel
 from agent.profile.synthesis import LLMProfileSynthesizer, checked
 from memory.patterns import OfflineSynthesizer
 from memory.profile import SOURCE_QUERY
@@ -20,11 +20,11 @@ Build = Callable[[ScriptedModel], LLMProfileSynthesizer]
 
 @pytest.fixture
 async def synthesizer() -> AsyncIterator[Build]:
-    models: list[GroqChatModel] = []
+    models: list[EndpointChatModel] = []
 
     def build(script: ScriptedModel) -> LLMProfileSynthesizer:
         client = httpx.AsyncClient(transport=script.transport())
-        model = GroqChatModel(llm_settings(llm_max_retries=0), http_client=client, backoff=wait_none())
+        model = EndpointChatModel(llm_settings(llm_max_retries=0), http_client=client, backoff=wait_none())
         models.append(model)
         return LLMProfileSynthesizer(model, offline=OfflineSynthesizer())
 

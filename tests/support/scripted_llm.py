@@ -1,10 +1,12 @@
 """A scripted OpenAI-compatible chat server on loopback, reached by the real groq SDK over HTTP.
 
 Serves ``POST /openai/v1/chat/completions`` (the path the groq SDK calls under its base URL) and
-``/v1/chat/completions``. Each request is answered with the next scripted reply, or by ``fallback``
-once the script is used up; every request body and its headers are kept for assertions.
+``/v1/chat/completions`` (where the ``openai`` SDK posts under a ``/v1`` base URL). Each request is
+answered with the next scripted reply, or by ``fallback`` once the script is used up, after
+``delay_s`` (a slow model); every request body, its headers and its path are kept for assertions.
 """
 
+import asyncio
 import json
 import threading
 from collections.abc import Callable
@@ -63,6 +65,8 @@ class ScriptedLLM:
     fallback: Fallback = refuse
     requests: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
+    delay_s: float = 0.0
     port: int = 0
     _server: uvicorn.Server | None = None
     _thread: threading.Thread | None = None
@@ -77,7 +81,9 @@ class ScriptedLLM:
         with self._lock:
             self.requests.append(body)
             self.headers.append(dict(request.headers))
+            self.paths.append(request.url.path)
             reply = self.replies.pop(0) if self.replies else self.fallback(body)
+        await asyncio.sleep(self.delay_s)
         if isinstance(reply, Response):
             return reply
         return JSONResponse(completion(reply, body.get("model", "openai/gpt-oss-120b")))

@@ -19,7 +19,7 @@ def sandbox_settings(
     memory: Literal["embedded", "hindsight"] = "embedded",
     hindsight_url: str | None = None,
     bank_id: str | None = None,
-    llm: Literal["auto", "groq", "evidence-only"] = "evidence-only",
+    llm: Literal["auto", "llm", "evidence-only"] = "evidence-only",
 ) -> Settings:
     """Settings whose database and embedded memory live under ``data_dir`` (created if missing)."""
     data_dir.mkdir(parents=True, exist_ok=True)

@@ -15,6 +15,7 @@ from agent.briefing import precedents
 from agent.briefing.head import build_head
 from agent.briefing.planner import EvidenceOnlyPlanner
 from agent.briefing.profile_evidence import ProfileSource
+from agent.briefing.recall_first import RecallFirst
 from agent.core.citations import Tally, check_items, check_text
 from agent.core.conversation import (
     Conversation,
@@ -30,7 +31,7 @@ from agent.core.evidence import AlertInput, Evidence
 from agent.core.prompts import FINAL_HOP, SYSTEM_PROMPT, alert_message, malformed_message, repair_message
 from agent.core.schema import Briefing, Hop, ModelAnswer, RelatedIncident, ToolCallTrace
 from agent.core.similarity import Similarity
-from agent.core.tools import ToolBox
+from agent.core.tools import RECALL, ToolBox
 from memory.bank import Recall
 from memory.embedder import Embedder
 from memory.text import json_object, replace_unknown_ids, validated
@@ -52,7 +53,7 @@ def parse_answer(content: str | None) -> ModelAnswer:
     return validated(ModelAnswer, raw)
 
 
-def _trace(outcome: ToolOutcome) -> ToolCallTrace:
+def _trace(outcome: ToolOutcome, note: str | None) -> ToolCallTrace:
     return ToolCallTrace(
         tool=outcome.tool,
         args=outcome.args,
@@ -60,14 +61,17 @@ def _trace(outcome: ToolOutcome) -> ToolCallTrace:
         result_chars=len(outcome.text),
         status="ok" if outcome.ok else "error",
         error=outcome.error,
+        note=note,
     )
 
 
-async def _turn(model: Model, conversation: Conversation, tools: list[dict[str, Any]] | None) -> ModelTurn:
+async def _turn(
+    model: Model, conversation: Conversation, tools: list[dict[str, Any]] | None, require: str | None
+) -> ModelTurn:
     """The one place a model is called: a planner reads the outcomes, a chat model the messages."""
     if isinstance(model, Planner):
         return model.next_turn(conversation.view(), tools)
-    return await model.complete(conversation.messages, tools)
+    return await model.complete(conversation.messages, tools, require=require)
 
 
 def _assistant_message(turn: ModelTurn) -> dict[str, Any]:
@@ -136,7 +140,14 @@ class Agent:
         hops = list(carried_hops or [])
         warnings = list(carried_warnings or [])
         answer, failure = await run_hops(
-            model, conversation, tools, hops, first_hop=first_hop, parse=parse_answer, repair=repair_message
+            model,
+            conversation,
+            tools,
+            hops,
+            first_hop=first_hop,
+            parse=parse_answer,
+            repair=repair_message,
+            recall_first=RecallFirst(alert),
         )
         if answer is None:
             if isinstance(model, EvidenceOnlyPlanner):
@@ -168,9 +179,12 @@ async def run_hops(
     parse: Callable[[str | None], T],
     repair: Callable[[str], str],
     answer_name: str = "briefing",
+    recall_first: RecallFirst | None = None,
 ) -> tuple[T | None, str]:
     """The loop itself: at most ``MAX_HOPS`` model calls, each traced into ``hops``.
 
+    With ``recall_first`` (a briefing), hop 1 recalls the alert whenever recall is on offer and
+    every recall query is checked (``agent.briefing.recall_first``).
     Returns the parsed answer, or ``None`` and why there is none (the caller falls back)."""
     repairing = False
     seen_calls: dict[tuple[str, str], ToolOutcome] = {}
@@ -179,21 +193,27 @@ async def run_hops(
         offered = [] if last or repairing else tools.offered(conversation.view())
         if last and not repairing and len(conversation.messages) > 2:
             conversation.messages.append({"role": "user", "content": FINAL_HOP})
+        require = RECALL if recall_first is not None and n == 1 and RECALL in offered else None
         hop = Hop(n=first_hop + n - 1, model=model.name, duration_ms=0.0, tools_offered=offered)
         hops.append(hop)
         started = time.perf_counter()
         try:
-            turn = await _turn(model, conversation, tools.schemas(offered) or None)
+            turn = await _turn(model, conversation, tools.schemas(offered) or None, require)
         except LLMUnavailable as exc:
             hop.duration_ms = round((time.perf_counter() - started) * 1000, 3)
             hop.error = str(exc)
             log.warning("llm unavailable", extra={"hop": n, "error": str(exc)})
             return None, f"The LLM was unavailable ({exc})"
         except MalformedTurn as exc:
-            hop.duration_ms = round((time.perf_counter() - started) * 1000, 3)
             hop.error = str(exc)
-            conversation.messages.append({"role": "user", "content": malformed_message(str(exc))})
-            continue
+            if require is None:
+                hop.duration_ms = round((time.perf_counter() - started) * 1000, 3)
+                conversation.messages.append({"role": "user", "content": malformed_message(str(exc))})
+                continue
+            turn = ModelTurn(content=None)
+        notes: dict[str, str] = {}
+        if recall_first is not None and offered:
+            turn, notes = recall_first.apply(turn, first_hop=require is not None)
         hop.usage = turn.usage
         conversation.messages.append(_assistant_message(turn))
         if turn.tool_calls and offered:
@@ -208,7 +228,7 @@ async def run_hops(
                     conversation.record(outcome)
                     outcome.text = tools.reply(outcome, conversation.evidence)
                     seen_calls[key] = outcome
-                    hop.calls.append(_trace(outcome))
+                    hop.calls.append(_trace(outcome, notes.get(call.id)))
                     text = outcome.text
                 conversation.messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
             hop.duration_ms = round((time.perf_counter() - started) * 1000, 3)

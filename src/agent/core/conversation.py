@@ -142,8 +142,14 @@ class ChatModel(Protocol):
     mode: Mode
 
     async def complete(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
-    ) -> ModelTurn: ...
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        *,
+        require: str | None = None,
+    ) -> ModelTurn:
+        """``require`` names a tool the turn should call; an endpoint may ignore it, the loop checks."""
+        ...
 
     async def aclose(self) -> None: ...
 

@@ -57,6 +57,7 @@ class ToolCallTrace(BaseModel):
     result_chars: int
     status: Literal["ok", "error"]
     error: str | None = None
+    note: str | None = None  # when the loop made or changed the call, and why
 
 
 class Hop(BaseModel):

@@ -16,7 +16,7 @@ from typing import Any
 
 from agent.core.conversation import ChatModel, LLMUnavailable
 from agent.core.prompts import boundary
-from agent.llm import GroqChatModel
+from agent.llm import EndpointChatModel
 from agent.settings import LLMSettings
 from memory.bank import RecalledIncident, ReflectAnswer
 from memory.embedder import MiniLMEmbedder
@@ -127,6 +127,6 @@ def _answer(patterns: list[Pattern], note: str) -> ReflectAnswer:
 
 def profile_synthesizer(settings: LLMSettings) -> LLMProfileSynthesizer | None:
     """The LLM profile writer when a model is configured; None leaves the offline synthesizer in charge."""
-    if not settings.uses_groq:
+    if not settings.uses_llm:
         return None
-    return LLMProfileSynthesizer(GroqChatModel(settings), offline=OfflineSynthesizer(MiniLMEmbedder()))
+    return LLMProfileSynthesizer(EndpointChatModel(settings), offline=OfflineSynthesizer(MiniLMEmbedder()))

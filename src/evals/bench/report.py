@@ -61,7 +61,7 @@ def machine() -> dict[str, Any]:
         "numpy": metadata.version("numpy"),
         "onnxruntime": metadata.version("onnxruntime"),
         "embedding_model": MODEL_ID,
-        "llm": llm.llm_model if llm.uses_groq else "evidence-only (no key)",
+        "llm": llm.llm_model if llm.uses_llm else "evidence-only (no key)",
     }
 
 

@@ -19,7 +19,7 @@ def eval_command(
     ),
     only: list[str] = typer.Option([], "--only", help="Run just these scenario ids (repeatable)."),
     llm: bool | None = typer.Option(
-        None, "--llm/--no-llm", help="Also run against the model (default: when a Groq key is set)."
+        None, "--llm/--no-llm", help="Also run against the model (default: when a model is configured)."
     ),
 ) -> None:
     """Run every scenario: per-scenario results, totals, faithfulness rates and the memory replay."""
@@ -27,7 +27,7 @@ def eval_command(
     from evals.scenarios.report import evaluate_sync, render
 
     summary = evaluate_sync(scenarios, mode="evidence-only", only=only or None)
-    use_llm = LLMSettings().groq_api_key is not None if llm is None else llm
+    use_llm = LLMSettings().uses_llm if llm is None else llm
     if use_llm:
         summary["llm"] = evaluate_sync(scenarios, mode="llm", only=only or None)
     if as_json:

@@ -237,7 +237,7 @@ async def run_scenario(
     )
     with tempfile.TemporaryDirectory(prefix="recallops-eval-", dir=workdir) as tmp:
         data_dir = Path(tmp) / "data"
-        llm: Literal["evidence-only", "groq"] = "evidence-only" if mode == "evidence-only" else "groq"
+        llm: Literal["evidence-only", "llm"] = "evidence-only" if mode == "evidence-only" else "llm"
         try:
             if templates is not None:
                 await templates.materialize(scenario, directory, data_dir)

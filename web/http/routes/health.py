@@ -35,7 +35,7 @@ async def readyz(container: Container = Depends(get_container)) -> JSONResponse:
     llm = container.settings.llm
     checks["llm"] = (
         {"mode": "llm", "model": llm.llm_model, **LLM_STATUS.as_dict()}
-        if llm.uses_groq
+        if llm.uses_llm
         else {"ok": True, "mode": "evidence-only"}
     )
     # Memory down degrades briefings, it does not stop intake: only the database gates readiness.

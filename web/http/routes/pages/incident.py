@@ -80,7 +80,7 @@ def incident_page(
         "corrections": resolution_service.list_corrections(db_session=db, incident_id=incident.id),
         "memory": resolution_service.memory_detail(db_session=db, incident_id=incident.id),
         "memory_driver": settings.memory.memory,
-        "llm": {"groq": settings.llm.uses_groq, "model": settings.llm.llm_model},
+        "llm": {"configured": settings.llm.uses_llm, "model": settings.llm.llm_model},
         "recurrence_of": recurrence,
         "action_check": _last_check(request, public_id),
         "grades": grade_service.incident_grades(db_session=db, incident_id=incident.id),
