@@ -2,7 +2,8 @@
 
 They get a real incident row (``origin`` ``seed`` or ``import``, status resolved, the post-mortem's own
 id as ``public_id``), a resolution and a timeline line, so their record pages open like any other.
-Writing the same history again updates what changed and leaves the rest alone.
+Writing the same history again changes nothing; writing other content under a known id is a
+rewrite, done only when asked for (``replace``), and the timeline keeps the version it replaced.
 """
 
 from dataclasses import dataclass
@@ -24,7 +25,8 @@ Outcome = Literal["imported", "updated", "unchanged"]
 
 class HistoryConflict(Exception):
     """The row cannot be history: its id belongs to an incident RecallOps opened from an alert (or to
-    a record that is not an incident), or its timestamp is before 1970 or more than a day ahead."""
+    a record that is not an incident), it would rewrite history without ``replace``, or its
+    timestamp is before 1970 or more than a day ahead."""
 
 
 @dataclass(frozen=True)
@@ -53,9 +55,10 @@ def historical(row: HistoryRow) -> HistoricalIncident:
 
 
 def upsert_historical(
-    *, db_session: Session, history: HistoricalIncident, origin: Origin, actor: str
+    *, db_session: Session, history: HistoricalIncident, origin: Origin, actor: str, replace: bool
 ) -> Outcome:
-    """Create or update the incident, its resolution and its timeline; flush, never commit."""
+    """Create the incident, its resolution and its timeline, or (``replace``) rewrite them, keeping
+    the replaced values in the timeline line; flush, never commit."""
     try:
         plausible(history.timestamp)
     except ValueError as exc:
@@ -112,6 +115,15 @@ def upsert_historical(
         changed += [k for k, v in resolution_changes.items() if getattr(resolution, k) != v]
     if not changed:
         return "unchanged"
+    fields = sorted(set(changed))
+    if not replace:
+        raise HistoryConflict(
+            f"{history.public_id} is already history and this row changes {', '.join(fields)}; "
+            "import it with --replace (API: replace=true) to rewrite it"
+        )
+    previous = {key: _plain(getattr(incident, key)) for key in incident_changes}
+    if resolution is not None:
+        previous |= {key: getattr(resolution, key) for key in resolution_changes}
     for key, value in incident_changes.items():
         setattr(incident, key, value)
     if resolution is not None:
@@ -123,11 +135,20 @@ def upsert_historical(
         incident=incident,
         kind="history_updated",
         actor=actor,
-        message=f"History record updated ({origin}): {', '.join(sorted(set(changed)))}",
-        data={"origin": origin, "fields": sorted(set(changed))},
+        message=f"History record replaced ({origin}): {', '.join(fields)}",
+        data={
+            "origin": origin,
+            "fields": fields,
+            "previous": {k: previous[k] for k in fields if k in previous},
+        },
     )
     db_session.flush()
     return "updated"
+
+
+def _plain(value: object) -> object:
+    """A column value as JSON keeps it: times as ISO text."""
+    return value.isoformat() if isinstance(value, datetime) else value
 
 
 def _resolution_columns(history: HistoricalIncident, actor: str) -> dict[str, str]:

@@ -11,8 +11,12 @@ reason; the others are imported. Only incident records come in this way: a line 
 other than ``incident`` is refused (runbooks change through ``recallops seed``).
 """
 
+import heapq
+import io
 import json
 import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -29,7 +33,19 @@ from memory.schema import IncidentRecord, normalize_resolution_kind
 from memory.template import FIELDS, TemplateField, model_of
 
 MAX_TEXT = 20_000
+SHOWN_REJECTIONS = 100  # an import's answer lists this many rejections at most, and counts the rest
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+_ID = re.compile(r"[^\s/?#%\\]{1,64}")
+
+
+def _page_id(value: str) -> str:
+    """An id becomes a page address (``/records/<id>``), so it holds no space, ``/ ? # %`` or ``\\``."""
+    if not _ID.fullmatch(value):
+        raise ValueError("must be 1-64 characters without spaces or / ? # % \\ (it names a page)")
+    return value
+
+
+PageId = Annotated[str, AfterValidator(_page_id)]
 
 RequiredText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_TEXT)]
 OptionalText = Annotated[str, StringConstraints(strip_whitespace=True, max_length=MAX_TEXT)]
@@ -68,7 +84,7 @@ def _imported(field: TemplateField) -> Any:
 class _Row(_Strict):
     """The typed part of a row; the template's fields are added from ``memory.template.FIELDS``."""
 
-    incident_id: Annotated[str, StringConstraints(pattern=r"^\S{1,64}$")]
+    incident_id: PageId
     service: Annotated[
         str, StringConstraints(strip_whitespace=True, min_length=1, max_length=255, pattern=r"^[^\n]*$")
     ]
@@ -101,7 +117,7 @@ else:
 class Runbook(_Strict):
     """A runbook, retained as free text under its id with ``kind:runbook`` and its service."""
 
-    runbook_id: Annotated[str, StringConstraints(pattern=r"^\S{1,64}$")]
+    runbook_id: PageId
     service: Annotated[
         str, StringConstraints(strip_whitespace=True, min_length=1, max_length=255, pattern=r"^[^\n]*$")
     ]
@@ -124,6 +140,38 @@ class Rejected(BaseModel):
     reasons: list[str]
 
 
+@dataclass
+class Rejections:
+    """Every rejection counted, but only the first ``limit`` after line ``after`` kept: a junk import
+    of a million lines is answered with one page of reasons and a count, not a million reasons."""
+
+    after: int = 0
+    limit: int = SHOWN_REJECTIONS
+    count: int = 0
+    _skipped: int = 0
+    _kept: list[tuple[int, int, Rejected]] = field(default_factory=list)  # a max-heap on the line
+
+    def add(self, rejected: Rejected) -> None:
+        self.count += 1
+        if rejected.line <= self.after:
+            self._skipped += 1
+            return
+        entry = (-rejected.line, self.count, rejected)
+        if len(self._kept) < self.limit:
+            heapq.heappush(self._kept, entry)
+        else:
+            heapq.heappushpop(self._kept, entry)
+
+    def shown(self) -> list[Rejected]:
+        return sorted((r for _, _, r in self._kept), key=lambda r: r.line)
+
+    def next_after(self) -> int | None:
+        """The ``after`` that shows the next page, or ``None`` when this page holds the last one."""
+        if self.count - self._skipped <= len(self._kept):
+            return None
+        return max(r.line for _, _, r in self._kept)
+
+
 def describe(error: ValidationError) -> list[str]:
     reasons = []
     for item in error.errors():
@@ -144,8 +192,9 @@ def _loads(text: str) -> Any:
         raise json.JSONDecodeError("nested too deeply", text[:64], 0) from exc
 
 
-def parse_rows(text: str) -> tuple[list[tuple[int, HistoryRow]], list[Rejected]]:
-    """Valid rows and rejections from JSONL, or from one JSON list (``line`` is then the position).
+def parse_rows(text: str, rejections: Rejections) -> list[tuple[int, HistoryRow]]:
+    """Valid rows from JSONL, or from one JSON list (``line`` is then the position); each refused
+    line goes to ``rejections``. Lines are read one at a time, never all split up front.
 
     ``UnreadableImport`` when the body is a JSON list that does not parse."""
     if text.lstrip().startswith("["):
@@ -155,43 +204,42 @@ def parse_rows(text: str) -> tuple[list[tuple[int, HistoryRow]], list[Rejected]]
             raise UnreadableImport(f"not a valid JSON list: {exc.msg} at line {exc.lineno}") from exc
         if not isinstance(loaded, list):
             raise UnreadableImport("not a valid JSON list")
-        return validate_items(list(enumerate(loaded, start=1)))
-    items: list[tuple[int, Any]] = []
-    broken: list[Rejected] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+        return validate_items(enumerate(loaded, start=1), rejections)
+    return validate_items(_json_lines(text, rejections), rejections)
+
+
+def _json_lines(text: str, rejections: Rejections) -> Iterator[tuple[int, Any]]:
+    for number, line in enumerate(io.StringIO(text, newline=None), start=1):
         if not line.strip():
             continue
         try:
-            items.append((number, _loads(line)))
+            yield number, _loads(line)
         except json.JSONDecodeError as exc:
-            broken.append(Rejected(line=number, incident_id=None, reasons=[f"not valid JSON: {exc.msg}"]))
-    rows, rejected = validate_items(items)
-    return rows, sorted([*broken, *rejected], key=lambda r: r.line)
+            rejections.add(Rejected(line=number, incident_id=None, reasons=[f"not valid JSON: {exc.msg}"]))
 
 
-def validate_items(items: list[tuple[int, Any]]) -> tuple[list[tuple[int, HistoryRow]], list[Rejected]]:
+def validate_items(items: Iterable[tuple[int, Any]], rejections: Rejections) -> list[tuple[int, HistoryRow]]:
     rows: list[tuple[int, HistoryRow]] = []
-    rejected: list[Rejected] = []
     seen: dict[str, int] = {}
     for number, item in items:
         if not isinstance(item, dict):
-            rejected.append(Rejected(line=number, incident_id=None, reasons=["expected a JSON object"]))
+            rejections.add(Rejected(line=number, incident_id=None, reasons=["expected a JSON object"]))
             continue
         label = item.get("incident_id")
         label = label[:64] if isinstance(label, str) and not _UNSTORABLE.search(label) else None
         if item.pop("kind", "incident") != "incident":
             reason = "kind: only incident records can be imported; runbooks change through `recallops seed`"
-            rejected.append(Rejected(line=number, incident_id=label, reasons=[reason]))
+            rejections.add(Rejected(line=number, incident_id=label, reasons=[reason]))
             continue
         try:
             row = HistoryRow.model_validate(item)
         except ValidationError as exc:
-            rejected.append(Rejected(line=number, incident_id=label, reasons=describe(exc)))
+            rejections.add(Rejected(line=number, incident_id=label, reasons=describe(exc)))
             continue
         if row.incident_id in seen:
             reason = f"incident_id repeats line {seen[row.incident_id]}"
-            rejected.append(Rejected(line=number, incident_id=row.incident_id, reasons=[reason]))
+            rejections.add(Rejected(line=number, incident_id=row.incident_id, reasons=[reason]))
             continue
         seen[row.incident_id] = number
         rows.append((number, row))
-    return rows, rejected
+    return rows

@@ -36,6 +36,7 @@ from memory.extraction.readers import FileRead, collect, is_labeled_history, rea
 from memory.history import (
     HistoryRow,
     Rejected,
+    Rejections,
     Runbook,
     UnreadableImport,
     describe,
@@ -94,6 +95,7 @@ __all__ = [
     "RecalledIncident",
     "Recurrence",
     "Rejected",
+    "Rejections",
     "Retain",
     "Runbook",
     "UnreadableImport",

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memory.history import HistoryRow, validate_items
+from memory.history import HistoryRow, Rejected, Rejections, validate_items
 from memory.schema import FIELDS as LABELED
 from memory.schema import IncidentRecord, format_record, parse_record
 from memory.template import FIELDS, POST_MORTEM, POST_MORTEM_NAMES, RESOLUTION_KINDS
@@ -40,6 +40,12 @@ rows = st.fixed_dictionaries(
 )
 
 
+def validate(row: dict[str, object]) -> tuple[list[tuple[int, HistoryRow]], list[Rejected]]:
+    rejections = Rejections()
+    rows = validate_items([(1, row)], rejections)
+    return rows, rejections.shown()
+
+
 def test_the_typed_record_has_exactly_the_templates_fields() -> None:
     names = [f.name for f in fields(IncidentRecord)]
     assert names[:2] == ["incident_id", "service"]
@@ -63,7 +69,7 @@ def test_every_field_has_a_label_a_description_and_unique_words() -> None:
 
 @given(rows)
 def test_an_imported_row_survives_the_labeled_text(row: dict[str, object]) -> None:
-    [(_, parsed)], rejected = validate_items([(1, dict(row))])
+    [(_, parsed)], rejected = validate(dict(row))
     assert rejected == []
     record = parsed.record()
     assert asdict(record) == row
@@ -84,8 +90,8 @@ def test_a_missing_required_field_is_named_and_optional_ones_default_empty() -> 
         "timestamp": datetime(2026, 1, 1, tzinfo=UTC).isoformat(),
         **{f.name: "x" for f in POST_MORTEM if f.required},
     }
-    [(_, parsed)], _ = validate_items([(1, dict(row))])
+    [(_, parsed)], _ = validate(dict(row))
     assert all(getattr(parsed.record(), f.name) == "" for f in FIELDS if not f.required)
     for field in (f for f in POST_MORTEM if f.required):
-        _, [rejected] = validate_items([(1, {k: v for k, v in row.items() if k != field.name})])
+        _, [rejected] = validate({k: v for k, v in row.items() if k != field.name})
         assert rejected.reasons == [f"{field.name}: Field required"]

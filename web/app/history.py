@@ -6,11 +6,14 @@ import again changes nothing and repairs a run that stopped half-way (memory unr
 An import writes incident records only: a row is rejected, with the reason, when its id belongs to
 a live incident, a correction or a runbook (memory is asked what the id holds), so nobody with
 ``incidents:write`` can rewrite a runbook's steps or a correction through the import door; runbooks
-change only through ``recallops seed``. Every other row still lands, with ``imported_by`` (the
-importing token or user) in its memory metadata; ``resolved_by`` is the row's own data.
+change only through ``recallops seed``. An id that is already history is rewritten only when the
+import asks to ``replace`` it (a right of its own), and the replaced version stays on the timeline.
+Every other row still lands, with ``imported_by`` (the importing token or user) in its memory
+metadata; ``resolved_by`` is the row's own data.
 """
 
 import asyncio
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
@@ -33,6 +36,7 @@ from memory.service import (
     CORRECTION_ID,
     HistoryRow,
     Rejected,
+    Rejections,
     Retain,
     Runbook,
     describe,
@@ -48,10 +52,17 @@ SEVERITY_UNKNOWN = "unknown"
 
 
 class ImportSummary(BaseModel):
+    """What an import did. ``rejected`` lists at most one page of rejections (the first ones after
+    line ``rejected_after``); ``rejected_count`` counts them all, and ``rejected_next``, when more
+    remain, is the ``rejected_after`` that lists the next page (the same import sent again changes
+    nothing, so sending it again is how the rest is read)."""
+
     imported: int = 0
     updated: int = 0
     unchanged: int = 0
+    rejected_count: int = 0
     rejected: list[Rejected] = []
+    rejected_next: int | None = None
     runbooks: int = 0
 
 
@@ -61,9 +72,13 @@ class Seeds:
     runbooks: list[Runbook]
 
 
-def _store(sessions: sessionmaker[Session], row: HistoryRow, origin: Origin, actor: str) -> Outcome:
+def _store(
+    sessions: sessionmaker[Session], row: HistoryRow, origin: Origin, actor: str, replace: bool
+) -> Outcome:
     with sessions() as db, serialized_writes(db):
-        outcome = upsert_historical(db_session=db, history=historical(row), origin=origin, actor=actor)
+        outcome = upsert_historical(
+            db_session=db, history=historical(row), origin=origin, actor=actor, replace=replace
+        )
         db.commit()
         return outcome
 
@@ -75,17 +90,22 @@ async def import_history(
     rows: list[tuple[int, HistoryRow]],
     origin: Origin,
     actor: str,
-    rejected: list[Rejected] | None = None,
+    replace: bool = False,
+    rejections: Rejections | None = None,
     on_progress: Callable[[int], None] | None = None,
 ) -> ImportSummary:
-    """Write every row to both stores; ``MemoryUnavailable`` stops the run (re-run it to finish)."""
-    summary = ImportSummary(rejected=list(rejected or []))
+    """Write every row to both stores; ``MemoryUnavailable`` stops the run (re-run it to finish).
+
+    A row whose id is already history with other content is rejected unless ``replace``: rewriting
+    history is its own decision, and the version it replaces stays on the incident's timeline."""
+    rejections = rejections if rejections is not None else Rejections()
+    summary = ImportSummary()
     for line, row in rows:
         try:
             await _check_id(bank, row.incident_id)
-            outcome = await asyncio.to_thread(_store, sessions, row, origin, actor)
+            outcome = await asyncio.to_thread(_store, sessions, row, origin, actor, replace)
         except HistoryConflict as exc:
-            summary.rejected.append(Rejected(line=line, incident_id=row.incident_id, reasons=[str(exc)]))
+            rejections.add(Rejected(line=line, incident_id=row.incident_id, reasons=[str(exc)]))
         else:
             severity = None if row.severity.lower() == SEVERITY_UNKNOWN else row.severity.lower()
             metadata = {"origin": origin, "title": row.display_title()}
@@ -99,8 +119,10 @@ async def import_history(
             HISTORY_RECORDS.labels(origin=origin, outcome=outcome).inc()
         if on_progress is not None:
             on_progress(1)
-    summary.rejected.sort(key=lambda r: r.line)
-    HISTORY_RECORDS.labels(origin=origin, outcome="rejected").inc(len(summary.rejected))
+    summary.rejected_count = rejections.count
+    summary.rejected = rejections.shown()
+    summary.rejected_next = rejections.next_after()
+    HISTORY_RECORDS.labels(origin=origin, outcome="rejected").inc(rejections.count)
     return summary
 
 
@@ -129,10 +151,9 @@ def load_seeds(directory: Path = SEEDS_DIR) -> Seeds:
     The seeds are the project's own data, so anything invalid in them is an error, not a rejection.
     """
     services = {s["name"] for s in _yaml(directory / "services.yaml")["services"]}
-    rows, rejected = validate_items(
-        list(enumerate(_yaml(directory / "incidents.yaml")["incidents"], start=1))
-    )
-    problems = [f"incident {r.line} ({r.incident_id}): {'; '.join(r.reasons)}" for r in rejected]
+    rejections = Rejections(limit=sys.maxsize)
+    rows = validate_items(enumerate(_yaml(directory / "incidents.yaml")["incidents"], start=1), rejections)
+    problems = [f"incident {r.line} ({r.incident_id}): {'; '.join(r.reasons)}" for r in rejections.shown()]
     problems += [
         f"incident {line} ({row.incident_id}): unknown service {row.service}"
         for line, row in rows

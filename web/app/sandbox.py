@@ -7,7 +7,7 @@ benchmark measures the configured product, never the operator's real data.
 from pathlib import Path
 from typing import Any, Literal
 
-from memory.service import validate_items
+from memory.service import Rejections, validate_items
 from web.app.container import Container
 from web.app.history import import_history
 from web.app.settings import Settings
@@ -38,15 +38,16 @@ def sandbox_settings(
 
 async def import_records(container: Container, records: list[dict[str, Any]], *, actor: str) -> None:
     """Import history rows exactly as ``recallops import`` does; any rejected row is an error here."""
-    rows, rejected = validate_items(list(enumerate(records, start=1)))
+    rejections = Rejections()
+    rows = validate_items(enumerate(records, start=1), rejections)
     summary = await import_history(
         sessions=container.sessions,
         bank=container.bank,
         rows=rows,
         origin="import",
         actor=actor,
-        rejected=rejected,
+        rejections=rejections,
     )
-    if summary.rejected:
+    if summary.rejected_count:
         reasons = "; ".join(f"{r.incident_id or r.line}: {', '.join(r.reasons)}" for r in summary.rejected)
-        raise RuntimeError(f"{len(summary.rejected)} record(s) rejected by the import: {reasons}")
+        raise RuntimeError(f"{summary.rejected_count} record(s) rejected by the import: {reasons}")

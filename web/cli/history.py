@@ -34,11 +34,15 @@ def progress_bar() -> Progress:
 def _report(summary: ImportSummary) -> None:
     typer.echo(
         f"imported {summary.imported}, updated {summary.updated}, unchanged {summary.unchanged}, "
-        f"rejected {len(summary.rejected)}" + (f", runbooks {summary.runbooks}" if summary.runbooks else "")
+        f"rejected {summary.rejected_count}" + (f", runbooks {summary.runbooks}" if summary.runbooks else "")
     )
     for rejected in summary.rejected:
         who = f" ({rejected.incident_id})" if rejected.incident_id else ""
         typer.echo(f"  line {rejected.line}{who}: {'; '.join(rejected.reasons)}")
+    if summary.rejected_next is not None:
+        typer.echo(
+            f"  more rejected lines: run again with --rejected-after {summary.rejected_next} to list them"
+        )
 
 
 def seed(
@@ -63,6 +67,7 @@ def seed(
                     rows=seeds.rows,
                     origin="seed",
                     actor="seed",
+                    replace=True,
                     on_progress=lambda n: progress.advance(task, n),
                 )
             summary.runbooks = await retain_runbooks(container.bank, seeds.runbooks)
@@ -84,11 +89,18 @@ def import_(
     accept_all: bool = typer.Option(
         False, "--accept-all", help="Accept every complete draft at once instead of reviewing each."
     ),
+    replace: bool = typer.Option(
+        False, "--replace", help="Rewrite labeled records already in history (the replaced version is kept)."
+    ),
+    rejected_after: int = typer.Option(
+        0, "--rejected-after", min=0, help="List the rejected lines after this line (100 at most)."
+    ),
 ) -> None:
     """Import history. Labeled JSONL rows become resolved incidents in memory at once; free-form
     post-mortems and tools' exports become drafts to review (`recallops review`, the /review page), or
     with --accept-all go to memory in bulk.
 
+    A labeled row whose id is already history with other content is rejected unless --replace.
     Exits 1 when any record or file was rejected, or a draft left for review; the rest is imported.
     """
     from memory.service import is_labeled_history
@@ -97,22 +109,28 @@ def import_(
     actor = by.strip() or f"cli:{getpass.getuser()}"
     labeled = [p for p in paths if p.is_file() and is_labeled_history(p)]
     free_form = [p for p in paths if p not in labeled]
-    failed = any([_import_labeled(path, actor) for path in labeled])
+    failed = any([_import_labeled(path, actor, replace, rejected_after) for path in labeled])
     if free_form:
         failed = import_free_form(free_form, actor=actor, accept_all=accept_all) or failed
     if failed:
         raise typer.Exit(code=1)
 
 
-def _import_labeled(path: Path, actor: str) -> bool:
+def _import_labeled(path: Path, actor: str, replace: bool, rejected_after: int) -> bool:
     """One labeled JSONL file into the incident store and memory; True when something was rejected."""
-    from memory.service import UnreadableImport, parse_rows
+    from memory.service import Rejections, UnreadableImport, parse_rows
     from web.app.container import Container
     from web.app.history import import_history
 
+    rejections = Rejections(after=rejected_after)
     try:
-        rows, rejected = parse_rows(path.read_text(encoding="utf-8"))
-    except (UnreadableImport, UnicodeDecodeError) as exc:
+        rows = parse_rows(path.read_text(encoding="utf-8"), rejections)
+    except UnicodeDecodeError as exc:
+        typer.echo(
+            f"{path.name}: not UTF-8 (byte {exc.start}); save the file as UTF-8 and import it again", err=True
+        )
+        return True
+    except UnreadableImport as exc:
         typer.echo(f"{path.name}: {exc}", err=True)
         return True
 
@@ -127,13 +145,14 @@ def _import_labeled(path: Path, actor: str) -> bool:
                     rows=rows,
                     origin="import",
                     actor=actor,
-                    rejected=rejected,
+                    replace=replace,
+                    rejections=rejections,
                     on_progress=lambda n: progress.advance(task, n),
                 )
         finally:
             await container.aclose()
 
-    return bool(_finish(work).rejected)
+    return bool(_finish(work).rejected_count)
 
 
 def _finish(work: Callable[[], Coroutine[Any, Any, ImportSummary]]) -> ImportSummary:

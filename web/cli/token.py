@@ -14,7 +14,11 @@ app = typer.Typer(help="API tokens (bearer tokens with scopes).", no_args_is_hel
 def create(
     name: str = typer.Option(..., help="Who uses it, e.g. alertmanager-prod; recorded as the actor."),
     scope: list[str] = typer.Option(
-        ..., help="alerts:write (senders), incidents:write (acknowledge/resolve), read. Repeatable."
+        ...,
+        help=(
+            "alerts:write (senders), incidents:write (acknowledge/resolve, import), "
+            "history:replace (rewrite imported history), read. Repeatable."
+        ),
     ),
 ) -> None:
     """Create a token and print its secret once (stdout); only a hash is kept."""

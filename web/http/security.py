@@ -3,7 +3,6 @@
 from dataclasses import dataclass
 from typing import Literal
 
-SCOPES = ("alerts:write", "incidents:write", "read")
 ROLE_SCOPES = {"engineer": frozenset({"read", "incidents:write"}), "viewer": frozenset({"read"})}
 
 

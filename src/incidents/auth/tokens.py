@@ -19,7 +19,8 @@ from incidents.database import table_of
 from incidents.timeutil import utcnow
 
 TOKEN_PREFIX = "rops_"
-SCOPES = ("alerts:write", "incidents:write", "read")
+REPLACE_HISTORY = "history:replace"  # rewrites imported history: no role has it, a token only when asked
+SCOPES = ("alerts:write", "incidents:write", REPLACE_HISTORY, "read")
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@:+-]{0,63}$")
 LAST_USED_PRECISION = timedelta(minutes=5)  # a busy sender must not turn every request into a write
 

@@ -173,7 +173,9 @@ def accept(*, db_session: Session, draft: Draft, actor: str) -> Incident:
     except ValidationError as exc:
         raise DraftRefused(describe(exc)) from exc
     try:
-        upsert_historical(db_session=db_session, history=historical(row), origin="import", actor=actor)
+        upsert_historical(
+            db_session=db_session, history=historical(row), origin="import", actor=actor, replace=False
+        )
     except HistoryConflict as exc:
         raise DraftRefused([str(exc)]) from exc
     incident = get_by_public_id(db_session=db_session, public_id=row.incident_id)

@@ -4,6 +4,8 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from tests.support.server import LiveServer
 from web.app.history import load_seeds
 
@@ -32,20 +34,23 @@ def test_seeding_twice_leaves_one_record_per_incident(tmp_path: Path) -> None:
     assert rows == [("seed", "resolved", len(seeds.rows))]
 
 
+GOOD = {
+    "incident_id": "PM-77",
+    "service": "billing",
+    "timestamp": "2023-05-01",
+    "symptom": "Invoices not generated.",
+    "error_signature": "InvoiceJobTimeout",
+    "root_cause": "Cron host clock jumped.",
+    "resolution_steps": "Re-ran the job.",
+    "runbook_used": "",
+    "outcome": "Invoices sent a day late.",
+    "resolved_by": "ops",
+}
+
+
 def test_import_reports_rejections_and_exits_1(tmp_path: Path) -> None:
     operator = LiveServer(data_dir=tmp_path / "data")
-    good = {
-        "incident_id": "PM-77",
-        "service": "billing",
-        "timestamp": "2023-05-01",
-        "symptom": "Invoices not generated.",
-        "error_signature": "InvoiceJobTimeout",
-        "root_cause": "Cron host clock jumped.",
-        "resolution_steps": "Re-ran the job.",
-        "runbook_used": "",
-        "outcome": "Invoices sent a day late.",
-        "resolved_by": "ops",
-    }
+    good = GOOD
     path = tmp_path / "history.jsonl"
     path.write_text(
         json.dumps(good) + "\n" + json.dumps({**good, "incident_id": "PM-78", "symptom": ""}) + "\n"
@@ -54,3 +59,27 @@ def test_import_reports_rejections_and_exits_1(tmp_path: Path) -> None:
     assert result.returncode == 1, result.stderr
     assert "imported 1, updated 0, unchanged 0, rejected 1" in result.stdout
     assert "line 2 (PM-78): symptom" in result.stdout
+
+
+def test_rewriting_an_imported_record_takes_replace(tmp_path: Path) -> None:
+    operator = LiveServer(data_dir=tmp_path / "data")
+    path = tmp_path / "history.jsonl"
+    path.write_text(json.dumps(GOOD))
+    operator.cli("import", str(path))
+    path.write_text(json.dumps({**GOOD, "root_cause": "The invoice cron ran on a host without NTP."}))
+    refused = operator.cli("import", str(path), check=False)
+    assert refused.returncode == 1 and "line 1 (PM-77): PM-77 is already history" in refused.stdout
+    replaced = operator.cli("import", "--replace", str(path))
+    assert "imported 0, updated 1, unchanged 0, rejected 0" in replaced.stdout
+
+
+@pytest.mark.parametrize("encoding", ["latin-1", "utf-16"])
+def test_a_file_not_in_utf8_is_an_error_not_a_traceback(tmp_path: Path, encoding: str) -> None:
+    operator = LiveServer(data_dir=tmp_path / "data")
+    path = tmp_path / "history.jsonl"
+    path.write_text(
+        json.dumps({**GOOD, "symptom": "Factures non générées."}, ensure_ascii=False), encoding=encoding
+    )
+    result = operator.cli("import", str(path), check=False)
+    assert result.returncode == 1
+    assert "history.jsonl: not UTF-8" in result.stderr and "Traceback" not in result.stderr

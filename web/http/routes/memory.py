@@ -3,19 +3,26 @@
 ``GET /api/v1/memory/search`` calls the agent's own tool (``recall_similar_incidents``), so a person
 sees exactly the incidents a briefing would be built from, with their scores and why they matched.
 ``POST /api/v1/memory/import`` takes JSONL (``application/x-ndjson``) or a JSON list and answers with
-the summary: imported, updated, unchanged, and each rejected line with its reasons.
+the summary: imported, updated, unchanged, how many lines were rejected and the first of them with
+their reasons. The body is decoded and parsed in a worker thread, one line at a time, so a large or
+junk import never holds the event loop (health checks and alert intake keep answering). Rewriting
+an id that is already history takes ``replace=true`` and the ``history:replace`` scope.
 """
 
+import asyncio
 from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from pydantic import BaseModel
 
+from incidents.auth.tokens import REPLACE_HISTORY
 from memory.service import (
+    HistoryRow,
     IncidentRecord,
     MemoryUnavailable,
     RecalledIncident,
+    Rejections,
     UnreadableImport,
     parse_rows,
     recall_similar_incidents,
@@ -24,7 +31,7 @@ from memory.service import (
 from web.app.container import Container
 from web.app.history import ImportSummary, import_history
 from web.app.metrics import MEMORY_SEARCH_LATENCY
-from web.http.auth import require
+from web.http.auth import authorize, require
 from web.http.deps import get_container
 from web.http.routes.common import errors
 from web.http.security import Principal
@@ -87,21 +94,27 @@ async def search(
     return SearchResult(query=q, service=service or None, incidents=[hit(i) for i in found])
 
 
-async def _read_text(request: Request) -> str:
+def _media(request: Request) -> None:
     media = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if media not in IMPORT_TYPES:
         raise HTTPException(
             415,
             f"send JSONL (application/x-ndjson) or a JSON list (application/json), not {media or 'nothing'}",
         )
-    data = await request.body()
+
+
+def _parse(data: bytes, rejections: Rejections) -> list[tuple[int, HistoryRow]]:
+    """Decode and parse the body; run in a worker thread, never on the event loop."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise HTTPException(400, "body is not UTF-8") from exc
     if not text.strip():
         raise HTTPException(400, "empty body: expected one JSON record per line, or a JSON list")
-    return text
+    try:
+        return parse_rows(text, rejections)
+    except UnreadableImport as exc:
+        raise HTTPException(400, str(exc)) from exc
 
 
 @router.post(
@@ -110,6 +123,7 @@ async def _read_text(request: Request) -> str:
     responses={
         **ERRORS,
         400: {"description": "not UTF-8, empty, or a JSON list that does not parse"},
+        403: {"description": "lacks incidents:write, or history:replace for replace=true"},
         413: {"description": "body too large"},
         415: {"description": "not JSON or JSONL"},
     },
@@ -127,14 +141,21 @@ async def _read_text(request: Request) -> str:
 )
 async def import_records(
     request: Request,
+    replace: Annotated[
+        bool, Query(description=f"Rewrite ids that are already history (needs the {REPLACE_HISTORY!r} scope)")
+    ] = False,
+    rejected_after: Annotated[
+        int, Query(ge=0, description="List the rejections after this line (the answer's rejected_next)")
+    ] = 0,
     principal: Principal = Depends(require("incidents:write")),
     container: Container = Depends(get_container),
 ) -> ImportSummary:
     """Import historical post-mortems as resolved incidents, in the incident store and in memory."""
-    try:
-        rows, rejected = parse_rows(await _read_text(request))
-    except UnreadableImport as exc:
-        raise HTTPException(400, str(exc)) from exc
+    _media(request)
+    if replace:
+        authorize(principal, REPLACE_HISTORY)
+    rejections = Rejections(after=rejected_after)
+    rows = await asyncio.to_thread(_parse, await request.body(), rejections)
     try:
         return await import_history(
             sessions=container.sessions,
@@ -142,7 +163,8 @@ async def import_records(
             rows=rows,
             origin="import",
             actor=principal.name,
-            rejected=rejected,
+            replace=replace,
+            rejections=rejections,
         )
     except MemoryUnavailable as exc:
         raise HTTPException(503, f"memory unavailable: {exc}; the import is safe to send again") from exc

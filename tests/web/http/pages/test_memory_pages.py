@@ -1,9 +1,11 @@
 """Record, memory search, profile and replay pages over a bank holding part of the demo history."""
 
+import html
 import re
 
 from tests.support.net import wait_for
 from tests.web.http.pages.conftest import Site
+from web.app.history import import_history, load_seeds
 
 
 def test_record_page_shows_the_labeled_record_of_a_remembered_incident(site: Site) -> None:
@@ -12,6 +14,30 @@ def test_record_page_shows_the_labeled_record_of_a_remembered_incident(site: Sit
     page = site.client.get(f"/records/{first}").text
     assert f"INCIDENT {first} — " in page  # the labeled template, as memory holds it
     assert "Root cause" in page and "seeded history" in page
+
+
+def test_record_page_shows_what_a_replaced_history_record_said_before(site: Site) -> None:
+    site.signed_in()
+    first = site.seed(1)[0]
+    container = site.container
+    [(line, row)] = load_seeds().rows[:1]
+    before = row.record().root_cause
+    changed = row.model_copy(update={"root_cause": "A certificate expired on the payment gateway."})
+
+    async def replace() -> None:
+        await import_history(
+            sessions=container.sessions,
+            bank=container.bank,
+            rows=[(line, changed)],
+            origin="import",
+            actor="historian",
+            replace=True,
+        )
+
+    site.client.portal.call(replace)  # type: ignore[union-attr]
+    page = site.client.get(f"/records/{first}").text
+    assert "Replaced versions" in page and "historian" in page
+    assert html.escape(before) in page and "A certificate expired on the payment gateway." in page
 
 
 def test_unknown_record_is_a_404_page(site: Site) -> None:

@@ -18,6 +18,7 @@ TOKENS = {
     "sender": ["alerts:write"],
     "reader": ["read"],
     "automation": ["incidents:write", "read"],
+    "historian": ["history:replace", "incidents:write", "read"],
 }
 
 

@@ -1,10 +1,12 @@
 """Memory search and history import over HTTP, on a real database and the real embedded bank."""
 
+import asyncio
 import json
 from typing import Any
 
 import pytest
 
+import web.http.routes.memory as memory_route
 from memory.history import Runbook
 from tests.web.http.routes.conftest import Api
 from web.app.history import retain_runbooks
@@ -31,9 +33,14 @@ def jsonl(*rows: Any) -> str:
     return "\n".join(r if isinstance(r, str) else json.dumps(r) for r in rows)
 
 
-def import_(api: Api, body: str, media: str = "application/x-ndjson", who: str = "automation") -> Any:
+def import_(
+    api: Api, body: str, media: str = "application/x-ndjson", who: str = "automation", **params: Any
+) -> Any:
     return api.client.post(
-        "/api/v1/memory/import", content=body, headers={**api.auth(who), "Content-Type": media}
+        "/api/v1/memory/import",
+        content=body,
+        params=params,
+        headers={**api.auth(who), "Content-Type": media},
     )
 
 
@@ -63,10 +70,8 @@ def test_import_summarises_and_the_incidents_open_as_resolved_history(api: Api) 
     assert incident["status"] == "resolved" and incident["service"] == "search-service"
     assert any(event["kind"] == "imported" for event in incident["timeline"])
 
-    again = import_(
-        api, jsonl(post_mortem("PM-1"), post_mortem("PM-2", root_cause="Sentinel promoted a stale replica."))
-    )
-    assert (again.json()["unchanged"], again.json()["updated"]) == (1, 1)
+    again = import_(api, jsonl(post_mortem("PM-1"), post_mortem("PM-2", service="cart-service")))
+    assert (again.json()["unchanged"], again.json()["updated"], again.json()["rejected_count"]) == (1, 0, 1)
 
 
 def test_import_accepts_a_json_list(api: Api) -> None:
@@ -173,3 +178,65 @@ def test_deep_nesting_is_a_400_not_a_crash(api: Api) -> None:
     assert "nested too deeply" in response.json()["detail"]
     line = import_(api, jsonl(post_mortem("PM-40"), "[" * 100_000)).json()
     assert line["imported"] == 1 and "nested too deeply" in line["rejected"][0]["reasons"][0]
+
+
+def test_rewriting_history_takes_replace_and_a_scope_of_its_own(api: Api) -> None:
+    import_(api, jsonl(post_mortem("PM-50")))
+    planted = "kubectl delete namespace prod"
+    refused = import_(api, jsonl(post_mortem("PM-50", resolution_steps=planted))).json()
+    assert (refused["updated"], refused["rejected_count"]) == (0, 1)
+    assert "--replace (API: replace=true)" in refused["rejected"][0]["reasons"][0]
+    denied = import_(api, jsonl(post_mortem("PM-50", resolution_steps=planted)), replace="true")
+    assert denied.status_code == 403 and "history:replace" in denied.json()["detail"]
+    assert (
+        planted not in search(api, q="bulk indexing queue rejected", limit=1).json()["incidents"][0]["text"]
+    )
+
+    steps = "Raised the bulk queue to 2000 and split the catalogue import into batches."
+    replaced = import_(
+        api, jsonl(post_mortem("PM-50", resolution_steps=steps)), who="historian", replace="true"
+    )
+    assert replaced.json()["updated"] == 1, replaced.text
+    change = next(e for e in api.incident("PM-50")["timeline"] if e["kind"] == "history_updated")
+    assert change["actor"] == "historian" and "resolution_steps" in change["message"]
+    cited = search(api, q="bulk indexing queue rejected", limit=1).json()["incidents"][0]
+    assert cited["record"]["resolution_steps"] == steps
+
+
+def test_an_id_that_cannot_name_a_page_is_rejected(api: Api) -> None:
+    summary = import_(api, jsonl(post_mortem("PM/60"), post_mortem("PM#61"), post_mortem("PM-62"))).json()
+    assert summary["imported"] == 1
+    assert [r["line"] for r in summary["rejected"]] == [1, 2]
+    assert "names a page" in summary["rejected"][0]["reasons"][0]
+
+
+def test_a_junk_import_is_answered_with_counts_and_one_page_of_rejections(api: Api) -> None:
+    lines = 5_000
+    first = import_(api, "x\n" * lines)
+    assert first.status_code == 200
+    summary = first.json()
+    assert summary["rejected_count"] == lines and summary["imported"] == 0
+    assert [r["line"] for r in summary["rejected"]] == list(range(1, 101))
+    assert summary["rejected_next"] == 100 and len(first.content) < 20_000
+    page = import_(api, "x\n" * lines, rejected_after=summary["rejected_next"]).json()
+    assert [r["line"] for r in page["rejected"]] == list(range(101, 201))
+    last = import_(api, "x\n" * lines, rejected_after=lines - 10).json()
+    assert len(last["rejected"]) == 10 and last["rejected_next"] is None
+
+
+def test_the_import_is_parsed_off_the_event_loop(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    loops: list[bool] = []
+    parse = memory_route.parse_rows
+
+    def watched(*args: Any) -> Any:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            loops.append(False)
+        else:
+            loops.append(True)
+        return parse(*args)
+
+    monkeypatch.setattr(memory_route, "parse_rows", watched)
+    assert import_(api, jsonl(post_mortem("PM-70"))).json()["imported"] == 1
+    assert loops == [False]

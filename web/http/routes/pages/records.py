@@ -2,7 +2,8 @@
 
 Citations and related incidents link here. An incident RecallOps knows (resolved here, seeded or
 imported) shows the labeled record built from its stored post-mortem, which is exactly the text
-written to memory, with the memory write's state; an id known only to memory (a bank shared with
+written to memory, with the memory write's state, and what each rewrite of imported history
+replaced; an id known only to memory (a bank shared with
 another installation) is looked up in memory itself.
 """
 
@@ -45,8 +46,14 @@ def _stored_record(container: Container, public_id: str) -> dict[str, object] | 
         if resolution is not None:
             payload = resolution_service.record_payload(incident, resolution, corrections)
             record = resolution_service.payload_record(payload)
+        replaced = [
+            e
+            for e in incident_service.timeline(db_session=db, incident=incident)
+            if e.kind == "history_updated"
+        ]
         return {
             "incident": incident,
+            "replaced": replaced,
             "resolution": resolution,
             "corrections": corrections,
             "record": record,
