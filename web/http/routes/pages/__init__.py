@@ -14,7 +14,17 @@ from starlette.concurrency import run_in_threadpool
 from web.app.settings import WebSettings
 from web.http import sessions
 from web.http.headers import SecurityHeaders
-from web.http.routes.pages import incident, incidents, memory, profile, records, replay, resolve, signin
+from web.http.routes.pages import (
+    incident,
+    incidents,
+    memory,
+    profile,
+    records,
+    replay,
+    resolve,
+    review,
+    signin,
+)
 from web.http.routes.pages.common import PageError, SignInRequired, error_page, sign_in_redirect
 from web.http.templating import STATIC_DIR
 
@@ -27,6 +37,7 @@ ROUTERS = (
     records.router,
     memory.router,
     profile.router,
+    review.router,
 )
 
 
