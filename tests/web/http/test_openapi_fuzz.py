@@ -50,6 +50,8 @@ PAGE_GETS = [
     "/records/{id}",
     "/memory",
     "/profile",
+    "/review",
+    "/review/{id}",
     "/signin",
 ]
 PAGE_POSTS = [
@@ -59,10 +61,35 @@ PAGE_POSTS = [
     "/incidents/{id}/resolve/draft",
     "/records/{id}/corrections",
     "/profile/refresh",
+    "/review/{id}",
     "/signin",  # last: a sign-in with hostile values starts over from signed out
 ]
-PAGE_QUERY = ("status", "service", "severity", "age", "page", "q", "limit", "next", "version", "memory")
-FORM_FIELDS = ("symptom", "root_cause", "resolution_steps", "outcome", "notes", "text", "name", "password")
+PAGE_QUERY = (
+    "state",
+    "status",
+    "service",
+    "severity",
+    "age",
+    "page",
+    "q",
+    "limit",
+    "next",
+    "version",
+    "memory",
+)
+FORM_FIELDS = (
+    "symptom",
+    "root_cause",
+    "resolution_steps",
+    "outcome",
+    "notes",
+    "text",
+    "name",
+    "password",
+    "action",
+    "reason",
+    "service",
+)
 
 
 @dataclass

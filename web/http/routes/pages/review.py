@@ -6,7 +6,9 @@ the memory outbox as imported history, accepted by them) or rejects it with a re
 the queue; only engineers decide.
 """
 
-from fastapi import APIRouter, Depends, Query, Request
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from sqlalchemy.orm import Session
 from starlette.datastructures import FormData
@@ -31,6 +33,7 @@ from web.http.views.resolve_form import FIELDS, Field
 router = APIRouter(include_in_schema=False)
 
 PAGE_SIZE = 200
+DraftId = Annotated[int, Path(ge=1, le=2**31 - 1, description="The draft's number")]
 # The fields a draft page edits: what the import row carries beside the post-mortem, then the template's.
 DRAFT_FIELDS = [
     Field("title", "Title", "What the incident is called in lists.", False, 300, 1),
@@ -71,7 +74,7 @@ def review_list(
 @router.get("/review/{draft_id}", response_class=HTMLResponse)
 def draft_page(
     request: Request,
-    draft_id: int,
+    draft_id: DraftId,
     principal: Principal = Depends(page_user),
     db: Session = Depends(get_db),
 ) -> HTMLResponse:
@@ -93,7 +96,7 @@ def draft_page(
 @router.post("/review/{draft_id}")
 def decide(
     request: Request,
-    draft_id: int,
+    draft_id: DraftId,
     form: FormData = Depends(checked_form),
     principal: Principal = Depends(page_writer),
     db: Session = Depends(get_db),
