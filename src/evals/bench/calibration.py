@@ -36,8 +36,9 @@ import numpy as np
 from agent.core.confidence import FEATURES, FIT_RESOURCE, Fit
 from agent.core.confidence import features as confidence_features
 from agent.core.evidence import incident_service
+from evals.bench.corpus import load_corpus
 from evals.bench.ranking import Qrels, folds, judged
-from evals.bench.retrieval import DEPTH, Query, corpus_bank, dev_queries, load_corpus, load_qrels
+from evals.bench.retrieval import DEPTH, Query, corpus_bank, dev_queries, load_qrels
 from memory.bank import Recall
 from memory.service import recall_similar_incidents
 

@@ -13,20 +13,21 @@ The protocol is the corpus README's, step by step:
 """
 
 import asyncio
-import json
 import tempfile
 import uuid
-from collections.abc import AsyncIterator, Iterable, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Mapping
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agent.core.evidence import AlertInput
+from evals.bench.corpus import first_service, import_row, joined, load_corpus
+from evals.bench.extraction import FreeFormBank, free_form_bank
+from evals.bench.protocol import FUSED, by_fold, fold_groups, per_query
 from evals.bench.ranking import Qrels, evaluate, scored_queries
 from memory.bank import Recall
 from memory.embedded.bank import EmbeddedBank
-from memory.history import MAX_TEXT
 from memory.service import recall_similar_incidents
 from web.app.container import Container
 from web.app.sandbox import import_records, sandbox_settings
@@ -42,11 +43,6 @@ class Query:
     description: str
 
 
-def load_corpus(path: Path) -> list[dict[str, Any]]:
-    with path.open(encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
-
-
 def load_qrels(path: Path) -> dict[str, dict[str, int]]:
     qrels: dict[str, dict[str, int]] = {}
     with path.open(encoding="utf-8") as handle:
@@ -58,58 +54,14 @@ def load_qrels(path: Path) -> dict[str, dict[str, int]]:
     return qrels
 
 
-def _first_service(record: Mapping[str, Any]) -> str:
-    services = [s.strip() for s in record.get("services") or [] if s and s.strip()]
-    return " ".join(services[0].split())[:255] if services else "unknown"
-
-
-def _joined(values: Iterable[str]) -> str:
-    return "; ".join(v.strip() for v in values if v and v.strip())
-
-
-# The import refuses a post-mortem with an empty required field or a field over its size limit; a few
-# public ones have gaps, and the protocol imports every record, so a gap is imported as this marker (the
-# same words in every such record) and an oversized field is cut at the limit.
-NOT_RECORDED = "not recorded"
-REQUIRED = ("symptom", "error_signature", "root_cause", "resolution_steps", "outcome")
-
-
-def _timestamp(date: str) -> str:
-    """The record's date at midnight UTC; a year or a year and month alone means its first day."""
-    parts = date.strip().split("-")
-    if not parts[0].isdigit() or len(parts) > 3:
-        raise ValueError(f"unusable date {date!r}: expected YYYY-MM-DD")
-    year, month, day = [*parts, "01", "01"][:3]
-    return f"{year}-{month.zfill(2)}-{day.zfill(2)}T00:00:00Z"
-
-
-def import_row(record: Mapping[str, Any]) -> dict[str, str]:
-    """Protocol step 1: one corpus record as a historical incident; labels and details stay out."""
-    row = {
-        "incident_id": record["id"],
-        "service": _first_service(record),
-        "timestamp": _timestamp(str(record.get("date") or "")),
-        "symptom": (record.get("summary") or "").strip(),
-        "error_signature": _joined(record.get("manifestation") or []),
-        "root_cause": ((record.get("root_cause") or {}).get("details") or "").strip(),
-        "resolution_steps": ((record.get("mitigation") or {}).get("details") or "").strip(),
-        "runbook_used": "",
-        "outcome": _joined((record.get("mitigation") or {}).get("labels") or []),
-        "failed_attempts": "",
-        "resolved_by": "",
-    }
-    filled = {key: (value or NOT_RECORDED) if key in REQUIRED else value for key, value in row.items()}
-    return {key: value[:MAX_TEXT] for key, value in filled.items()}
-
-
 def query_for(record: Mapping[str, Any]) -> Query:
     """Protocol step 2: an alert from symptoms only, phrased as the agent phrases any alert."""
     alert = AlertInput(
-        text=_joined([*(record.get("manifestation") or []), *(record.get("impact_symptom") or [])]),
-        service=_first_service(record),
+        text=joined([*(record.get("manifestation") or []), *(record.get("impact_symptom") or [])]),
+        service=first_service(record),
         title=record.get("title") or "",
     )
-    return Query(id=record["id"], service=_first_service(record), description=alert.description)
+    return Query(id=record["id"], service=first_service(record), description=alert.description)
 
 
 async def rank(bank: Recall, query: Query, *, scoped: bool) -> list[str]:
@@ -147,20 +99,33 @@ def dev_queries(corpus: list[dict[str, Any]], qrels: Qrels) -> list[Query]:
 
 
 @asynccontextmanager
-async def corpus_bank(
-    corpus: list[dict[str, Any]], workdir: Path | None = None
-) -> AsyncIterator[EmbeddedBank]:
-    """Protocol step 1: a throwaway embedded bank holding every corpus record, imported as history."""
+async def rows_bank(rows: list[dict[str, str]], workdir: Path | None = None) -> AsyncIterator[EmbeddedBank]:
+    """Protocol step 1: a throwaway embedded bank holding ``rows``, imported as history."""
     with tempfile.TemporaryDirectory(prefix="recallops-retrieval-", dir=workdir) as tmp:
         container = await asyncio.to_thread(Container.build, sandbox_settings(Path(tmp) / "embedded"))
         try:
             bank = container.bank
             if not isinstance(bank, EmbeddedBank):
                 raise TypeError("the retrieval baselines need the embedded driver")
-            await import_records(container, [import_row(r) for r in corpus], actor="retrieval-benchmark")
+            await import_records(container, rows, actor="retrieval-benchmark")
             yield bank
         finally:
             await container.aclose()
+
+
+def corpus_bank(
+    corpus: list[dict[str, Any]], workdir: Path | None = None
+) -> AbstractAsyncContextManager[EmbeddedBank]:
+    """The bank of every corpus record's curated fields."""
+    return rows_bank([import_row(r) for r in corpus], workdir)
+
+
+async def method_rankings(bank: EmbeddedBank, queries: list[Query]) -> dict[str, ScopedRankings]:
+    """Hybrid recall and each of its channels alone, over the same bank."""
+    return {
+        method: await rankings_of(bank.with_channels(*channels), queries)
+        for method, channels in METHODS.items()
+    }
 
 
 async def run_rankings(
@@ -170,10 +135,8 @@ async def run_rankings(
     corpus = load_corpus(corpus_path)
     qrels = load_qrels(qrels_path)
     queries = dev_queries(corpus, qrels)
-    results: dict[str, ScopedRankings] = {}
     async with corpus_bank(corpus, workdir) as bank:
-        for method, channels in METHODS.items():
-            results[method] = await rankings_of(bank.with_channels(*channels), queries)
+        results = await method_rankings(bank, queries)
     if hindsight_url:
         with tempfile.TemporaryDirectory(prefix="recallops-retrieval-", dir=workdir) as tmp:
             settings = sandbox_settings(
@@ -191,6 +154,18 @@ async def run_rankings(
     return results, qrels
 
 
+async def free_form_rankings(
+    corpus_path: Path, qrels_path: Path, documents: Path, *, workdir: Path | None = None
+) -> tuple[dict[str, ScopedRankings], FreeFormBank]:
+    """The same queries against a bank built from the free-form texts in ``documents`` through the
+    extractor (every draft accepted as it is), instead of the curated fields."""
+    corpus = load_corpus(corpus_path)
+    queries = dev_queries(corpus, load_qrels(qrels_path))
+    built = free_form_bank(corpus, documents)
+    async with rows_bank(built.rows, workdir) as bank:
+        return await method_rankings(bank, queries), built
+
+
 async def run_retrieval(
     corpus_path: Path, qrels_path: Path, *, hindsight_url: str | None = None, workdir: Path | None = None
 ) -> dict[str, dict[str, dict[str, float | int]]]:
@@ -199,6 +174,54 @@ async def run_retrieval(
         corpus_path, qrels_path, hindsight_url=hindsight_url, workdir=workdir
     )
     return scores_of(rankings, qrels)
+
+
+def beside(
+    curated: Mapping[str, ScopedRankings], free_form: Mapping[str, ScopedRankings], qrels: Qrels
+) -> list[dict[str, Any]]:
+    """Hybrid R@5 and MRR@10 of the free-form bank beside the curated bank's, per scope, pooled and
+    in each of the protocol's two halves of the queries."""
+    halves = fold_groups(qrels)["halves"]
+    rows = []
+    for scope in curated[FUSED]:
+        both = {
+            name: per_query(r[FUSED][scope], qrels)
+            for name, r in (("curated", curated), ("free-form", free_form))
+        }
+        for metric in ("recall@5", "mrr@10"):
+            pooled = {name: by_fold(v, [list(v)])[0][metric] for name, v in both.items()}
+            parts = {name: [h[metric] for h in by_fold(v, halves)] for name, v in both.items()}
+            rows.append(
+                {
+                    "scope": scope,
+                    "metric": metric,
+                    **pooled,
+                    "difference": round(pooled["free-form"] - pooled["curated"], 4),
+                }
+                | {"halves": parts}
+            )
+    return rows
+
+
+def beside_markdown(rows: list[dict[str, Any]], built: FreeFormBank) -> str:
+    lines = [
+        "",
+        f"Free-form bank: {built.from_text} records drafted from their text by the extractor and accepted as "
+        f"drafted, {built.curated} with no text kept their curated fields; {built.dated_from_record} drafts "
+        "took the record's date (their text gave none).",
+        "",
+        "| hybrid | scope | curated | free-form | difference | curated halves | free-form halves |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        halves = {
+            name: " / ".join(f"{v:.3f}" for v in r["halves"][name]) for name in ("curated", "free-form")
+        }
+        lines.append(
+            f"| {r['metric']} | {r['scope']} | {r['curated']:.3f} | {r['free-form']:.3f} "
+            f"| {r['difference']:+.3f} | {halves['curated']} | {halves['free-form']} |"
+        )
+    return "\n".join(lines)
 
 
 COLUMNS = ("recall@1", "recall@3", "recall@5", "recall@10", "mrr@10", "ndcg@10", "empty@10", "queries")

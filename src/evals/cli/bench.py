@@ -52,8 +52,16 @@ def retrieval(
     min_mrr: float | None = typer.Option(
         None, "--min-mrr", help="Exit 1 if hybrid MRR@10 in either scope is below this, or the floor fails."
     ),
+    documents: Path | None = typer.Option(
+        None,
+        "--documents",
+        exists=True,
+        file_okay=False,
+        help="Free-form texts, one per corpus id: also rank a bank extracted from them.",
+    ),
 ) -> None:
-    """Recall@k, MRR@10, nDCG@10, empty@10 for hybrid, BM25 and embeddings; folds, floor, misses."""
+    """Recall@k, MRR@10, nDCG@10, empty@10 for hybrid, BM25 and embeddings; folds, floor, misses.
+    With --documents, the same for a bank extracted from the free-form texts, beside the curated one."""
     from evals.bench import protocol
     from evals.bench import retrieval as retrieval_bench
 
@@ -63,11 +71,25 @@ def retrieval(
     checks = protocol.report(
         rankings, judgments, bootstrap=bootstrap or previous is not None, baseline=previous
     )
+    free_form: dict[str, Any] = {}
+    if documents is not None:
+        free_rankings, built = run(retrieval_bench.free_form_rankings(corpus, qrels, documents))
+        free_form = {
+            "methods": retrieval_bench.scores_of(free_rankings, judgments),
+            "beside": retrieval_bench.beside(rankings, free_rankings, judgments),
+            "bank": built.counts(),
+            "rankings": free_rankings,
+        }
     if as_json:
-        typer.echo(json.dumps({"methods": scores, "protocol": checks, "rankings": rankings}, indent=2))
+        out = {"methods": scores, "protocol": checks, "rankings": rankings}
+        typer.echo(json.dumps(out | ({"free_form": free_form} if free_form else {}), indent=2))
     else:
         typer.echo(retrieval_bench.markdown_table(scores))
         typer.echo(protocol.markdown(checks))
+        if free_form:
+            typer.echo("\nFree-form bank (extracted from --documents):\n")
+            typer.echo(retrieval_bench.markdown_table(free_form["methods"]))
+            typer.echo(retrieval_bench.beside_markdown(free_form["beside"], built))
     if min_mrr is not None:
         failed = [
             f"hybrid {scope} MRR@10 {s['mrr@10']:.3f} < {min_mrr}"
@@ -79,6 +101,25 @@ def retrieval(
             typer.echo(line, err=True)
         if failed:
             raise typer.Exit(1)
+
+
+@app.command("import")
+def import_fields(
+    corpus: Path = CORPUS,
+    documents: Path = typer.Option(
+        ..., exists=True, file_okay=False, help="Free-form texts, one per corpus id ('/' as '__', .txt)."
+    ),
+    as_json: bool = AS_JSON,
+) -> None:
+    """Extraction against the curated fields: token precision, recall, F1 and fill rate per field."""
+    from evals.bench import extraction as extraction_bench
+
+    try:
+        result = extraction_bench.run_import_bench(corpus, documents)
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    typer.echo(json.dumps(result, indent=2) if as_json else extraction_bench.markdown(result))
 
 
 @app.command("calibration")

@@ -11,7 +11,7 @@ MAX_SERVICE = 255
 _ATX = re.compile(r"^ {0,3}#{1,6}[ \t]+(?P<h>[^\n]+?)[ \t#]*$", re.MULTILINE)
 _SERVICE_LABEL = re.compile(
     r"^\s*(?:[-*]\s*)?\**(?:affected\s+)?(?:services?|components?|systems?|products?)(?:\s+affected)?\**"
-    r"\s*[:：]\s*\**(?P<v>[^\n]+?)\**\s*$",
+    r"\s*[:：]\s*\**(?P<v>[^\n]+?)\**\s*(?:\.(?:\s|$)|[;,(]|$)",
     re.IGNORECASE | re.MULTILINE,
 )
 # "Google Cloud Datastore Incident #17002", "Payments API outage": the words before the incident noun.

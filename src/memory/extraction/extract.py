@@ -6,12 +6,14 @@ that says it, except what the document's ``meta`` states outright (an export's s
 A paragraph repeated word for word (status pages print each update twice) counts once.
 """
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 from memory.extraction.about import MAX_SERVICE, MAX_TITLE, date_span, service_span, title_span
 from memory.extraction.document import SourceDocument
 from memory.extraction.headings import Section, lines_of, paragraphs, sections, trimmed
 from memory.extraction.model import EMPTY, ExtractedField, Extraction, Span, fragment, joined
+from memory.extraction.prose import Role, role_of, sentences
+from memory.extraction.signature import signature_spans
 from memory.extraction.values import DATE, date_in, kind_in
 from memory.template import FIELDS, POST_MORTEM_NAMES, TemplateField
 
@@ -20,6 +22,9 @@ __all__ = ["ExtractedField", "Extraction", "Span", "extract"]
 _BY_NAME = {f.name: f for f in FIELDS}
 # The required template fields a person must see filled before memory takes the draft.
 REQUIRED: tuple[str, ...] = tuple(f.name for f in FIELDS if f.required)
+# Roles a sentence without cues carries on from the one before it, in prose without headings.
+_CONTINUED: frozenset[Role | None] = frozenset({"root_cause", "resolution_steps", "symptom"})
+MIN_PROSE_WORDS = 6
 
 
 def capped(text: str, spans: list[Span], limit: int | None) -> tuple[Span, ...]:
@@ -74,14 +79,51 @@ def _valued(text: str, field: TemplateField, section: Section) -> ExtractedField
     )
 
 
-def _from_headings(text: str) -> dict[str, ExtractedField]:
-    found: dict[str, list[Span]] = {}
+def _runs(text: str, paragraph: Span, inherit: bool) -> Iterator[tuple[Span, Role | None]]:
+    """The paragraph's sentences by role, neighbours of one role merged into one span. With
+    ``inherit``, a sentence without a cue continues the role of the one before it."""
+    run: Span | None = None
+    run_role: Role | None = None
+    for sentence in sentences(text, paragraph):
+        role = role_of(text[sentence.start : sentence.end])
+        if role is None and inherit and run_role in _CONTINUED:
+            role = run_role
+        if run is not None and role == run_role:
+            run = Span(run.start, sentence.end)
+            continue
+        if run is not None:
+            yield run, run_role
+        run, run_role = sentence, role
+    if run is not None:
+        yield run, run_role
+
+
+def _said(text: str, span: Span) -> str:
+    return " ".join(fragment(text, span).split()).lower()
+
+
+def _free(text: str, span: Span) -> bool:
+    """Prose the rules may read: not a table row, a heading line or a paragraph of links."""
+    piece = text[span.start : span.end]
+    return "](" not in piece and "|" not in piece and len(piece.split()) >= MIN_PROSE_WORDS
+
+
+def _assigned(text: str) -> tuple[dict[str, list[Span]], dict[str, ExtractedField]]:
+    """Text fields by their spans, and the fields read from a labelled value (date, kind, one line).
+
+    A headed section gives its field its text, except the sentences whose role says they belong
+    elsewhere: asides go nowhere, prevention and follow-ups go to the outcome, and what did not help
+    is also a failed attempt. Prose outside headed sections fills only the fields no heading named."""
+    headed: dict[str, list[Span]] = {}
     valued: dict[str, ExtractedField] = {}
+    roled: dict[str, list[Span]] = {}
+    covered: list[Span] = []
     seen: set[str] = set()
     for section in sections(text):
         field = _BY_NAME.get(section.field or "")
         if field is None:
             continue
+        covered.append(section.body)
         if field.kind != "text":
             if field.name not in valued:
                 value = _valued(text, field, section)
@@ -89,10 +131,39 @@ def _from_headings(text: str) -> dict[str, ExtractedField]:
                     valued[field.name] = value
             continue
         for paragraph in paragraphs(text, section.body):
-            said = " ".join(fragment(text, paragraph).split()).lower()
-            if said and said not in seen:
-                seen.add(said)
-                found.setdefault(field.name, []).append(paragraph)
+            said = _said(text, paragraph)
+            if not said or said in seen:
+                continue
+            seen.add(said)
+            for run, role in _runs(text, paragraph, inherit=False):
+                if role == "aside":
+                    continue
+                target = "outcome" if role == "outcome" else field.name
+                headed.setdefault(target, []).append(run)
+                if role == "failed_attempts" and field.name != "failed_attempts":
+                    roled.setdefault(role, []).append(run)
+    for paragraph in paragraphs(text, Span(0, len(text))):
+        if any(p.start < paragraph.end and paragraph.start < p.end for p in covered):
+            continue
+        said = _said(text, paragraph)
+        if not _free(text, paragraph) or said in seen:
+            continue
+        seen.add(said)
+        for run, role in _runs(text, paragraph, inherit=True):
+            if role is not None and role != "aside":
+                roled.setdefault(role, []).append(run)
+    found = dict(headed)
+    for name, spans in roled.items():
+        if name not in headed:
+            found[name] = sorted(spans)
+    if "error_signature" not in found:
+        prose = [p for p in paragraphs(text, Span(0, len(text))) if _free(text, p)]
+        found["error_signature"] = signature_spans(text, prose)
+    return found, valued
+
+
+def _from_text(text: str) -> dict[str, ExtractedField]:
+    found, valued = _assigned(text)
     return {**{name: _text_field(text, _BY_NAME[name], spans) for name, spans in found.items()}, **valued}
 
 
@@ -114,7 +185,7 @@ def _span_field(text: str, span: Span | None, limit: int) -> ExtractedField:
 def extract(document: SourceDocument) -> Extraction:
     """Every template field of the document that a span of its text (or its ``meta``) supports."""
     text = document.text
-    filled = _from_headings(text)
+    filled = _from_text(text)
     if "timestamp" not in filled:
         dated = date_span(text)
         if dated:

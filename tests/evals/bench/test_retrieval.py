@@ -5,7 +5,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from evals.bench.retrieval import NOT_RECORDED, import_row, load_qrels, query_for
+from evals.bench.corpus import NOT_RECORDED, import_row
+from evals.bench.retrieval import load_qrels, query_for
 from memory.history import MAX_TEXT
 from web.cli import app
 

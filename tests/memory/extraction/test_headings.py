@@ -67,7 +67,8 @@ def test_markdown_headings_fill_their_fields() -> None:
     assert extraction["timestamp"].value == "2024-03-14"
     assert extraction.service.value == "checkout-api"
     assert extraction.title.value == "Checkout API outage — 2024-03-14"
-    assert extraction.missing == ("error_signature",)
+    assert extraction["error_signature"].value == "HTTP 503"  # no heading: the phrases of the prose
+    assert extraction.missing == ()
 
 
 def test_every_value_is_built_from_its_spans() -> None:

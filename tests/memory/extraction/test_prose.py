@@ -1,0 +1,102 @@
+"""Prose without headings (status-page write-ups) and text decoded from HTML exports."""
+
+from pathlib import Path
+
+from memory.extraction.document import from_text
+from memory.extraction.draft import draft_row
+from memory.extraction.extract import extract
+from memory.extraction.model import Span
+from memory.extraction.prose import role_of, sentences
+from memory.extraction.readers import read_bytes
+from memory.history import HistoryRow
+
+FILES = Path(__file__).parent / "files"
+
+STATUS_PAGE = """Summary of the Queue Service Event in the EU-West Region
+March 3rd, 2023
+
+We want to share more about the disruption to the queue service on March 1st, 2023.
+
+Between 10:02 and 11:40 UTC, customers experienced elevated error rates and increased latency when
+sending messages, and some requests failed with HTTP 503 responses. Consumers saw "QueueNotFound" errors
+for existing queues.
+
+The root cause was a configuration change to the metadata cache that set its time-to-live to zero. Every
+request then went to the metadata store, which was not sized for that load.
+
+Restarting the cache nodes did not resolve the issue, as they came back with the same setting. Engineers
+mitigated the issue by reverting the configuration change at 11:21 UTC. Error rates returned to normal
+by 11:40 UTC as the cache refilled.
+
+We will add a check that refuses a time-to-live of zero, and we are adding an alarm on metadata store
+load. We apologize for the impact this event had on our customers.
+"""
+
+
+def test_status_page_sentences_find_their_fields_by_cue() -> None:
+    extraction = extract(from_text("queue.txt", STATUS_PAGE))
+    assert extraction["symptom"].value.startswith("Between 10:02 and 11:40 UTC, customers experienced")
+    assert extraction["root_cause"].value.startswith("The root cause was a configuration change")
+    assert "not sized for that load" in extraction["root_cause"].value  # the next sentence carries on
+    resolution = extraction["resolution_steps"].value
+    assert "reverting the configuration change" in resolution and "returned to normal" in resolution
+    assert extraction["failed_attempts"].value.startswith("Restarting the cache nodes did not resolve")
+    assert extraction["outcome"].value.startswith("We will add a check")
+    assert "apologize" not in " ".join(f.value for f in extraction.fields.values())
+    signature = extraction["error_signature"].value.splitlines()
+    assert signature[:4] == [
+        "elevated error rates",
+        "increased latency",
+        "HTTP 503 responses",
+        "QueueNotFound",
+    ]
+    assert extraction["timestamp"].value == "2023-03-01"
+    assert extraction.missing == ()
+
+
+def test_draft_row_of_a_complete_extraction_is_an_import_row() -> None:
+    document = from_text("queue.txt", STATUS_PAGE)
+    row = draft_row(document, extract(document))
+    row["service"] = row["service"] or "queue"
+    parsed = HistoryRow.model_validate(row)
+    assert parsed.root_cause.startswith("The root cause was")
+    assert row["incident_id"] == f"queue-{document.content_hash[:8]}"
+    assert draft_row(document, extract(document))["incident_id"] == row["incident_id"]
+
+
+def test_confluence_export_decoded_to_text_fills_the_template() -> None:
+    read = read_bytes("cache.html", (FILES / "confluence-cache-eviction.html").read_bytes())
+    (document,) = read.documents
+    extraction = extract(document)
+    assert extraction["symptom"].value.startswith("Service: catalog-api.")
+    assert "Product pages loaded without prices" in extraction["symptom"].value
+    assert (
+        extraction["error_signature"].value
+        == "redis.exceptions.ConnectionError: max number of clients reached"
+    )
+    assert extraction["root_cause"].value.startswith("A bulk price import invalidated every catalog key")
+    assert "Paused the price import job." in extraction["resolution_steps"].value
+    assert "Restarted catalog-api" in extraction["resolution_steps"].value
+    assert extraction["outcome"].value.startswith("Prices were back at 20:40.")
+    assert extraction.service.value == "catalog-api"
+    assert extraction.missing == ()
+
+
+def test_sentences_keep_abbreviations_and_list_items() -> None:
+    text = "Traffic fell approx. 40% at 9 a.m. Engineers paged the team.\n- rolled back\n- restarted"
+    found = [text[s.start : s.end] for s in sentences(text, Span(0, len(text)))]
+    assert found == [
+        "Traffic fell approx. 40% at 9 a.m. Engineers paged the team.",
+        "- rolled back",
+        "- restarted",
+    ]
+
+
+def test_roles_are_checked_in_order() -> None:
+    assert role_of("We apologize for the errors customers experienced.") == "aside"
+    assert role_of("We will roll back faster in the future.") == "outcome"
+    assert role_of("The failover did not resolve the errors.") == "failed_attempts"
+    assert role_of("The outage was caused by an expired certificate.") == "root_cause"
+    assert role_of("Engineers restored service by rolling back.") == "resolution_steps"
+    assert role_of("Customers saw elevated latency.") == "symptom"
+    assert role_of("The team met on Tuesday.") is None
