@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent.core.citations import Tally, check_items, check_text, parse_marker
-from agent.core.schema import CitedItem
+from agent.core.schema import Claim
 
 FULLWIDTH = str.maketrans("0123456789[]", "０１２３４５６７８９［］")
 CANONICAL = re.compile(r"\[(\d+)\]")
@@ -73,7 +73,7 @@ def test_fullwidth_variants_check_like_ascii(text: str, count: int) -> None:
 @given(st.lists(st.integers(min_value=-3, max_value=20), max_size=6), st.integers(min_value=0, max_value=10))
 def test_listed_citations_are_filtered_too(listed: list[int], count: int) -> None:
     tally = Tally()
-    [item] = check_items([CitedItem(text="claim", citations=listed)], count, tally)
+    [item] = check_items([Claim(text="claim", citations=listed)], count, tally)
     assert all(1 <= n <= count for n in item.citations)
     assert len(item.citations) == len(set(item.citations))
     assert tally.removed == sum(1 for n in listed if not 1 <= n <= count)

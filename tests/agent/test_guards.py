@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent.briefing.assemble import steps
 from agent.briefing.loop import parse_answer
+from agent.core.claims import steps
 from memory.text import clip, injection_signals, unknown_incident_ids
 
 

@@ -5,12 +5,12 @@ from datetime import UTC, datetime
 
 import pytest
 
-from agent.briefing.head import MAX_CHECKS, build_head, clean, is_action, render_text
+from agent.briefing.head import MAX_CHECKS, build_head, head_text, is_action, render_text
 from agent.briefing.loop import Agent
 from agent.briefing.planner import EvidenceOnlyPlanner
 from agent.briefing.profile_evidence import ProfileSource
 from agent.core.evidence import AlertInput, Evidence
-from agent.core.schema import Briefing, CitedItem, EvidenceItem
+from agent.core.schema import Briefing, Claim, ClaimField, EvidenceItem, Role
 from agent.core.similarity import Similarity, stem
 from memory.embedder import MiniLMEmbedder
 from tests.agent.fakes import FakeProfiles, FakeRecall, match, record
@@ -24,12 +24,43 @@ def test_stems_meet_across_tenses() -> None:
     assert stem("stopped") == stem("stop")
 
 
-def test_clean_strips_the_assembler_prefix_and_inline_markers() -> None:
-    text, citations, action = clean(CitedItem(text="What INC-1 checked or did first: checked pool [3]"))
-    assert (text, citations, action) == ("Checked pool", [3], None)
-    assert clean(CitedItem(text="Outcome then (INC-1): back in 5 min", citations=[2]))[2] is False
-    mitigation = CitedItem(text="RB-db-pool mitigation: raise the pool to 60", citations=[4])
-    assert clean(mitigation) == ("Raise the pool to 60", [4], True)
+def claim(
+    role: Role, field: ClaimField | None, statement: str, n: int, *, confidence: float = 0.0, record: str = ""
+) -> Claim:
+    """A claim as the assembler makes it; its shown line is deliberately unlike what the head says."""
+    return Claim(
+        text=f"shown line: {statement}",
+        citations=[n],
+        role=role,
+        field=field,
+        record=record or None,
+        statement=statement,
+        confidence=confidence,
+    )
+
+
+def test_the_head_says_a_claim_from_its_values_never_its_shown_line() -> None:
+    assert head_text(claim("check", "resolution_step", "checked pool.", 3)) == "Checked pool"
+    assert head_text(claim("check", "signature", "HTTP 503", 2)) == "Look for this error: HTTP 503"
+    assert head_text(claim("check", "runbook_used", "RB-1 pool", 2)) == "Open the runbook RB-1 pool"
+    assert head_text(claim("check", "runbook", "Pool exhaustion", 4, record="RB-1")) == (
+        "Follow runbook RB-1: Pool exhaustion"
+    )
+    disputed = claim("fix", "resolution_step", "raise the pool", 2).model_copy(
+        update={"qualifier": "disputed"}
+    )
+    assert head_text(disputed) == "Disputed (the closest precedents disagree): Raise the pool"
+
+
+def test_an_outcome_is_never_a_check_or_fix_and_a_mitigation_always_is() -> None:
+    briefing = _briefing(
+        suggested_fix=[
+            claim("fix", "outcome", "Raised alerts came back in 5 min", 2),
+            claim("fix", "mitigation", "pool to 60 (per the runbook)", 3),
+        ]
+    )
+    head = build_head(briefing, None, Similarity(None))
+    assert [f.text for f in head.fixes] == ["Pool to 60 (per the runbook)"]
 
 
 @pytest.mark.parametrize(
@@ -46,7 +77,7 @@ def test_actions_are_told_from_statements(text: str, expected: bool) -> None:
     assert is_action(text) is expected
 
 
-def _briefing(**lists: list[CitedItem]) -> Briefing:
+def _briefing(**lists: list[Claim]) -> Briefing:
     evidence = [
         EvidenceItem(n=1, kind="alert", service="checkout-service", title="alert", text="..."),
         EvidenceItem(n=2, kind="incident", id="INC-1", service="checkout-service", title="INC-1", text="."),
@@ -67,9 +98,9 @@ def _briefing(**lists: list[CitedItem]) -> Briefing:
 def test_duplicates_merge_and_cite_every_source_without_an_embedder() -> None:
     briefing = _briefing(
         suggested_fix=[
-            CitedItem(text="rolled the pods one at a time", citations=[2]),
-            CitedItem(text="Roll pods one at a time.", citations=[3]),
-            CitedItem(text="Added an alert on pending connections", citations=[2]),
+            claim("fix", "resolution_step", "rolled the pods one at a time", 2),
+            claim("fix", "mitigation", "Roll pods one at a time.", 3),
+            claim("fix", "resolution_step", "Added an alert on pending connections", 2),
         ]
     )
     head = build_head(briefing, None, Similarity(None))
@@ -86,9 +117,9 @@ def test_error_strings_merge_only_when_they_are_the_same_string() -> None:
     idle, busy = "no 5xx, hikaricp_connections_pending 0", "hikaricp_connections_pending > 200"
     briefing = _briefing(
         first_checks=[
-            CitedItem(text=f"Look for the error seen in INC-1: {idle}", citations=[2]),
-            CitedItem(text=f"Look for the error seen in INC-2: {busy}", citations=[3]),
-            CitedItem(text=f"Look for the error seen in INC-2: {idle.upper()}", citations=[3]),
+            claim("check", "signature", idle, 2),
+            claim("check", "signature", busy, 3),
+            claim("check", "signature", idle.upper(), 3),
         ]
     )
     head = build_head(briefing, None, Similarity(None))
@@ -101,11 +132,11 @@ def test_error_strings_merge_only_when_they_are_the_same_string() -> None:
 def test_checks_drop_statements_and_other_services_steps_and_keep_three() -> None:
     briefing = _briefing(
         first_checks=[
-            CitedItem(text="The pool was idle", citations=[2]),
-            CitedItem(text="Team profile first check: Cut loyalty-service's pool to 30", citations=[2]),
-            CitedItem(text="What INC-9 checked or did first: Drained the loyalty queue", citations=[4]),
+            claim("check", "resolution_step", "The pool was idle", 2),
+            claim("check", "first_check", "Cut loyalty-service's pool to 30", 2),
+            claim("check", "resolution_step", "Drained the loyalty queue", 4),
             *(
-                CitedItem(text=f"Check the {w}", citations=[2])
+                claim("check", "first_check", f"Check the {w}", 2)
                 for w in ("pool gauge", "replica lag", "disk usage", "error budget", "queue depth", "heap")
             ),
         ]
@@ -119,10 +150,10 @@ def test_checks_drop_statements_and_other_services_steps_and_keep_three() -> Non
 
 def test_a_fix_that_repeats_a_check_is_left_to_the_check() -> None:
     briefing = _briefing(
-        first_checks=[CitedItem(text="Confirmed pool saturation on the dashboard", citations=[2])],
+        first_checks=[claim("check", "resolution_step", "Confirmed pool saturation on the dashboard", 2)],
         suggested_fix=[
-            CitedItem(text="Confirmed pool saturation on the dashboard", citations=[2]),
-            CitedItem(text="Raised the pool to 50", citations=[2]),
+            claim("fix", "resolution_step", "Confirmed pool saturation on the dashboard", 2),
+            claim("fix", "resolution_step", "Raised the pool to 50", 2),
         ],
     )
     head = build_head(briefing, None, Similarity(None))
@@ -132,18 +163,17 @@ def test_a_fix_that_repeats_a_check_is_left_to_the_check() -> None:
 def test_the_embedder_merges_paraphrases_that_share_few_words() -> None:
     briefing = _briefing(
         risky_actions=[
-            CitedItem(
-                text="INC-1 (did not help or made it worse): Restarting all checkout pods at once "
-                "caused a cold-start stampede",
-                citations=[2],
+            claim(
+                "risky",
+                "failed_attempt",
+                "Restarting all checkout pods at once caused a cold-start stampede",
+                2,
+                confidence=0.9,
             ),
-            CitedItem(
-                text="RB-1 warns: Restarting every pod at once: reconnect storm and cold caches.",
-                citations=[3],
+            claim(
+                "risky", "risky_action", "Restarting every pod at once: reconnect storm and cold caches.", 3
             ),
-            CitedItem(
-                text="INC-1 (did not help or made it worse): Raising the pool did nothing", citations=[2]
-            ),
+            claim("risky", "failed_attempt", "Raising the pool did nothing", 2, confidence=0.9),
         ]
     )
     head = build_head(briefing, None, Similarity(MiniLMEmbedder()))

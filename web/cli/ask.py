@@ -17,7 +17,7 @@ from web.cli.common import found_incident, print_result, run
 if TYPE_CHECKING:
     from agent.briefing.replay import ListDiff, Replay
     from agent.core.evidence import AlertInput
-    from agent.core.schema import Briefing, CitedItem
+    from agent.core.schema import Briefing, Claim
     from web.app.settings import Settings
 
 
@@ -26,7 +26,7 @@ class MemoryChoice(StrEnum):
     off = "off"
 
 
-def _section(title: str, items: list[CitedItem]) -> list[str]:
+def _section(title: str, items: list[Claim]) -> list[str]:
     if not items:
         return []
     return ["", f"{title}:", *(f"  - {item.text}" for item in items)]

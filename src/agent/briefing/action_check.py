@@ -21,7 +21,7 @@ from datetime import datetime
 from typing import Literal
 
 from agent.briefing import runbooks
-from agent.briefing.assemble import steps
+from agent.core.claims import steps
 from agent.core.similarity import Similarity, coverage, stems
 from memory.schema import IncidentRecord
 

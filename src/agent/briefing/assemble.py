@@ -7,49 +7,57 @@ labeled uncertain, and with no match the briefing says plainly that no prior inc
 when only weak candidates came back, that there is no reliable precedent. Precedents that needed no
 fix (self-recovered, false alarm) are named as such, and causes the top precedents disagree on are
 labeled disputed (``agent.briefing.precedents``).
-"""
 
-import re
+Every line is a ``Claim``: its role, the source and field it rests on and its qualifier are values,
+and its shown line is written here from them, once; nothing downstream reads the line back.
+"""
 
 from agent.briefing import runbooks
 from agent.briefing.precedents import NO_RELIABLE, Reading, is_noise, read
+from agent.core.claims import flat, steps
 from agent.core.conversation import ConversationView
 from agent.core.evidence import Match
-from agent.core.schema import CitedItem, ModelAnswer, SeenBefore
-from memory.text import clip
+from agent.core.schema import Claim, ClaimField, ModelAnswer, Qualifier, Role, SeenBefore
 
 MAX_CAUSES = 3
 MAX_STEPS = 5
 MAX_RUNBOOK_ITEMS = 3
-_LIST_ITEM = re.compile(r"\n\s*(?:\d{1,2}[.)]|[-•*])\s+")
-_CLAUSE = re.compile(r";\s+|(?<=[.!?])\s+(?=[A-Z])")
+_QUALIFIER_LEAD = {
+    "disputed": "Disputed (the closest precedents disagree): ",
+    "uncertain": "Uncertain ({band} match): ",
+}
 
 
-def steps(text: str) -> list[str]:
-    """A recorded field as separate steps: list items, then semicolons and sentences within them.
-
-    Post-mortems are often hard-wrapped, so a line break ends a step only where a list item starts.
-    """
-    out: list[str] = []
-    for chunk in _LIST_ITEM.sub("\x00", "\n" + (text or "")).split("\x00"):
-        for part in _CLAUSE.split(" ".join(chunk.split())):
-            part = part.strip(" -•*").rstrip(".")
-            if len(part) > 2:
-                out.append(part)
-    return out
-
-
-def flat(text: str, limit: int) -> str:
-    """One line (records are often hard-wrapped), clipped."""
-    return clip(" ".join(text.split()), limit)
-
-
-def _label(match: Match, text: str, reading: Reading | None = None) -> str:
+def _qualifier(match: Match, reading: Reading | None = None) -> Qualifier | None:
     if reading is not None and match in reading.disputed:
-        return f"Disputed (the closest precedents disagree): {text}"
-    if match.confidence.strong:
-        return text
-    return f"Uncertain ({match.confidence.band} match): {text}"
+        return "disputed"
+    return None if match.confidence.strong else "uncertain"
+
+
+def _claim(
+    role: Role,
+    field: ClaimField,
+    statement: str,
+    n: int,
+    record: str | None,
+    *,
+    lead: str = "",
+    match: Match | None = None,
+    reading: Reading | None = None,
+) -> Claim:
+    """A claim resting on one field of source ``[n]``; its line is the lead, then the statement, labeled
+    uncertain or disputed when its precedent is."""
+    qualifier = _qualifier(match, reading) if match is not None else None
+    label = _QUALIFIER_LEAD[qualifier].format(band=match.confidence.band) if match and qualifier else ""
+    return Claim(
+        text=f"{label}{lead}{statement}",
+        citations=[n],
+        role=role,
+        field=field,
+        record=record,
+        statement=statement,
+        qualifier=qualifier,
+    )
 
 
 def seen_before(ranked: list[Match], reading: Reading) -> SeenBefore:
@@ -80,110 +88,127 @@ def _no_prior(view: ConversationView, recalled: bool) -> str:
     return f"No prior incident is known: {why}. Treat the alert as new and work from the alert itself [1]."
 
 
-def _causes(useful: list[Match], reading: Reading | None = None) -> list[CitedItem]:
-    items: list[CitedItem] = []
+def _causes(useful: list[Match], reading: Reading | None = None) -> list[Claim]:
+    items: list[Claim] = []
     for match in useful[:MAX_CAUSES]:
         record, n, ident = match.incident.record, match.item.n, match.incident.id
         for correction in match.corrections:
-            text = f"Corrected root cause of {ident}: {flat(correction, 400)}"
-            items.append(CitedItem(text=_label(match, text, reading), citations=[n]))
+            lead = f"Corrected root cause of {ident}: "
+            items.append(
+                _claim(
+                    "cause",
+                    "correction",
+                    flat(correction, 400),
+                    n,
+                    ident,
+                    lead=lead,
+                    match=match,
+                    reading=reading,
+                )
+            )
         if record is not None and record.root_cause:
-            prefix = f"Root cause recorded for {ident}"
+            role: Role = "cause"
+            lead = f"Root cause recorded for {ident}"
             if is_noise(match):
-                ended = record.resolution_kind.replace("-", " ")
-                prefix = f"No fix needed ({ended}) in {ident}"
+                role, lead = "noise", f"No fix needed ({record.resolution_kind.replace('-', ' ')}) in {ident}"
             if match.corrections:
-                prefix += " (superseded by the correction above)"
-            text = f"{prefix}: {flat(record.root_cause, 400)}"
-            items.append(CitedItem(text=_label(match, text, reading), citations=[n]))
+                lead += " (superseded by the correction above)"
+            statement = flat(record.root_cause, 400)
+            items.append(
+                _claim(
+                    role, "root_cause", statement, n, ident, lead=f"{lead}: ", match=match, reading=reading
+                )
+            )
     return items
 
 
-def _checks(useful: list[Match], view: ConversationView) -> list[CitedItem]:
-    items: list[CitedItem] = []
+def _checks(useful: list[Match], view: ConversationView) -> list[Claim]:
+    items: list[Claim] = []
     for match in useful[:2]:
         record, n, ident = match.incident.record, match.item.n, match.incident.id
         if record is None:
             continue
         if record.error_signature:
+            lead = f"Look for the error seen in {ident}: "
             items.append(
-                CitedItem(
-                    text=_label(
-                        match, f"Look for the error seen in {ident}: {flat(record.error_signature, 240)}"
-                    ),
-                    citations=[n],
+                _claim(
+                    "check", "signature", flat(record.error_signature, 240), n, ident, lead=lead, match=match
                 )
             )
         first = steps(record.resolution_steps)[:1]
         if first:
-            items.append(
-                CitedItem(text=_label(match, f"What {ident} checked or did first: {first[0]}"), citations=[n])
-            )
+            lead = f"What {ident} checked or did first: "
+            items.append(_claim("check", "resolution_step", first[0], n, ident, lead=lead, match=match))
         if record.runbook_used:
-            items.append(
-                CitedItem(
-                    text=f"Open the runbook used for {ident}: {flat(record.runbook_used, 240)}", citations=[n]
-                )
-            )
+            lead = f"Open the runbook used for {ident}: "
+            items.append(_claim("check", "runbook_used", flat(record.runbook_used, 240), n, ident, lead=lead))
     evidence = view.evidence
     for item in evidence.items:
         if item.kind == "runbook" and useful:
             checks = runbooks.sections(item.text).get("first checks", [])[:MAX_RUNBOOK_ITEMS]
+            lead = f"{item.id} first check: "
             items.extend(
-                CitedItem(text=f"{item.id} first check: {check}", citations=[item.n]) for check in checks
+                _claim("check", "first_check", check, item.n, item.id, lead=lead) for check in checks
             )
             if not checks:
-                text = f"Follow runbook {item.id}: {runbooks.title(item.text)}"
-                items.append(CitedItem(text=text, citations=[item.n]))
+                lead = f"Follow runbook {item.id}: "
+                items.append(
+                    _claim("check", "runbook", runbooks.title(item.text), item.n, item.id, lead=lead)
+                )
         elif item.kind == "profile" and item.id in evidence.profile_checks:
+            lead = "Team profile first check: "
             items.extend(
-                CitedItem(text=f"Team profile first check: {check}", citations=[item.n])
+                _claim("check", "first_check", check, item.n, item.id, lead=lead)
                 for check in evidence.profile_checks[item.id]
             )
     return items
 
 
-def _fix(useful: list[Match], view: ConversationView, reading: Reading) -> list[CitedItem]:
+def _fix(useful: list[Match], view: ConversationView, reading: Reading) -> list[Claim]:
     if not useful or useful[0].incident.record is None:
         return []
     items = _fix_from(useful[0], reading)
     for item in view.evidence.items:
         if item.kind == "runbook":
             mitigations = runbooks.mitigations(item.text)[:MAX_RUNBOOK_ITEMS]
-            items += [CitedItem(text=f"{item.id} mitigation: {m}", citations=[item.n]) for m in mitigations]
+            lead = f"{item.id} mitigation: "
+            items += [_claim("fix", "mitigation", m, item.n, item.id, lead=lead) for m in mitigations]
     return items
 
 
-def _fix_from(best: Match, reading: Reading) -> list[CitedItem]:
-    record, n = best.incident.record, best.item.n
+def _fix_from(best: Match, reading: Reading) -> list[Claim]:
+    record, n, ident = best.incident.record, best.item.n, best.incident.id
     assert record is not None
     items = [
-        CitedItem(text=_label(best, step, reading), citations=[n])
+        _claim("fix", "resolution_step", step, n, ident, match=best, reading=reading)
         for step in steps(record.resolution_steps)[:MAX_STEPS]
     ]
     if record.outcome:
-        items.append(
-            CitedItem(text=f"Outcome then ({best.incident.id}): {flat(record.outcome, 300)}", citations=[n])
-        )
+        lead = f"Outcome then ({ident}): "
+        items.append(_claim("fix", "outcome", flat(record.outcome, 300), n, ident, lead=lead))
     return items
 
 
-def _risky(useful: list[Match], view: ConversationView) -> list[CitedItem]:
-    items: list[CitedItem] = []
+def _risky(useful: list[Match], view: ConversationView) -> list[Claim]:
+    items: list[Claim] = []
     for match in useful:
-        record = match.incident.record
+        record, ident = match.incident.record, match.incident.id
         if record is None or not record.failed_attempts:
             continue
+        lead = f"{ident} (did not help or made it worse): "
         for attempt in steps(record.failed_attempts)[:3]:
-            text = f"{match.incident.id} (did not help or made it worse): {attempt}"
-            items.append(CitedItem(text=text, citations=[match.item.n]))
+            items.append(_claim("risky", "failed_attempt", attempt, match.item.n, ident, lead=lead))
     for item in view.evidence.items:
         if item.kind == "runbook" and useful:
             risks = runbooks.sections(item.text).get("risky actions", [])[:MAX_RUNBOOK_ITEMS]
-            items += [CitedItem(text=f"{item.id} warns: {risk}", citations=[item.n]) for risk in risks]
+            lead = f"{item.id} warns: "
+            items += [_claim("risky", "risky_action", risk, item.n, item.id, lead=lead) for risk in risks]
         if item.kind == "profile" and item.id in view.evidence.profile_risks:
-            for risk in view.evidence.profile_risks[item.id]:
-                items.append(CitedItem(text=f"Team profile warns: {risk}", citations=[item.n]))
+            lead = "Team profile warns: "
+            items += [
+                _claim("risky", "risky_action", risk, item.n, item.id, lead=lead)
+                for risk in view.evidence.profile_risks[item.id]
+            ]
     return items
 
 

@@ -17,13 +17,14 @@ the precedent, how sure, and when; or the two closest precedents, when they disa
 API and every delivery channel read this one structure (``render_text`` is the plain-text form).
 """
 
+import dataclasses
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime
 
 from agent.core.evidence import Evidence, Match
-from agent.core.schema import Briefing, BriefingHead, CitedItem, EvidenceItem, HeadItem
+from agent.core.schema import Briefing, BriefingHead, Claim, ClaimField, EvidenceItem, HeadItem
 from agent.core.similarity import Similarity, stem, stems
 
 MAX_CHECKS = 3
@@ -41,34 +42,30 @@ RECENCY_BONUS = 0.04
 # An error string is looked for as written: two that differ are two checks, however many words they
 # share ("pending 0" and "pending > 200" are opposite findings), and never one item citing both.
 ERROR_LEAD = "Look for this error: "
+DISPUTED_LEAD = "Disputed (the closest precedents disagree): "
 _PAREN = re.compile(r"\s*\([^()]*\)")
-_MARKER = re.compile(r"\s*\[(\d+)\]")
-_UNCERTAIN = re.compile(r"^Uncertain \((?:moderate|weak) match\):\s*")
-# Prefixes the evidence-only assembler puts before a recorded line: (pattern, replacement, is_action).
-# ``None`` means the line itself must read as an action.
-_PREFIXES: tuple[tuple[re.Pattern[str], str, bool | None], ...] = (
-    (re.compile(r"^Look for the error seen in \S+:\s*"), ERROR_LEAD, True),
-    (re.compile(r"^Open the runbook used for \S+:\s*"), "Open the runbook ", True),
-    (re.compile(r"^What \S+ checked or did first:\s*"), "", None),
-    (re.compile(r"^Follow runbook "), "Follow runbook ", True),
-    (re.compile(r"^\S+ first check:\s*"), "", True),
-    (re.compile(r"^\S+ mitigation:\s*"), "", True),
-    (re.compile(r"^Team profile first check:\s*"), "", None),
-    (re.compile(r"^Team profile warns:\s*"), "", True),
-    (re.compile(r"^\S+ warns:\s*"), "", True),
-    (re.compile(r"^\S+ \(did not help or made it worse\):\s*"), "", True),
-    (re.compile(r"^Outcome then \(\S+\):\s*"), "", False),
-)
+# Whether a claim resting on this field is an action as it stands (``None``: its words must read as one).
+_ACTION_BY_FIELD: dict[ClaimField, bool] = {
+    "signature": True,
+    "runbook_used": True,
+    "runbook": True,
+    "mitigation": True,
+    "risky_action": True,
+    "failed_attempt": True,
+    "outcome": False,
+}
 _COMMAND = re.compile(r"`|\b(?:SELECT|SHOW|kubectl|curl|grep|psql|redis-cli|openssl|dig)\b")
+# Verbs an action starts with, in the imperative or in an irregular past tense (regular ones end in -ed).
 _VERBS = """
 add adjust alert apply audit block bump cap change check clear compare confirm cordon count cut
 decrease delete deploy diff disable drain drop enable escalate evict examine expire extend fail
 failover find fix flush follow freeze grep increase inspect investigate isolate kill limit list
 lower look measure migrate monitor move open pause pin ping probe profile purge query raise
 rebalance reboot rebuild recreate redeploy reduce refresh reindex reload remove renew repartition
-replace replay reroute reset resize restart restore resume retry revert review revoke roll rollback
+replace replay reroute reset resize restart restore resume retry revert review revoke rewrite roll rollback
 rotate run scale search set shed shift shut skip snapshot split start stop suspend switch tail
 throttle trace trim tune turn update upgrade validate verify watch
+built kept put ran rebuilt rewrote took
 """
 _ACTION_VERBS = frozenset(stem(v) for v in _VERBS.split())
 
@@ -78,23 +75,35 @@ class _Candidate:
     text: str
     citations: list[int]
     order: int
-    action: bool | None
+    field: ClaimField | None
     score: float = 0.0
-    members: list["_Candidate"] = field(default_factory=list)
+    date: str | None = None
+    members: list["_Candidate"] = dataclasses.field(default_factory=list)
 
 
-def clean(item: CitedItem) -> tuple[str, list[int], bool | None]:
-    """The line without its source prefix and inline markers; whether it is known to be an action."""
-    citations = [*item.citations, *(int(n) for n in _MARKER.findall(item.text))]
-    text = _MARKER.sub("", item.text).strip()
-    text = _UNCERTAIN.sub("", text)
-    action: bool | None = None
-    for pattern, replacement, is_action in _PREFIXES:
-        if pattern.match(text):
-            text, action = pattern.sub(replacement, text, count=1), is_action
-            break
-    text = " ".join(text.split()).rstrip(".")
-    return (text[:1].upper() + text[1:]), list(dict.fromkeys(citations)), action
+def head_text(claim: Claim) -> str:
+    """How the head says a claim: its statement, an error string as one to look for, a runbook as one
+    to open, a disputed step as disputed."""
+    statement = " ".join((claim.statement or claim.text).split()).rstrip(".")
+    if claim.field == "signature":
+        return ERROR_LEAD + statement
+    if claim.field == "runbook_used":
+        return f"Open the runbook {statement}"
+    if claim.field == "runbook":
+        return (
+            f"Follow runbook {claim.record}: {statement}" if claim.record else f"Follow runbook {statement}"
+        )
+    statement = statement[:1].upper() + statement[1:]
+    return DISPUTED_LEAD + statement if claim.qualifier == "disputed" else statement
+
+
+def _known_action(claim: Claim, sources: "_Sources") -> bool | None:
+    """Whether the claim's field makes it an action (a runbook's first check is one; a pattern's must
+    read as one)."""
+    if claim.field == "first_check":
+        cited = [sources.items[n].kind for n in claim.citations if n in sources.items]
+        return True if "runbook" in cited else None
+    return _ACTION_BY_FIELD.get(claim.field) if claim.field is not None else None
 
 
 def is_action(text: str) -> bool:
@@ -109,32 +118,15 @@ def is_action(text: str) -> bool:
 
 
 class _Sources:
-    """What the briefing's evidence says about each citation: its record, service, confidence, date."""
+    """What the briefing's evidence says about each citation: its record and service."""
 
     def __init__(self, evidence: Evidence | None, items: Sequence[EvidenceItem]) -> None:
         self.items = {item.n: item for item in items}
-        self.matches: dict[int, Match] = {}
-        if evidence is not None:
-            self.matches = {m.item.n: m for m in evidence.matches.values()}
         ranked = evidence.ranked() if evidence is not None else []
         self.best = ranked[0] if ranked and ranked[0].confidence.reliable else None
         alert = next((i for i in items if i.kind == "alert"), None)
         self.alert_service = evidence.alert.service if evidence is not None else alert and alert.service
         self.services = {i.service for i in items if i.service} - {self.alert_service}
-
-    def confidence(self, n: int) -> float:
-        match = self.matches.get(n)
-        if match is not None:
-            return match.confidence.probability
-        item = self.items.get(n)
-        if item is None or item.kind == "alert" or self.best is None:
-            return 0.0
-        # A runbook or profile pattern is as good as the precedent that brought it in, a little less.
-        return 0.9 * self.best.confidence.probability
-
-    def when(self, n: int) -> datetime | None:
-        match = self.matches.get(n)
-        return match.when if match is not None else None
 
     def foreign(self, citations: list[int], text: str) -> bool:
         """A line only another service's records back, or that names another service's resource."""
@@ -148,15 +140,15 @@ class _Sources:
         return any(re.search(rf"\b{re.escape(s.lower())}\b", lowered) for s in self.services)
 
 
-def _rank(candidates: list[_Candidate], sources: _Sources) -> None:
-    for c in candidates:
-        c.score = max((sources.confidence(n) for n in c.citations), default=0.0)
+def _same(a: _Candidate | HeadItem, b: _Candidate | HeadItem, similarity: Similarity) -> bool:
+    """Whether two lines say the same thing; an error string only ever meets the same string."""
+    if "signature" in (a.field, b.field):
+        return a.field == b.field and " ".join(a.text.lower().split()) == " ".join(b.text.lower().split())
+    return same_meaning(a.text, b.text, similarity)
 
 
-def _same(a: str, b: str, similarity: Similarity) -> bool:
-    """Whether two lines say the same thing, as written or without their parenthesized details."""
-    if a.startswith(ERROR_LEAD) or b.startswith(ERROR_LEAD):
-        return " ".join(a.lower().split()) == " ".join(b.lower().split())
+def same_meaning(a: str, b: str, similarity: Similarity) -> bool:
+    """The one similarity question the head asks of two lines (as written, or without parentheses)."""
     return _close(a, b, similarity) or _close(_PAREN.sub("", a), _PAREN.sub("", b), similarity)
 
 
@@ -174,11 +166,11 @@ def _merge(candidates: list[_Candidate], similarity: Similarity) -> list[_Candid
     groups: list[_Candidate] = []
     for c in sorted(candidates, key=lambda c: (-c.score, c.order)):
         for group in groups:
-            if any(_same(c.text, m.text, similarity) for m in group.members):
+            if any(_same(c, m, similarity) for m in group.members):
                 group.members.append(c)
                 break
         else:
-            groups.append(_Candidate(c.text, [], c.order, c.action, c.score, [c]))
+            groups.append(_Candidate(c.text, [], c.order, c.field, c.score, c.date, [c]))
     return groups
 
 
@@ -186,14 +178,15 @@ def _item(group: _Candidate, sources: _Sources) -> HeadItem:
     citations = list(dict.fromkeys(n for m in group.members for n in m.citations))
     cited = [sources.items[n] for n in citations if n in sources.items]
     incident_ids = list(dict.fromkeys(i.id for i in cited if i.kind == "incident" and i.id))
-    dates = [d for d in (sources.when(n) for n in citations) if d is not None]
+    dates = [m.date for m in group.members if m.date]
     return HeadItem(
         text=group.text,
         citations=citations,
+        field=group.field,
         sources=list(dict.fromkeys(i.id for i in cited if i.id and i.kind != "alert")),
         support=len(incident_ids),
         confidence=round(group.score, 3),
-        last_seen=max(dates).date().isoformat() if dates else None,
+        last_seen=max(dates) if dates else None,
     )
 
 
@@ -211,7 +204,7 @@ def _ordered(items: list[HeadItem], now: datetime) -> list[HeadItem]:
 
 
 def _section(
-    items: Iterable[CitedItem],
+    claims: Iterable[Claim],
     sources: _Sources,
     similarity: Similarity,
     *,
@@ -220,16 +213,16 @@ def _section(
     now: datetime,
 ) -> list[HeadItem]:
     candidates: list[_Candidate] = []
-    for order, item in enumerate(items):
-        text, citations, action = clean(item)
+    for order, claim in enumerate(claims):
+        text, action = head_text(claim), _known_action(claim, sources)
         if not text:
             continue
-        if actions_only and (action is False or (action is None and not is_action(text))):
+        statement = claim.statement or claim.text
+        if actions_only and (action is False or (action is None and not is_action(statement))):
             continue
-        if local_only and sources.foreign(citations, text):
+        if local_only and sources.foreign(claim.citations, text):
             continue
-        candidates.append(_Candidate(text, citations, order, action))
-    _rank(candidates, sources)
+        candidates.append(_Candidate(text, claim.citations, order, claim.field, claim.confidence, claim.date))
     similarity.prepare(c.text for c in candidates)
     return _ordered([_item(g, sources) for g in _merge(candidates, similarity)], now)
 
@@ -296,7 +289,7 @@ def build_head(briefing: Briefing, evidence: Evidence | None, similarity: Simila
         briefing.risky_actions, sources, similarity, actions_only=False, local_only=False, now=now
     )
     head_checks = checks[:MAX_CHECKS]
-    fixes = [f for f in fixes if not any(_same(f.text, c.text, similarity) for c in head_checks)]
+    fixes = [f for f in fixes if not any(_same(f, c, similarity) for c in head_checks)]
     return BriefingHead(
         first_line=first_line(briefing, evidence),
         recurrence=_recurrence(evidence),

@@ -17,6 +17,7 @@ from agent.briefing.planner import EvidenceOnlyPlanner
 from agent.briefing.profile_evidence import ProfileSource
 from agent.briefing.recall_first import RecallFirst
 from agent.core.citations import Tally, check_items, check_text
+from agent.core.claims import SECTIONS, stamp
 from agent.core.conversation import (
     Conversation,
     LLMUnavailable,
@@ -29,7 +30,7 @@ from agent.core.conversation import (
 )
 from agent.core.evidence import AlertInput, Evidence
 from agent.core.prompts import FINAL_HOP, SYSTEM_PROMPT, alert_message, malformed_message, repair_message
-from agent.core.schema import Briefing, Hop, ModelAnswer, RelatedIncident, ToolCallTrace
+from agent.core.schema import Briefing, Claim, Hop, ModelAnswer, RelatedIncident, ToolCallTrace
 from agent.core.similarity import Similarity
 from agent.core.tools import RECALL, ToolBox
 from memory.bank import Recall
@@ -41,13 +42,12 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 MAX_HOPS = 3
 MAX_CALLS_PER_HOP = 4
-_LIST_FIELDS = ("likely_causes", "first_checks", "suggested_fix", "risky_actions")
 
 
 def parse_answer(content: str | None) -> ModelAnswer:
     """The model's JSON answer, tolerating code fences and bare strings in place of cited items."""
     raw = json_object(content)
-    for key in _LIST_FIELDS:
+    for key in SECTIONS:
         if isinstance(raw.get(key), list):
             raw[key] = [{"text": item} if isinstance(item, str) else item for item in raw[key]]
     return validated(ModelAnswer, raw)
@@ -147,6 +147,7 @@ class Agent:
             first_hop=first_hop,
             parse=parse_answer,
             repair=repair_message,
+            answer_type=ModelAnswer,
             recall_first=RecallFirst(alert),
         )
         if answer is None:
@@ -178,14 +179,16 @@ async def run_hops(
     first_hop: int,
     parse: Callable[[str | None], T],
     repair: Callable[[str], str],
+    answer_type: type[T],
     answer_name: str = "briefing",
     recall_first: RecallFirst | None = None,
 ) -> tuple[T | None, str]:
     """The loop itself: at most ``MAX_HOPS`` model calls, each traced into ``hops``.
 
     With ``recall_first`` (a briefing), hop 1 recalls the alert whenever recall is on offer and
-    every recall query is checked (``agent.briefing.recall_first``).
-    Returns the parsed answer, or ``None`` and why there is none (the caller falls back)."""
+    every recall query is checked (``agent.briefing.recall_first``). A planner's answer is taken as
+    the value it is (``answer_type``); a chat model's text is parsed.
+    Returns the answer, or ``None`` and why there is none (the caller falls back)."""
     repairing = False
     seen_calls: dict[tuple[str, str], ToolOutcome] = {}
     for n in range(1, MAX_HOPS + 1):
@@ -237,6 +240,8 @@ async def run_hops(
         hop.answered = True
         if turn.tool_calls:
             return None, "The model asked for tools on its last hop instead of answering"
+        if isinstance(turn.answer, answer_type):
+            return turn.answer, ""
         try:
             return parse(turn.content), ""
         except ValueError as exc:
@@ -255,7 +260,10 @@ def _finish(
     count = len(evidence.items)
     tally = Tally()
     summary, _ = check_text(answer.summary, count, tally)
-    sections = {key: check_items(getattr(answer, key), count, tally) for key in _LIST_FIELDS}
+    sections = {
+        key: [stamp(c, evidence) for c in check_items(_claims(answer, key, model), count, tally)]
+        for key in SECTIONS
+    }
     known = evidence.known_ids
     invented: list[str] = []
     summary = _strip_unknown_ids(summary, known, invented)
@@ -307,6 +315,15 @@ def _finish(
         evidence=evidence.items,
         **run_fields(conversation, model, hops, tally.as_check(), warnings),
     )
+
+
+def _claims(answer: ModelAnswer, key: str, model: Model) -> list[Claim]:
+    """The claims of one list. A model's take their role from the list they are in and keep only
+    their words, citations and the field they name: everything else is read from the evidence."""
+    items: list[Claim] = getattr(answer, key)
+    if isinstance(model, Planner):
+        return items
+    return [Claim(text=c.text, citations=c.citations, role=SECTIONS[key], field=c.field) for c in items]
 
 
 def _lead(summary: str, reading: precedents.Reading, seen: str, recalled: bool) -> str:

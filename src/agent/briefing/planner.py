@@ -4,7 +4,7 @@ It is a product mode (the default without a key), not a test double. Hop 1 recal
 alert's service; hop 2 recalls across every service when the scoped results are few or none of them
 is a settled precedent (calibrated confidence, ``agent.core.confidence``: the same error on another service
 is often the answer); then it answers with the briefing assembled from the records. It reads the
-structured tool outcomes of the conversation, never prose.
+structured tool outcomes of the conversation, never prose, and answers with the assembled value.
 """
 
 import json
@@ -33,7 +33,7 @@ class EvidenceOnlyPlanner:
         call = self._next_recall(view) if RECALL in _offered(tools) else None
         if call is not None:
             return ModelTurn(content=None, tool_calls=[call])
-        return ModelTurn(content=assemble(view).model_dump_json())
+        return ModelTurn(content=None, answer=assemble(view))
 
     def _next_recall(self, view: ConversationView) -> ToolCall | None:
         recalls = [o for o in view.outcomes if o.tool == RECALL]

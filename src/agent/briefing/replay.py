@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from agent.briefing.loop import Agent
 from agent.core.evidence import AlertInput
-from agent.core.schema import Briefing, CitedItem, SeenBefore
+from agent.core.schema import Briefing, Claim, SeenBefore
 
 _MARKERS = re.compile(r"\s*\[\d+\]")
 _SPACE = re.compile(r"\s+")
@@ -59,7 +59,7 @@ def _list_diff(off: list[str], on: list[str]) -> ListDiff:
     )
 
 
-def _items(items: list[CitedItem]) -> list[str]:
+def _items(items: list[Claim]) -> list[str]:
     return list(dict.fromkeys(_plain(item.text) for item in items))
 
 

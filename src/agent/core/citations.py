@@ -9,7 +9,7 @@ source that does not exist.
 import re
 from dataclasses import dataclass
 
-from agent.core.schema import CitationCheck, CitedItem
+from agent.core.schema import CitationCheck, Claim
 
 _OPEN = "[［【〔〖⟦"
 _CLOSE = "]］】〕〗⟧"
@@ -88,9 +88,10 @@ def plain_cited(text: str, evidence_count: int, tally: Tally | None = None) -> t
     return _CANONICAL.sub("", checked).strip(), found
 
 
-def check_items(items: list[CitedItem], evidence_count: int, tally: Tally) -> list[CitedItem]:
-    """Check markers in the text and the explicit ``citations`` list of each item alike."""
-    checked: list[CitedItem] = []
+def check_items(items: list[Claim], evidence_count: int, tally: Tally) -> list[Claim]:
+    """Check markers in the text and the explicit ``citations`` list of each claim alike; a claim
+    without a statement (a model's) gets its text without markers as one."""
+    checked: list[Claim] = []
     for item in items:
         text, in_text = check_text(item.text, evidence_count, tally)
         listed: list[int] = []
@@ -102,5 +103,8 @@ def check_items(items: list[CitedItem], evidence_count: int, tally: Tally) -> li
             else:
                 tally.removed += 1
         if text:
-            checked.append(CitedItem(text=text, citations=in_text + listed))
+            statement = item.statement or " ".join(_CANONICAL.sub("", text).split())
+            checked.append(
+                item.model_copy(update={"text": text, "citations": in_text + listed, "statement": statement})
+            )
     return checked

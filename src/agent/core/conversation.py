@@ -14,6 +14,8 @@ assembler read a ``ConversationView`` and never number anything themselves.
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from pydantic import BaseModel
+
 from agent.core.evidence import Evidence, Match
 from agent.core.schema import CitationCheck, EvidenceItem, Hop, Mode, RunReport, TokenUsage
 from incidents.timeutil import utcnow
@@ -39,9 +41,13 @@ class ToolCall:
 
 @dataclass(frozen=True)
 class ModelTurn:
+    """One turn: tool calls, or an answer. A chat model answers in ``content`` (JSON the loop parses);
+    a planner answers with the value itself in ``answer``, never through text."""
+
     content: str | None
     tool_calls: list[ToolCall] = field(default_factory=list)
     usage: TokenUsage | None = None
+    answer: BaseModel | None = None
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,11 @@
 """The briefing: what the on-call engineer reads, stored as JSON on the incident.
 
-Every claim is a ``CitedItem`` whose ``citations`` point into ``evidence`` (1-based, as ``[n]`` in the
-text), so a reader can check each sentence against the record it came from. ``hops`` keeps the trace
-of every model call and tool call that produced it.
+Every line of its lists is a ``Claim``: a value with its role (cause, check, fix, risky move, noise,
+recurrence), the record and the field of that record it rests on, and ``citations`` pointing into
+``evidence`` (1-based), so a reader, the head and the guard check each one against the record it came
+from without reading its wording. ``hops`` keeps the trace of every model call and tool call that
+produced it. Briefings stored before claims were typed hold items with only ``text`` and
+``citations``; they still load (every other field has a default) and render as they did.
 """
 
 from datetime import datetime
@@ -18,9 +21,50 @@ EvidenceKind = Literal[
 ]
 
 
-class CitedItem(BaseModel):
+# What a claim says about the alert: its cause, a check, a fix, a move that made it worse, that it
+# is likely noise, or when it comes back.
+Role = Literal["cause", "check", "fix", "risky", "noise", "recurrence"]
+# The part of the cited source a claim rests on: a record's fields (``memory.template``), a runbook's
+# sections (``agent.briefing.runbooks``), a team-profile pattern and its lists.
+ClaimField = Literal[
+    "root_cause",
+    "correction",
+    "symptom",
+    "signature",
+    "resolution_step",
+    "outcome",
+    "failed_attempt",
+    "runbook_used",
+    "runbook",
+    "first_check",
+    "mitigation",
+    "risky_action",
+    "pattern",
+]
+# How sure the claim's precedent is, when it is less than a settled one.
+Qualifier = Literal["uncertain", "disputed"]
+
+
+class Claim(BaseModel):
+    """One cited thing a briefing says, as values.
+
+    ``statement`` is what the cited field says (or the model's words), without lead or markers: the
+    head merges and ranks on it and on ``role`` and ``field``, the guard checks it against the cited
+    field's text. ``text`` is the line as shown in the full lists. ``confidence`` is the calibrated
+    probability of its best cited precedent, ``support`` how many incidents it cites, ``date`` when the
+    newest of them happened (``agent.core.claims.stamp``). ``role`` is ``None`` only in a briefing stored
+    before claims were typed."""
+
     text: str
     citations: list[int] = Field(default_factory=list)
+    role: Role | None = None
+    field: ClaimField | None = None
+    record: str | None = None
+    statement: str = ""
+    qualifier: Qualifier | None = None
+    confidence: float = 0.0
+    support: int = 0
+    date: str | None = None
 
 
 class RelatedIncident(BaseModel):
@@ -83,6 +127,7 @@ class HeadItem(BaseModel):
 
     text: str
     citations: list[int] = Field(default_factory=list)
+    field: ClaimField | None = None  # the field of its strongest claim
     sources: list[str] = Field(default_factory=list)
     support: int = 0
     confidence: float = 0.0
@@ -115,10 +160,10 @@ class RunReport(BaseModel):
 
 class Briefing(BaseModel):
     summary: str
-    likely_causes: list[CitedItem] = Field(default_factory=list)
-    first_checks: list[CitedItem] = Field(default_factory=list)
-    suggested_fix: list[CitedItem] = Field(default_factory=list)
-    risky_actions: list[CitedItem] = Field(default_factory=list)
+    likely_causes: list[Claim] = Field(default_factory=list)
+    first_checks: list[Claim] = Field(default_factory=list)
+    suggested_fix: list[Claim] = Field(default_factory=list)
+    risky_actions: list[Claim] = Field(default_factory=list)
     related_incidents: list[RelatedIncident] = Field(default_factory=list)
     seen_before: SeenBefore
     # The best precedents needed no fix (self-recovered, false alarm): their ids, said first in the summary.
@@ -136,16 +181,18 @@ class Briefing(BaseModel):
 
 
 class ModelAnswer(BaseModel):
-    """The JSON object the model (or the evidence-only planner) must answer with.
+    """What the model answers with (as JSON) or the evidence-only planner returns (as a value).
 
     ``related_incidents`` names incident ids only: service, score and the reason come from recall,
-    never from the model, so it cannot invent a match.
+    never from the model, so it cannot invent a match. A model's claims carry its words, citations and
+    at most the field it says it rests on; their role is the list they are in, and everything else is
+    filled in from the evidence and checked (``agent.core.guard``).
     """
 
     summary: str = Field(min_length=1)
-    likely_causes: list[CitedItem] = Field(default_factory=list)
-    first_checks: list[CitedItem] = Field(default_factory=list)
-    suggested_fix: list[CitedItem] = Field(default_factory=list)
-    risky_actions: list[CitedItem] = Field(default_factory=list)
+    likely_causes: list[Claim] = Field(default_factory=list)
+    first_checks: list[Claim] = Field(default_factory=list)
+    suggested_fix: list[Claim] = Field(default_factory=list)
+    risky_actions: list[Claim] = Field(default_factory=list)
     related_incidents: list[str] = Field(default_factory=list)
     seen_before: SeenBefore

@@ -265,6 +265,7 @@ async def _converse(
         first_hop=first_hop,
         parse=parse,
         repair=draft_repair,
+        answer_type=DraftAnswer,
         answer_name="draft",
     )
     if answer is None and _logged(conversation) is not None:

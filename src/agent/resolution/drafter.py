@@ -15,7 +15,7 @@ from typing import Any, Literal
 from agent.core.citations import plain_cited
 from agent.core.conversation import ConversationView, ModelTurn, ToolCall
 from agent.core.evidence import AlertInput
-from agent.core.schema import Briefing, CitedItem, Mode
+from agent.core.schema import Briefing, Claim, Mode
 from agent.resolution.log_tool import LOG, REQUIRED_FIELDS
 from memory.template import POST_MORTEM
 from memory.template import POST_MORTEM_NAMES as FIELDS
@@ -69,7 +69,7 @@ def _alert_fields(alert: AlertInput) -> tuple[str, str]:
     return clip(" ".join(symptom.split()), 500), clip(" ".join(" ".join(told).split()), 500)
 
 
-def _plain(item: CitedItem, briefing: Briefing) -> str:
+def _plain(item: Claim, briefing: Briefing) -> str:
     text, _ = plain_cited(item.text, len(briefing.evidence))
     return " ".join(text.split())
 

@@ -17,7 +17,7 @@ from tenacity import wait_none
 from agent.briefing.loop import Agent
 from agent.briefing.planner import EvidenceOnlyPlanner
 from agent.core.evidence import AlertInput
-from agent.core.schema import Briefing, CitedItem, EvidenceItem
+from agent.core.schema import Briefing, Claim, EvidenceItem
 from agent.core.tools import RECALL
 from agent.llm import EndpointChatModel
 from agent.resolution.conversation import ResolutionDraft, ResolutionInputs, draft_resolution
@@ -236,8 +236,8 @@ async def test_an_unreachable_model_falls_back_to_the_evidence_only_drafter(
 def briefing() -> Briefing:
     return Briefing(
         summary="Seen before: INC-0042 [2].",
-        likely_causes=[CitedItem(text="Root cause recorded for INC-0042: pool sized for average load [2]")],
-        suggested_fix=[CitedItem(text="Raise the pool size", citations=[2])],
+        likely_causes=[Claim(text="Root cause recorded for INC-0042: pool sized for average load [2]")],
+        suggested_fix=[Claim(text="Raise the pool size", citations=[2])],
         seen_before="recurring",
         evidence=[
             EvidenceItem(n=1, kind="alert", title="The alert", text=SIGNATURE),

@@ -3,7 +3,7 @@
 from datetime import UTC, datetime
 
 from agent.briefing.head import build_head
-from agent.core.schema import Briefing, CitedItem, EvidenceItem, RelatedIncident
+from agent.core.schema import Briefing, Claim, EvidenceItem, RelatedIncident
 from agent.core.similarity import Similarity
 from incidents.briefings import service as briefing_service
 from incidents.database import transaction
@@ -17,10 +17,10 @@ TYPED = {"symptom": "slow checkout", "error_signature": "p99>2s", "outcome": "re
 def _store_briefing(site: Site, public_id: str) -> None:
     briefing = Briefing(
         summary="Same pool exhaustion as INC-0042 [1].",
-        likely_causes=[CitedItem(text="Connection pool exhausted by idle transactions [1]", citations=[1])],
-        first_checks=[CitedItem(text="Count idle-in-transaction sessions", citations=[2])],
-        suggested_fix=[CitedItem(text="Kill idle sessions, then raise the pool timeout", citations=[1])],
-        risky_actions=[CitedItem(text="Restarting the primary made it worse", citations=[1])],
+        likely_causes=[Claim(text="Connection pool exhausted by idle transactions [1]", citations=[1])],
+        first_checks=[Claim(text="Count idle-in-transaction sessions", citations=[2])],
+        suggested_fix=[Claim(text="Kill idle sessions, then raise the pool timeout", citations=[1])],
+        risky_actions=[Claim(text="Restarting the primary made it worse", citations=[1])],
         related_incidents=[RelatedIncident(id="INC-0042", service="checkout", score=0.91, why="same error")],
         seen_before="recurring",
         evidence=[
