@@ -36,7 +36,7 @@ import numpy as np
 from agent.core.confidence import FEATURES, FIT_RESOURCE, Fit
 from agent.core.confidence import features as confidence_features
 from agent.core.evidence import incident_service
-from evals.bench.corpus import load_corpus
+from evals.bench.corpus import corpus_id, load_corpus
 from evals.bench.ranking import Qrels, folds, judged
 from evals.bench.retrieval import DEPTH, Query, corpus_bank, dev_queries, load_qrels
 from memory.bank import Recall
@@ -71,10 +71,11 @@ async def collect(bank: Recall, queries: list[Query], qrels: Qrels) -> list[Pair
                 bank, query.description, service=query.service if scoped else None, limit=DEPTH + 1
             )
             grades = judged(qrels, query.id)
-            for incident in [i for i in found if i.id != query.id][:DEPTH]:
+            for incident in [i for i in found if corpus_id(i.id) != query.id][:DEPTH]:
                 same = incident_service(incident) == query.service
                 values = confidence_features(incident, query.description, same_service=same)
-                pairs.append(Pair(query.id, incident.id, scope, values, grades.get(incident.id, 0) >= 2))
+                doc = corpus_id(incident.id)
+                pairs.append(Pair(query.id, doc, scope, values, grades.get(doc, 0) >= 2))
     return pairs
 
 

@@ -17,6 +17,25 @@ def load_corpus(path: Path) -> list[dict[str, Any]]:
         return [json.loads(line) for line in handle if line.strip()]
 
 
+# A corpus id names a page once imported, and a page address holds no "/" or "#" (``memory.history``):
+# the bank stores those two as ":" and "~", and the benchmarks read its ids back the same way.
+_STORED = str.maketrans({"/": ":", "#": "~"})
+_READ = str.maketrans({":": "/", "~": "#"})
+
+
+def stored_id(record_id: str) -> str:
+    """The id the record is imported under."""
+    stored = record_id.translate(_STORED)
+    if corpus_id(stored) != record_id:
+        raise ValueError(f"corpus id {record_id!r} holds ':' or '~', which the import cannot tell apart")
+    return stored
+
+
+def corpus_id(stored: str) -> str:
+    """The corpus id of a recalled record."""
+    return stored.translate(_READ)
+
+
 def first_service(record: Mapping[str, Any]) -> str:
     services = [s.strip() for s in record.get("services") or [] if s and s.strip()]
     return " ".join(services[0].split())[:255] if services else "unknown"
@@ -45,7 +64,7 @@ def _timestamp(date: str) -> str:
 def import_row(record: Mapping[str, Any]) -> dict[str, str]:
     """Protocol step 1: one corpus record as a historical incident; labels and details stay out."""
     row = {
-        "incident_id": record["id"],
+        "incident_id": stored_id(record["id"]),
         "service": first_service(record),
         "timestamp": _timestamp(str(record.get("date") or "")),
         "symptom": (record.get("summary") or "").strip(),

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evals.bench.corpus import NOT_RECORDED, REQUIRED, import_row, load_corpus
+from evals.bench.corpus import NOT_RECORDED, REQUIRED, import_row, load_corpus, stored_id
 from evals.bench.ranking import folds
 from memory.extraction.document import SourceDocument, from_text
 from memory.extraction.draft import draft_row
@@ -53,7 +53,7 @@ def free_form_row(record: Mapping[str, Any], document: SourceDocument) -> tuple[
     """The record as the importer drafts it from its free-form text and a person accepts it unread
     (accept-all): the extraction's draft under the record's id, a required field it left empty as the
     protocol's gap marker. True when the text gave no date and the record's was taken instead."""
-    row = draft_row(document, extract(document), incident_id=record["id"])
+    row = draft_row(document, extract(document), incident_id=stored_id(record["id"]))
     row["service"] = row["service"] or "unknown"
     dated = bool(row["timestamp"])
     row["timestamp"] = row["timestamp"] or import_row(record)["timestamp"]

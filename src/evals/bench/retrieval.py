@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.core.evidence import AlertInput
-from evals.bench.corpus import first_service, import_row, joined, load_corpus
+from evals.bench.corpus import corpus_id, first_service, import_row, joined, load_corpus
 from evals.bench.extraction import FreeFormBank, free_form_bank
 from evals.bench.protocol import FUSED, by_fold, fold_groups, per_query
 from evals.bench.ranking import Qrels, evaluate, scored_queries
@@ -69,7 +69,8 @@ async def rank(bank: Recall, query: Query, *, scoped: bool) -> list[str]:
     found = await recall_similar_incidents(
         bank, query.description, service=query.service if scoped else None, limit=DEPTH + 1
     )
-    return [incident.id for incident in found if incident.id != query.id][:DEPTH]
+    ids = [corpus_id(incident.id) for incident in found]
+    return [i for i in ids if i != query.id][:DEPTH]
 
 
 ScopedRankings = dict[str, dict[str, list[str]]]  # scope -> query id -> ranked document ids

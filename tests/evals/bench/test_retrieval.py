@@ -3,9 +3,10 @@
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
-from evals.bench.corpus import NOT_RECORDED, import_row
+from evals.bench.corpus import NOT_RECORDED, corpus_id, import_row, stored_id
 from evals.bench.retrieval import load_qrels, query_for
 from memory.history import MAX_TEXT
 from web.cli import app
@@ -63,6 +64,11 @@ QRELS = "query_id\tdoc_id\tgrade\nP/1\tP/2\t2\nP/1\tP/3\t1\nP/3\tP/5\t2\nP/4\tP/
 
 def test_protocol_mapping_keeps_causes_out_of_queries_and_labels_out_of_records() -> None:
     row = import_row(CORPUS[0])
+    assert row["incident_id"] == "P:1"  # a page address holds no "/"; rankings read it back as P/1
+    assert corpus_id(row["incident_id"]) == "P/1" == corpus_id(stored_id("P/1"))
+    assert stored_id("Google/google-GAE-#15020") == "Google:google-GAE-~15020"
+    with pytest.raises(ValueError, match="cannot tell apart"):
+        stored_id("odd:id")
     assert row["service"] == "Block Storage"
     assert row["root_cause"] == SECRET_CAUSE
     assert row["outcome"] == "rollback; restart"
