@@ -6,10 +6,15 @@ the ranked checks, fixes and risky moves) and the related incidents. ``compose``
 Teams, ...) and as the generic webhook's JSON. Every channel says the same thing because they all
 start here. Citations ``[n]`` become the id of the incident they cite (``[INC-0042]``), since a chat
 reader has no evidence list to look them up in.
+
+Alert text is written by whoever holds an alert token, and chats act on some text: ``<!channel>``,
+``@room`` or a link in a title would page a workspace or dress up a phishing link. Every formatter
+starts from ``chat_safe(notice)``, which passes each text the notice carries (but not RecallOps' own
+link) through ``neutral``, so whatever the notice comes to hold is covered.
 """
 
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields, is_dataclass, replace
 from typing import Any
 
 from slack_sdk.models.blocks import (
@@ -36,6 +41,10 @@ MAX_ITEM_CHARS = 300
 _CITATION = re.compile(r"\s*\[(\d+)\]")
 _SLACK_SECTION_CHARS = 2900
 _SLACK_HEADER_CHARS = 150
+_JOINER = "\u2060"  # invisible: splits a token so no chat parses it, and the reader sees the same text
+_CONTROL = re.compile(r"<(?=[!@#])")  # Slack's <!channel>, <@U…>, <#C…>; Discord's <@…>
+_MENTION = re.compile(r"(?i)@(?=(?:channel|here|everyone|room|all|group)\b)")
+_URL = re.compile(r"://([^\s/?#<>|\"'()\[\]]*)")
 
 
 @dataclass(frozen=True)
@@ -169,13 +178,41 @@ def compose(
     )
 
 
+def neutral(text: str) -> str:
+    """Text shown as written but acted on by no chat: mention tokens and keywords are split by an
+    invisible joiner, links are defanged (``https[:]//host[.]example``), Markdown links broken."""
+    text = _CONTROL.sub("<" + _JOINER, text)
+    text = _MENTION.sub("@" + _JOINER, text)
+    text = _URL.sub(lambda m: "[:]//" + m.group(1).replace(".", "[.]"), text)
+    return text.replace("](", "]" + _JOINER + "(")
+
+
+def _neutral_all(value: Any) -> Any:
+    if isinstance(value, str):
+        return neutral(value)
+    if isinstance(value, list):
+        return [_neutral_all(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _neutral_all(item) for key, item in value.items()}
+    if is_dataclass(value) and not isinstance(value, type):
+        return replace(value, **{f.name: _neutral_all(getattr(value, f.name)) for f in fields(value)})
+    return value
+
+
+def chat_safe(notice: Notice) -> Notice:
+    """The notice with every text in it through ``neutral``, except RecallOps' own link."""
+    safe: Notice = _neutral_all(notice)
+    return replace(safe, link=notice.link)
+
+
 def plain_text(notice: Notice) -> str:
     """One line: Slack's notification fallback and every message's first line."""
-    return notice.headline
+    return chat_safe(notice).headline
 
 
 def markdown(notice: Notice) -> str:
     """The body for Apprise channels (Matrix, email, Teams, Discord, ...): Markdown, short."""
+    notice = chat_safe(notice)
     parts: list[str] = [*notice.lines]
     if notice.briefing is not None:
         if notice.briefing.summary:
@@ -201,6 +238,7 @@ def _section(text: str) -> SectionBlock:
 
 def slack_blocks(notice: Notice) -> list[Block]:
     """Block Kit: a header, the briefing's sections, related incidents and the link as context."""
+    notice = chat_safe(notice)
     header = notice.headline
     if len(header) > _SLACK_HEADER_CHARS:
         header = header[: _SLACK_HEADER_CHARS - 1] + "…"
@@ -225,5 +263,6 @@ def slack_blocks(notice: Notice) -> list[Block]:
 
 
 def webhook_body(notice: Notice, *, delivery_id: int) -> dict[str, Any]:
-    """The generic webhook's JSON: the notice's fields, the Markdown rendering and the delivery id."""
-    return {"delivery_id": delivery_id, **notice.as_dict(), "text": markdown(notice)}
+    """The generic webhook's JSON: the notice's fields, the Markdown rendering and the delivery id.
+    Receivers often post these fields to a chat, so they are neutralised like every other channel's."""
+    return {"delivery_id": delivery_id, **chat_safe(notice).as_dict(), "text": markdown(notice)}

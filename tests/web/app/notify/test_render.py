@@ -1,9 +1,23 @@
 """One rendering for every channel: the short briefing, Block Kit that Slack accepts, Markdown, JSON."""
 
+import json
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
 from slack_sdk.models.blocks import Block
 
 from tests.web.app.notify.test_slack import BRIEFING
-from web.app.notify.render import Notice, compose, markdown, short_briefing, slack_blocks, webhook_body
+from web.app.notify.render import (
+    Notice,
+    compose,
+    markdown,
+    neutral,
+    plain_text,
+    short_briefing,
+    slack_blocks,
+    webhook_body,
+)
 
 INCIDENT = {
     "public_id": "INC-0007",
@@ -91,3 +105,55 @@ def test_a_briefing_with_a_head_is_delivered_as_its_head() -> None:
             link=None,
         )
     )
+
+
+HOSTILE = "<!channel> <!here> <@U024BE7LH> @room @everyone @here [log in](https://evil.example/x) http://evil.example"
+ACTIVE = re.compile(r"<[!@#]|(?i:@(?:channel|here|everyone|room)\b)|://|\]\(")
+
+
+def hostile_notice() -> Notice:
+    """Every alert-supplied text carries mentions and links: title, service, the briefing's lines."""
+    briefing = {
+        **BRIEFING,
+        "summary": HOSTILE,
+        "first_checks": [{"text": HOSTILE}],
+        "related_incidents": [{"id": HOSTILE}],
+    }
+    return compose(
+        event="briefing_stored",
+        incident={**INCIDENT, "title": HOSTILE, "service": HOSTILE},
+        payload={},
+        briefing=briefing,
+        link="https://r.example.org/incidents/INC-0007",
+    )
+
+
+def test_slack_text_and_blocks_carry_no_mention_and_no_live_link_from_the_alert() -> None:
+    text = plain_text(hostile_notice())  # the top-level text Slack notifies with
+    blocks = json.dumps([block.to_dict() for block in slack_blocks(hostile_notice())])
+    assert ACTIVE.search(text) is None
+    assert ACTIVE.search(blocks.replace("<https://r.example.org/incidents/INC-0007|", "")) is None
+    assert "evil[.]example" in blocks and "https://r.example.org/incidents/INC-0007" in blocks
+
+
+def test_apprise_title_and_body_carry_no_mention_and_no_live_link_from_the_alert() -> None:
+    title, body = plain_text(hostile_notice()), markdown(hostile_notice())
+    assert ACTIVE.search(title) is None
+    assert ACTIVE.search(body.replace("Open the incident: https://r.example.org", "")) is None
+    assert "room" in title and "Open the incident: https://r.example.org/incidents/INC-0007" in body
+
+
+def test_the_webhook_fields_carry_no_mention_and_no_live_link_from_the_alert() -> None:
+    body = webhook_body(hostile_notice(), delivery_id=1)
+    raw = json.dumps({k: v for k, v in body.items() if k != "link"})
+    assert ACTIVE.search(raw.replace("Open the incident: https://r.example.org", "")) is None
+    assert body["link"] == "https://r.example.org/incidents/INC-0007"
+
+
+@given(st.text())
+def test_neutral_text_has_nothing_a_chat_acts_on_and_reads_the_same(text: str) -> None:
+    safe = neutral(text)
+    assert ACTIVE.search(safe) is None
+    assert safe.replace("\u2060", "").replace("[:]", ":").replace("[.]", ".") == text.replace(
+        "[:]", ":"
+    ).replace("[.]", ".")
