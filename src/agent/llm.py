@@ -12,6 +12,7 @@ prompt again, and the hop would take several timeouts instead of one. Anything s
 becomes ``LLMUnavailable``, which the loop turns into an evidence-only briefing with a warning.
 """
 
+import asyncio
 import json
 import logging
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from agent.briefing.planner import EvidenceOnlyPlanner
 from agent.core.conversation import LLMUnavailable, MalformedTurn, Model, ModelTurn, ToolCall
 from agent.core.schema import Mode, TokenUsage
 from agent.settings import LLMSettings
+from incidents.queue.backoff import retry_after_seconds
 from incidents.timeutil import utcnow
 
 log = logging.getLogger(__name__)
@@ -39,7 +41,7 @@ _API_ERROR = (groq.APIError, openai.APIError)
 _STATUS_ERROR = (groq.APIStatusError, openai.APIStatusError)
 _BAD_REQUEST = (groq.BadRequestError, openai.BadRequestError)
 _CONNECTION_ERROR = (groq.APIConnectionError, openai.APIConnectionError)
-_TIMEOUT = (groq.APITimeoutError, openai.APITimeoutError)
+_TIMEOUT = (groq.APITimeoutError, openai.APITimeoutError, TimeoutError)  # TimeoutError: the total deadline
 
 
 @dataclass
@@ -87,12 +89,9 @@ class _RetryAfterOrBackoff(wait_base):
     def __call__(self, retry_state: RetryCallState) -> float:
         exc = retry_state.outcome.exception() if retry_state.outcome else None
         if isinstance(exc, _STATUS_ERROR):
-            header = exc.response.headers.get("retry-after")
-            try:
-                if header is not None:
-                    return min(max(float(header), 0.0), MAX_RETRY_AFTER_S)
-            except ValueError:
-                pass
+            asked = retry_after_seconds(exc.response.headers.get("retry-after"), cap_s=MAX_RETRY_AFTER_S)
+            if asked is not None:
+                return asked
         return self._backoff(retry_state)
 
 
@@ -181,7 +180,9 @@ class EndpointChatModel:
                 reraise=True,
             ):
                 with attempt:
-                    response = await self._client.chat.completions.create(**kwargs)
+                    # A total deadline: the SDK's timeout bounds each read, not a server that drips.
+                    async with asyncio.timeout(self._settings.timeout_s):
+                        response = await self._client.chat.completions.create(**kwargs)
         except _TIMEOUT as exc:
             raise _unavailable(
                 f"the model gave no answer within {self._settings.timeout_s:g} s "

@@ -2,8 +2,8 @@
 
 A chat model is opened per briefing (its HTTP client belongs to the event loop that runs it: the
 worker's thread or the web server's), while the bank and the database come from the container.
-The worker claims briefing jobs with a short lease and renews it while the agent runs
-(``web.app.leases``), so a briefing owed by a process that stops is made by another replica within
+The briefing lane claims jobs with a short lease and renews it while the agent runs
+(``web.app.lanes``), so a briefing owed by a process that stops is made by another replica within
 one lease, or by this one after it restarts; the claim's attempt number fences the store, so a job
 taken over is briefed once.
 """
@@ -11,7 +11,7 @@ taken over is briefed once.
 import functools
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
@@ -30,10 +30,10 @@ from incidents.database import transaction
 from incidents.incident import service as incidents
 from incidents.incident.models import Incident
 from incidents.locking import serialized_writes
+from incidents.queue.table import Lease
 from web.app.container import Container
-from web.app.leases import Heartbeat
+from web.app.lanes import QueueLane, Task
 from web.app.metrics import BRIEFING_JOBS, BRIEFING_LATENCY, BRIEFINGS
-from web.app.worker import Task
 
 log = logging.getLogger(__name__)
 
@@ -193,7 +193,8 @@ async def brief_incident(
     return briefing
 
 
-async def run_job(container: Container, claim: JobClaim) -> None:
+async def run_job(container: Container, claim: JobClaim) -> str:
+    """Brief the claimed job's incident and store it; how the job ended (done, dropped or failed)."""
     incident_id = claim.incident_id
     try:
         if incident_id is None:
@@ -201,7 +202,7 @@ async def run_job(container: Container, claim: JobClaim) -> None:
         briefing = await brief_incident(container, incident_id=incident_id, memory_on=claim.memory_on)
         if briefing is None:
             raise LookupError(f"incident {incident_id} does not exist")
-        store_for_job(container, claim, briefing)
+        return "done" if store_for_job(container, claim, briefing) is not None else "dropped"
     except Exception as exc:
         log.exception("briefing job failed", extra={"job_id": claim.job_id, "incident_id": incident_id})
         with transaction(container.sessions) as db, serialized_writes(db):
@@ -209,37 +210,53 @@ async def run_job(container: Container, claim: JobClaim) -> None:
             if job is not None and briefings.holds_lease(job, attempts=claim.attempts):
                 briefings.fail_job(db_session=db, job=job, error=f"{type(exc).__name__}: {exc}")
             db.commit()
+        return "failed"
 
 
-def renew_lease(container: Container, claim: JobClaim) -> bool:
-    with transaction(container.sessions) as db, serialized_writes(db):
-        held = briefings.renew_job_lease(
-            db_session=db,
-            job_id=claim.job_id,
-            attempts=claim.attempts,
-            lease_s=container.settings.web.lease_s,
-        )
-        db.commit()
-    return held
+def job_lane(
+    container: Container,
+    *,
+    kind: str,
+    run: Callable[[JobClaim], Awaitable[str]],
+    concurrency: int,
+) -> QueueLane[JobClaim]:
+    """A lane for one job kind of the ``jobs`` queue: claims carry the job's id, attempt and incident."""
+    lease_s = container.settings.web.lease_s
+
+    def claim(db: Session, limit: int) -> list[JobClaim]:
+        jobs = briefings.claim_due_jobs(db_session=db, kind=kind, limit=limit, lease_s=lease_s)
+        return [
+            JobClaim(job.id, job.attempts, job.incident_id, job.args.get("memory", "on") != "off")
+            for job in jobs
+        ]
+
+    return QueueLane(
+        kind,
+        queue=briefings.JOBS.scoped(Job.kind == kind),
+        sessions=container.sessions,
+        claim=claim,
+        run=run,
+        lease_of=lambda job: Lease(job.job_id, job.attempts),
+        lease_s=lease_s,
+        concurrency=concurrency,
+        poll_s=container.settings.web.worker_poll_s,
+    )
+
+
+def briefing_lane(container: Container) -> QueueLane[JobClaim]:
+    return job_lane(
+        container,
+        kind=briefings.BRIEFING_JOB,
+        run=functools.partial(run_job, container),
+        concurrency=container.settings.web.briefing_concurrency,
+    )
 
 
 def briefing_task(container: Container) -> Task:
-    """The worker task: claim one due briefing job, brief while renewing its lease, store; report
-    whether there was work."""
-    lease = container.settings.web.lease_s
+    """Brief one due incident, if any; whether there was one (the eval runner drains with it)."""
+    lane = briefing_lane(container)
 
-    async def brief_due_incidents() -> bool:
-        with transaction(container.sessions) as db, serialized_writes(db):
-            jobs = briefings.claim_due_jobs(db_session=db, limit=1, lease_s=lease)
-            claimed = [
-                JobClaim(job.id, job.attempts, job.incident_id, job.args.get("memory", "on") != "off")
-                for job in jobs
-            ]
-            db.commit()
-        for claim in claimed:
-            renew = functools.partial(renew_lease, container, claim)
-            with Heartbeat(renew, lease_s=lease, what=f"briefing job {claim.job_id}"):
-                await run_job(container, claim)
-        return bool(claimed)
+    async def brief_due_incident() -> bool:
+        return (await lane.drain_once(1)).attempted > 0
 
-    return brief_due_incidents
+    return brief_due_incident

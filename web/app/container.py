@@ -9,9 +9,9 @@ from agent.profile.synthesis import profile_synthesizer
 from incidents.database import make_engine, make_session_factory, upgrade, wait_for_head
 from memory.factory import open_bank, open_embedder
 from memory.service import Embedder, MemoryBank
+from web.app.lanes import Lane, Worker
 from web.app.notify.deliver import Notifier
 from web.app.settings import Settings
-from web.app.worker import Worker
 
 
 @dataclass
@@ -23,6 +23,7 @@ class Container:
     embedder: Embedder
     notifier: Notifier
     worker: Worker | None = field(default=None)
+    lanes: list[Lane] = field(default_factory=list)
 
     @classmethod
     def build(cls, settings: Settings | None = None, *, migrate: bool = True) -> "Container":

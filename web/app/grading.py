@@ -26,8 +26,8 @@ from incidents.locking import serialized_writes
 from incidents.resolution import service as resolutions
 from incidents.timeutil import utcnow
 from web.app.container import Container
+from web.app.lanes import Task
 from web.app.metrics import BRIEFING_GRADES
-from web.app.worker import Task
 
 log = logging.getLogger(__name__)
 

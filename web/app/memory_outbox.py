@@ -4,15 +4,14 @@ The worker claims due rows (``incidents.resolution.outbox``), builds each record
 retains it under its document id (an upsert, so a redelivery after a crash still leaves one record),
 then marks the row synced, or failing with the error and a backed-off next attempt. Database work and
 memory calls never overlap: the claim is committed before memory is called, and each outcome is
-committed on its own, so a slow or dead memory layer holds no database lock. The batch's lease is
-short and renewed while it is delivered (``web.app.leases``), so rows claimed by a replica that dies
-are delivered by another within one lease.
+committed on its own, so a slow or dead memory layer holds no database lock. The memory lane
+(``web.app.lanes``) renews each claim's short lease while it is delivered, so rows claimed by a
+replica that dies are delivered by another within one lease.
 """
 
 import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -35,25 +34,13 @@ from memory.service import (
     log_incident,
 )
 from web.app.container import Container
-from web.app.leases import Heartbeat
+from web.app.lanes import Outcomes, QueueLane
 from web.app.metrics import OUTBOX_DELIVERIES, OUTBOX_DEPTH, OUTBOX_OLDEST_PENDING
-from web.app.worker import Task
 
 log = logging.getLogger(__name__)
 
 BATCH = 20
 ACTOR = "recallops"
-
-
-@dataclass(frozen=True)
-class DeliveryReport:
-    synced: int = 0
-    failed: int = 0
-    superseded: int = 0
-
-    @property
-    def attempted(self) -> int:
-        return self.synced + self.failed + self.superseded
 
 
 def delivery_timeout(container: Container) -> float:
@@ -82,66 +69,53 @@ async def retain_payload(bank: Retain, kind: str, payload: dict[str, Any]) -> No
     await log_incident(bank, payload_record(payload), severity=payload.get("severity"), metadata=metadata)
 
 
-async def deliver_due(container: Container, *, limit: int = BATCH) -> DeliveryReport:
-    """Claim and deliver what is due now; returns what happened to each claimed row."""
+def memory_lane(container: Container) -> QueueLane[Claim]:
+    """The memory outbox's lane: due writes claimed, retained, and each outcome recorded."""
     lease_s = container.settings.web.lease_s
-    with transaction(container.sessions) as db, serialized_writes(db):
-        claims = outbox.claim_due(db_session=db, limit=limit, lease_s=lease_s)
-        db.commit()
-    if not claims:
-        return DeliveryReport()
-    lease = BatchLease(container, [claim.id for claim in claims], claims[0].locked_until)
-    with Heartbeat(lease.renew, lease_s=lease_s, what=f"memory outbox rows {lease.ids}"):
-        return await _deliver(container, claims)
+
+    def claim(db: Session, limit: int) -> list[Claim]:
+        return outbox.claim_due(db_session=db, limit=limit, lease_s=lease_s)
+
+    async def run(claim: Claim) -> str:
+        return await deliver_claim(container, claim)
+
+    return QueueLane(
+        "memory",
+        queue=outbox.MEMORY_WRITES,
+        sessions=container.sessions,
+        claim=claim,
+        run=run,
+        lease_of=lambda claim: claim.lease,
+        lease_s=lease_s,
+        concurrency=container.settings.web.memory_write_concurrency,
+        poll_s=container.settings.web.worker_poll_s,
+    )
 
 
-@dataclass
-class BatchLease:
-    """The lease on one claimed batch, renewed for the rows of it not yet delivered."""
-
-    container: Container
-    ids: list[int]
-    locked_until: datetime
-
-    def renew(self) -> bool:
-        with transaction(self.container.sessions) as db, serialized_writes(db):
-            self.locked_until = outbox.renew(
-                db_session=db,
-                ids=self.ids,
-                locked_until=self.locked_until,
-                lease_s=self.container.settings.web.lease_s,
-            )
-            db.commit()
-        return True
+async def deliver_due(container: Container, *, limit: int = BATCH) -> Outcomes:
+    """Claim and deliver what is due now; counts how claimed rows ended (synced, failed, superseded)."""
+    return await memory_lane(container).drain_once(limit)
 
 
-async def _deliver(container: Container, claims: list[Claim]) -> DeliveryReport:
-    synced = failed = superseded = 0
-    for claim in claims:
-        try:
-            await asyncio.wait_for(
-                retain_payload(container.bank, claim.kind, claim.payload), delivery_timeout(container)
-            )
-        except Exception as exc:
-            error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-            next_at = _record_failure(container, claim, error)
-            failed += 1
-            OUTBOX_DELIVERIES.labels("failed").inc()
-            log.warning(
-                "memory write failed",
-                extra={
-                    "document_id": claim.document_id,
-                    "error": error,
-                    "next_attempt_at": next_at.isoformat(),
-                },
-            )
-            continue
-        if _record_success(container, claim):
-            synced += 1
-            OUTBOX_DELIVERIES.labels("synced").inc()
-        else:
-            superseded += 1
-    return DeliveryReport(synced=synced, failed=failed, superseded=superseded)
+async def deliver_claim(container: Container, claim: Claim) -> str:
+    """Retain one claimed write (the whole call bounded) and record the outcome; the row's new state."""
+    try:
+        await asyncio.wait_for(
+            retain_payload(container.bank, claim.kind, claim.payload), delivery_timeout(container)
+        )
+    except Exception as exc:
+        error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        next_at = _record_failure(container, claim, error)
+        OUTBOX_DELIVERIES.labels("failed").inc()
+        log.warning(
+            "memory write failed",
+            extra={"document_id": claim.document_id, "error": error, "next_attempt_at": next_at.isoformat()},
+        )
+        return "failed"
+    if _record_success(container, claim):
+        OUTBOX_DELIVERIES.labels("synced").inc()
+        return "synced"
+    return "superseded"
 
 
 def _record_failure(container: Container, claim: Claim, error: str) -> datetime:
@@ -204,11 +178,3 @@ def track_memory_outbox(sessions: sessionmaker[Session]) -> None:
     for state in ("pending", "failing"):
         OUTBOX_DEPTH.labels(state).set_function(depth(state))
     OUTBOX_OLDEST_PENDING.set_function(oldest)
-
-
-def outbox_task(container: Container) -> Task:
-    async def deliver_memory_outbox() -> bool:
-        report = await deliver_due(container)
-        return report.attempted > 0
-
-    return deliver_memory_outbox

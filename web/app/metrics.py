@@ -35,6 +35,19 @@ DELIVERIES = Counter(
 DELIVERY_OUTBOX_DEPTH = Gauge(
     "recallops_delivery_outbox_depth", "Channel messages not yet sent, by state", ["state"]
 )
+LANE_DEPTH = Gauge("recallops_lane_depth", "Items owed to each worker lane, across every replica", ["lane"])
+LANE_OLDEST = Gauge(
+    "recallops_lane_oldest_seconds", "Age of the oldest item owed to each worker lane", ["lane"]
+)
+LANE_IN_FLIGHT = Gauge(
+    "recallops_lane_in_flight", "Items each worker lane of this process runs now", ["lane"]
+)
+ABANDONED_CALLS = Gauge(
+    "recallops_stuck_calls", "Blocking calls past their deadline whose threads have not returned yet"
+)
+ABANDONED_CALLS_TOTAL = Counter(
+    "recallops_abandoned_calls_total", "Blocking calls given up on at their deadline"
+)
 BRIEFINGS = Counter("recallops_briefings_total", "Briefings produced, by mode", ["mode"])
 RESOLUTION_DRAFTS = Counter(
     "recallops_resolution_drafts_total",

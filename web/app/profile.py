@@ -36,7 +36,7 @@ from memory.service import (
     service_model_tags,
 )
 from web.app.container import Container
-from web.app.worker import Task
+from web.app.lanes import Task
 
 log = logging.getLogger(__name__)
 

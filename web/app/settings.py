@@ -29,6 +29,10 @@ class WebSettings(BaseSettings):
     # Claims on briefing jobs and memory writes: renewed every third of this while the work runs, so a
     # replica that dies has its work taken over by another within this plus one poll.
     lease_s: float = Field(default=10.0, gt=0.5)
+    # Each worker lane runs at most this many items at once (web.app.lanes); chat deliveries have theirs
+    # in the notify settings.
+    briefing_concurrency: int = Field(default=2, ge=1, le=64)
+    memory_write_concurrency: int = Field(default=2, ge=1, le=64)
     profile_refresh_debounce_s: float = 30.0  # at most one automatic profile refresh per this many seconds
     profile_check_s: float = 2.0  # how often the worker looks for new memory writes and finished refreshes
 

@@ -26,8 +26,8 @@ async def drain(container: Container) -> tuple[int, int, QueueStats]:
     synced = failed = 0
     while True:
         report = await deliver_due(container)
-        synced, failed = synced + report.synced, failed + report.failed
-        if report.attempted == 0 or report.failed:
+        synced, failed = synced + report["synced"], failed + report["failed"]
+        if report.attempted == 0 or report["failed"]:
             break
     with container.sessions() as db:
         return synced, failed, outbox.queue_stats(db_session=db)

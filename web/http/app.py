@@ -10,10 +10,11 @@ from web.app import metrics
 from web.app.briefings import track_briefing_jobs
 from web.app.container import Container
 from web.app.grading import track_grades
+from web.app.lanes import Worker
 from web.app.memory_outbox import track_memory_outbox
 from web.app.notify.deliver import track_delivery_outbox
 from web.app.settings import Settings
-from web.app.tasks import build_worker
+from web.app.tasks import build_lanes, track_lanes
 from web.http import errors
 from web.http.auth import gate_identify
 from web.http.gate import BodyGate
@@ -44,8 +45,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         track_delivery_outbox(container.sessions)
         track_briefing_jobs(container.sessions)
         track_grades(container.sessions)
+        container.lanes = build_lanes(container)
+        track_lanes(container.lanes)
         if settings.web.run_worker:
-            container.worker = build_worker(container)
+            container.worker = Worker(container.lanes)
             container.worker.start()
         try:
             async with mcp_sessions():

@@ -3,33 +3,28 @@
 A briefing is never overwritten: each run adds the next version, so an engineer can see what changed
 after a re-run. Jobs are claimed with a short lease (``locked_until``) that the worker renews while it
 works: a worker that dies mid-job stops renewing, the lease expires within one lease length, and the
-job is claimed again. Each claim counts an attempt, and the attempt number is the claim's fencing
-token: renewing, finishing and failing all match it, so a worker that lost its lease (it stalled past
-the expiry and another took the job over) can neither extend nor finish the job it no longer holds.
-A job that keeps failing stops after ``max_attempts``. Claiming is a compare-and-set update, safe for
-several workers on SQLite and PostgreSQL alike (where candidate rows are also read with ``SKIP LOCKED``).
+job is claimed again. Claiming, renewing, fencing, attempts and backoff are the one leased queue's
+(``incidents.queue``): the ``jobs`` table is one queue, each job ``kind`` a lane of the worker.
 Functions flush; the caller commits.
 """
 
-import random
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, func, or_, select, update
+from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from incidents.briefings.models import Briefing, Job
-from incidents.database import rowcount
 from incidents.delivery import outbox as deliveries
 from incidents.delivery.routing import BRIEFING_STORED, BRIEFING_UPDATED
 from incidents.incident.models import Incident
+from incidents.queue.table import Lease, Queue
 from incidents.timeutil import utcnow
 
 BRIEFING_JOB = "briefing"
 DEFAULT_LEASE_S = 10.0
 DEFAULT_MAX_ATTEMPTS = 5
-MAX_BACKOFF_S = 600.0
 
 
 def store_briefing(
@@ -104,6 +99,17 @@ def enqueue_briefing(
     return job
 
 
+JOBS = Queue(
+    model=Job,
+    due=Job.run_after,
+    open_states=("pending",),
+    leased_state="running",
+    retry_state="pending",
+    done_state="done",
+    ended_at="finished_at",
+)
+
+
 def claim_due_jobs(
     *,
     db_session: Session,
@@ -113,50 +119,24 @@ def claim_due_jobs(
     max_attempts: int = DEFAULT_MAX_ATTEMPTS,
     now: datetime | None = None,
 ) -> list[Job]:
-    """Take up to ``limit`` due jobs (pending and due, or running with an expired lease)."""
-    now = now or utcnow()
-    due = or_(
-        and_(Job.state == "pending", Job.run_after <= now),
-        and_(Job.state == "running", Job.locked_until < now),
+    """Take up to ``limit`` due jobs of ``kind`` (pending and due, or running with an expired lease)."""
+    leases = JOBS.claim(
+        db_session,
+        limit=limit,
+        lease_s=lease_s,
+        max_attempts=max_attempts,
+        where=(Job.kind == kind,),
+        now=now,
     )
-    query = select(Job.id).where(Job.kind == kind, due).order_by(Job.run_after, Job.id).limit(limit * 4)
-    if db_session.get_bind().dialect.name == "postgresql":
-        query = query.with_for_update(skip_locked=True)
-    claimed: list[Job] = []
-    for job_id in db_session.scalars(query).all():
-        if len(claimed) >= limit:
-            break
-        result = db_session.execute(
-            update(Job)
-            .where(Job.id == job_id, due)
-            .values(state="running", locked_until=now + timedelta(seconds=lease_s), attempts=Job.attempts + 1)
-            .execution_options(synchronize_session=False)
-        )
-        if rowcount(result) != 1:
-            continue
-        job = db_session.get(Job, job_id, populate_existing=True)
-        assert job is not None
-        if job.attempts > max_attempts:
-            job.state, job.finished_at, job.locked_until = "failed", now, None
-            job.last_error = job.last_error or "lease expired too many times (the worker stopped mid-job)"
-            continue
-        claimed.append(job)
-    db_session.flush()
-    return claimed
+    jobs = [db_session.get(Job, lease.id, populate_existing=True) for lease in leases]
+    return [job for job in jobs if job is not None]
 
 
 def renew_job_lease(
     *, db_session: Session, job_id: int, attempts: int, lease_s: float, now: datetime | None = None
 ) -> bool:
     """Extend the lease of the claim numbered ``attempts``; False once that claim is no longer held."""
-    now = now or utcnow()
-    result = db_session.execute(
-        update(Job)
-        .where(Job.id == job_id, Job.state == "running", Job.attempts == attempts)
-        .values(locked_until=now + timedelta(seconds=lease_s))
-        .execution_options(synchronize_session=False)
-    )
-    return bool(rowcount(result))
+    return bool(JOBS.renew(db_session, [Lease(job_id, attempts)], lease_s=lease_s, now=now))
 
 
 def holds_lease(job: Job, *, attempts: int) -> bool:
@@ -165,8 +145,8 @@ def holds_lease(job: Job, *, attempts: int) -> bool:
 
 
 def complete_job(*, db_session: Session, job: Job, now: datetime | None = None) -> None:
-    job.state, job.finished_at, job.locked_until, job.last_error = "done", now or utcnow(), None, None
-    db_session.flush()
+    JOBS.complete(db_session, Lease(job.id, job.attempts), now=now)
+    db_session.refresh(job)
 
 
 def fail_job(
@@ -175,19 +155,11 @@ def fail_job(
     job: Job,
     error: str,
     max_attempts: int = DEFAULT_MAX_ATTEMPTS,
-    base_delay_s: float = 2.0,
     now: datetime | None = None,
 ) -> None:
-    """Back off exponentially (with jitter) and try again, or give up after ``max_attempts``."""
-    now = now or utcnow()
-    job.last_error = error[:2000]
-    job.locked_until = None
-    if job.attempts >= max_attempts:
-        job.state, job.finished_at = "failed", now
-    else:
-        delay = min(MAX_BACKOFF_S, base_delay_s * 2 ** max(job.attempts - 1, 0))
-        job.state, job.run_after = "pending", now + timedelta(seconds=delay * random.uniform(0.8, 1.2))
-    db_session.flush()
+    """Back off and try again (``incidents.queue.backoff``), or give up after ``max_attempts``."""
+    JOBS.fail(db_session, Lease(job.id, job.attempts), error=error, max_attempts=max_attempts, now=now)
+    db_session.refresh(job)
 
 
 def latest_job(*, db_session: Session, incident_id: int, kind: str = BRIEFING_JOB) -> Job | None:

@@ -11,11 +11,10 @@ Life of a row::
        +-----------------------------------------------------------------------+
 
 Guarantees, and how:
-- **Two workers never send the same row.** A claim is one ``UPDATE ... RETURNING`` setting a lease
-  (``locked_until``) on rows that are due and unleased; on PostgreSQL its subquery takes them
-  ``FOR UPDATE SKIP LOCKED``, on SQLite the statement runs under the single write lock. The lease
-  outlives any attempt (it is longer than the send timeout); a crashed worker's lease expires and the
-  row is claimed again after a restart.
+- **Two workers never send the same row**, a claim's attempt number fences it and the attempt budget
+  bounds it: the one leased queue (``incidents.queue``) does all of it, for this table too. The lease
+  is renewed while the send runs, and every send has a total deadline, so a crashed worker's rows are
+  due again within one lease.
 - **In order per thread.** A row is due only when no earlier row of the same incident and channel is
   still open, so the first message (whose id later ones thread under) goes first.
 - **The send happens once per claim; the outcome is recorded after it.** The one window left is a
@@ -24,29 +23,38 @@ Guarantees, and how:
 """
 
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import ColumnElement, func, select, update
 from sqlalchemy.orm import Session, aliased
 
 from incidents.database import rowcount
 from incidents.delivery.models import Delivery
 from incidents.delivery.routing import enabled_routes
 from incidents.incident.models import Incident
-from incidents.resolution.outbox import backoff_delay
+from incidents.queue.table import Lease, Queue
 from incidents.timeutil import utcnow
 
 OPEN_STATES = ("pending", "failing")
 STATES = ("pending", "failing", "sent", "failed")
 MAX_ERROR_CHARS = 1000
-MAX_RETRY_AFTER_S = 3600.0
+
+MESSAGES = Queue(
+    model=Delivery,
+    due=Delivery.next_attempt_at,
+    open_states=OPEN_STATES,
+    retry_state="failing",
+    done_state="sent",
+    max_error_chars=MAX_ERROR_CHARS,
+)
 
 
 @dataclass(frozen=True)
 class Claim:
-    """A row this worker may send until its lease ends; complete or fail it by id."""
+    """A row this worker may send while its lease holds; complete or fail it by its lease."""
 
     id: int
     incident_id: int | None
@@ -54,6 +62,10 @@ class Claim:
     event: str
     payload: dict[str, Any]
     attempts: int
+
+    @property
+    def lease(self) -> Lease:
+        return Lease(self.id, self.attempts)
 
 
 def owe(*, db_session: Session, incident: Incident, event: str, data: dict[str, Any] | None = None) -> int:
@@ -104,11 +116,14 @@ def claim_due(
     db_session: Session,
     limit: int,
     lease_s: float,
+    max_attempts: int | None = None,
     now: datetime | None = None,
     only_ids: list[int] | None = None,
+    skip_channels: Collection[str] = (),
 ) -> list[Claim]:
-    """Lease up to ``limit`` due rows, oldest first, each the earliest open one of its thread. Commit next."""
-    now = now or utcnow()
+    """Lease up to ``limit`` due rows, oldest first, each the earliest open one of its thread. Commit next.
+
+    ``skip_channels`` are left alone (the caller has as many of their sends in flight as it allows)."""
     earlier = aliased(Delivery)
     blocked = (
         select(earlier.id)
@@ -120,35 +135,21 @@ def claim_due(
         )
         .exists()
     )
-    due = select(Delivery.id).where(
-        Delivery.state.in_(OPEN_STATES),
-        Delivery.next_attempt_at <= now,
-        (Delivery.locked_until.is_(None)) | (Delivery.locked_until < now),
-        (Delivery.incident_id.is_(None)) | ~blocked,
-    )
+    where: list[ColumnElement[bool]] = [(Delivery.incident_id.is_(None)) | ~blocked]
     if only_ids is not None:
-        due = due.where(Delivery.id.in_(only_ids))
-    due_ids = (
-        due.order_by(Delivery.next_attempt_at, Delivery.id)
-        .limit(limit)
-        .with_for_update(skip_locked=True, of=Delivery)
-        .scalar_subquery()
+        where.append(Delivery.id.in_(only_ids))
+    if skip_channels:
+        where.append(Delivery.channel.not_in(list(skip_channels)))
+    leases = MESSAGES.claim(
+        db_session, limit=limit, lease_s=lease_s, max_attempts=max_attempts, where=tuple(where), now=now
     )
-    rows = db_session.execute(
-        update(Delivery)
-        .where(Delivery.id.in_(due_ids))
-        .values(locked_until=now + timedelta(seconds=lease_s))
-        .returning(
-            Delivery.id,
-            Delivery.incident_id,
-            Delivery.channel,
-            Delivery.event,
-            Delivery.payload,
-            Delivery.attempts,
-        )
-        .execution_options(synchronize_session=False)
+    rows = db_session.scalars(
+        select(Delivery)
+        .where(Delivery.id.in_([lease.id for lease in leases]))
+        .order_by(Delivery.id)
+        .execution_options(populate_existing=True)
     ).all()
-    return sorted((Claim(*row) for row in rows), key=lambda claim: claim.id)
+    return [Claim(r.id, r.incident_id, r.channel, r.event, r.payload, r.attempts) for r in rows]
 
 
 def thread_ref(*, db_session: Session, incident_id: int | None, channel: str) -> str | None:
@@ -168,20 +169,9 @@ def thread_ref(*, db_session: Session, incident_id: int | None, channel: str) ->
     )
 
 
-def complete(*, db_session: Session, claim: Claim, ref: str | None, now: datetime | None = None) -> None:
-    db_session.execute(
-        update(Delivery)
-        .where(Delivery.id == claim.id)
-        .values(
-            state="sent",
-            sent_at=now or utcnow(),
-            ref=ref,
-            attempts=Delivery.attempts + 1,
-            locked_until=None,
-            last_error=None,
-        )
-        .execution_options(synchronize_session=False)
-    )
+def complete(*, db_session: Session, claim: Claim, ref: str | None, now: datetime | None = None) -> bool:
+    now = now or utcnow()
+    return MESSAGES.complete(db_session, claim.lease, values={"sent_at": now, "ref": ref}, now=now)
 
 
 def fail(
@@ -196,35 +186,31 @@ def fail(
 ) -> str:
     """Record a failed attempt: failing with a next attempt (backoff, or ``Retry-After``), or failed.
 
-    Returns the state the row is left in.
+    Returns the state the row is left in (``lost`` if another worker holds it now).
     """
-    now = now or utcnow()
-    attempts = claim.attempts + 1
-    state = "failing" if retry and attempts < max_attempts else "failed"
-    delay = backoff_delay(attempts)
-    if retry_after_s is not None:
-        delay = min(max(retry_after_s, 0.0), MAX_RETRY_AFTER_S)
-    db_session.execute(
-        update(Delivery)
-        .where(Delivery.id == claim.id, Delivery.state != "sent")
-        .values(
-            state=state,
-            attempts=attempts,
-            last_error=error[:MAX_ERROR_CHARS],
-            next_attempt_at=now + timedelta(seconds=delay),
-            locked_until=None,
-        )
-        .execution_options(synchronize_session=False)
+    outcome = MESSAGES.fail(
+        db_session,
+        claim.lease,
+        error=error,
+        retry=retry,
+        retry_after_s=retry_after_s,
+        max_attempts=max_attempts,
+        now=now,
     )
-    return state
+    return outcome[0] if outcome else "lost"
 
 
 def retry(*, db_session: Session, channel: str | None = None, now: datetime | None = None) -> int:
-    """Make failed and failing rows due now, with a fresh attempt budget. Returns how many."""
-    query = update(Delivery).where(Delivery.state.in_(("failed", "failing")))
+    """Make failed and failing rows due now, with a fresh attempt budget. Returns how many.
+
+    A row leased right now is left to its sender: reviving it would let a second worker send it too.
+    """
+    now = now or utcnow()
+    unleased = Delivery.locked_until.is_(None) | (Delivery.locked_until < now)
+    query = update(Delivery).where(Delivery.state.in_(("failed", "failing")), unleased)
     if channel is not None:
         query = query.where(Delivery.channel == channel)
-    changes = query.values(state="pending", attempts=0, next_attempt_at=now or utcnow(), locked_until=None)
+    changes = query.values(state="pending", attempts=0, next_attempt_at=now, locked_until=None)
     return rowcount(db_session.execute(changes.execution_options(synchronize_session=False)))
 
 

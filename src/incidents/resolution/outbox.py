@@ -13,44 +13,44 @@ Life of a row::
 Guarantees, and how:
 - **One undelivered row per document.** A newer edit rewrites the open row's payload and bumps its
   ``generation`` (a partial unique index enforces it), so two versions of a record never race.
-- **Two workers never deliver the same row.** A claim is one ``UPDATE ... RETURNING`` that sets a lease
-  (``locked_until``); on PostgreSQL its subquery takes the rows ``FOR UPDATE SKIP LOCKED``, so concurrent
-  claimers skip each other's rows instead of waiting; on SQLite the statement runs under the database's
-  single write lock, so claims are serialized. The lease is short and the worker renews it while it
-  delivers (``renew`` matches the ``locked_until`` it set, so a worker whose lease was taken over
-  cannot extend the new holder's); a killed worker stops renewing and its rows are due again within
-  one lease length.
-- **A rewritten row is not marked synced by a stale delivery.** Completion matches the claimed
+- **Two workers never deliver the same row**, leases are short and renewed, and a claim's attempt
+  number fences it: the one leased queue (``incidents.queue``) does all of it, for this table too.
+- **A rewritten row is not marked synced by a stale delivery.** Completion also matches the claimed
   ``generation``; if the payload changed meanwhile, the row stays pending and is delivered again.
-- **Backoff** is exponential with full jitter, computed by tenacity's wait strategy from the attempt
-  count, capped, and never gives up: memory that comes back after an hour still gets every record.
+- **Backoff** is the queue's one rule, with no attempt budget: memory that comes back after an hour
+  still gets every record.
 """
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, Literal
 
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
-from tenacity import RetryCallState, Retrying, wait_random_exponential
 
 from incidents.database import rowcount
 from incidents.incident.models import Incident
+from incidents.queue.table import Lease, Queue
 from incidents.resolution.models import OutboxEntry
 from incidents.timeutil import utcnow
 
 OutboxState = Literal["pending", "synced", "failing"]
 OPEN_STATES = ("pending", "failing")
-BACKOFF_MIN_S = 1.0
-BACKOFF_MAX_S = 600.0
 MAX_ERROR_CHARS = 2000
 
-_BACKOFF = wait_random_exponential(multiplier=1, min=BACKOFF_MIN_S, max=BACKOFF_MAX_S)
+MEMORY_WRITES = Queue(
+    model=OutboxEntry,
+    due=OutboxEntry.next_attempt_at,
+    open_states=OPEN_STATES,
+    retry_state="failing",
+    done_state="synced",
+    max_error_chars=MAX_ERROR_CHARS,
+)
 
 
 @dataclass(frozen=True)
 class Claim:
-    """A row this worker may deliver until ``locked_until``; complete or fail it by id and generation."""
+    """A row this worker may deliver while its lease holds; complete or fail it by lease and generation."""
 
     id: int
     generation: int
@@ -59,7 +59,10 @@ class Claim:
     kind: str
     payload: dict[str, Any]
     attempts: int
-    locked_until: datetime
+
+    @property
+    def lease(self) -> Lease:
+        return Lease(self.id, self.attempts)
 
 
 @dataclass(frozen=True)
@@ -71,13 +74,6 @@ class QueueStats:
     @property
     def depth(self) -> int:
         return self.pending + self.failing
-
-
-def backoff_delay(attempts: int) -> float:
-    """Seconds to wait after the ``attempts``-th consecutive failure: uniform in [1, min(600, 2**(n-1))]."""
-    state = RetryCallState(retry_object=Retrying(), fn=None, args=(), kwargs={})
-    state.attempt_number = max(1, attempts)
-    return float(_BACKOFF(state))
 
 
 def enqueue(
@@ -101,11 +97,10 @@ def enqueue(
             created_at=now,
         )
         db_session.add(entry)
-    else:
+    else:  # the attempt count stays: it is the lease's fencing token while a delivery is in flight
         entry.payload = payload
         entry.generation += 1
         entry.state = "pending"
-        entry.attempts = 0
         entry.next_attempt_at = now
     db_session.flush()
     return entry
@@ -113,110 +108,40 @@ def enqueue(
 
 def claim_due(*, db_session: Session, limit: int, lease_s: float, now: datetime | None = None) -> list[Claim]:
     """Lease up to ``limit`` due rows to the caller, oldest due first. Commit right after."""
-    now = now or utcnow()
-    due = (
-        select(OutboxEntry.id)
-        .where(
-            OutboxEntry.state.in_(OPEN_STATES),
-            OutboxEntry.next_attempt_at <= now,
-            (OutboxEntry.locked_until.is_(None)) | (OutboxEntry.locked_until < now),
-        )
-        .order_by(OutboxEntry.next_attempt_at, OutboxEntry.id)
-        .limit(limit)
-        .with_for_update(skip_locked=True)
-        .scalar_subquery()
-    )
-    rows = db_session.execute(
-        update(OutboxEntry)
-        .where(OutboxEntry.id.in_(due))
-        .values(locked_until=now + timedelta(seconds=lease_s))
-        .returning(
-            OutboxEntry.id,
-            OutboxEntry.generation,
-            OutboxEntry.incident_id,
-            OutboxEntry.document_id,
-            OutboxEntry.kind,
-            OutboxEntry.payload,
-            OutboxEntry.attempts,
-            OutboxEntry.locked_until,
-        )
-        .execution_options(synchronize_session=False)
+    leases = MEMORY_WRITES.claim(db_session, limit=limit, lease_s=lease_s, now=now)
+    rows = db_session.scalars(
+        select(OutboxEntry)
+        .where(OutboxEntry.id.in_([lease.id for lease in leases]))
+        .order_by(OutboxEntry.id)
+        .execution_options(populate_existing=True)
     ).all()
-    claims = [Claim(*row) for row in rows]
-    return sorted(claims, key=lambda claim: claim.id)
-
-
-def renew(
-    *,
-    db_session: Session,
-    ids: list[int],
-    locked_until: datetime,
-    lease_s: float,
-    now: datetime | None = None,
-) -> datetime:
-    """Extend the lease on those of ``ids`` still held under ``locked_until``; returns the new expiry.
-
-    Rows already completed or failed have no lease any more, and a row another worker took over has
-    a different one: neither matches, so only what this worker still holds is extended.
-    """
-    renewed = (now or utcnow()) + timedelta(seconds=lease_s)
-    db_session.execute(
-        update(OutboxEntry)
-        .where(OutboxEntry.id.in_(ids), OutboxEntry.locked_until == locked_until)
-        .values(locked_until=renewed)
-        .execution_options(synchronize_session=False)
-    )
-    return renewed
+    return [
+        Claim(row.id, row.generation, row.incident_id, row.document_id, row.kind, row.payload, row.attempts)
+        for row in rows
+    ]
 
 
 def complete(*, db_session: Session, claim: Claim, now: datetime | None = None) -> bool:
     """Mark the claimed generation synced; False (and the lease released) if it was rewritten meanwhile,
-    or already synced by a worker that took the row over."""
+    or the row was taken over by another worker."""
     now = now or utcnow()
-    synced = rowcount(
-        db_session.execute(
-            update(OutboxEntry)
-            .where(
-                OutboxEntry.id == claim.id,
-                OutboxEntry.generation == claim.generation,
-                OutboxEntry.state != "synced",  # a worker that took the row over may have finished it
-            )
-            .values(state="synced", synced_at=now, locked_until=None, last_error=None)
-            .execution_options(synchronize_session=False)
-        )
+    synced = MEMORY_WRITES.complete(
+        db_session,
+        claim.lease,
+        values={"synced_at": now},
+        where=(OutboxEntry.generation == claim.generation,),
+        now=now,
     )
     if not synced:
-        release(db_session=db_session, entry_id=claim.id)
-    return bool(synced)
+        MEMORY_WRITES.release(db_session, claim.lease)
+    return synced
 
 
 def fail(*, db_session: Session, claim: Claim, error: str, now: datetime | None = None) -> datetime:
-    """Record a failed attempt: state failing, the error kept, the next attempt after a jittered backoff."""
+    """Record a failed attempt: state failing, the error kept, the next attempt after the backoff."""
     now = now or utcnow()
-    attempts = claim.attempts + 1
-    next_attempt_at = now + timedelta(seconds=backoff_delay(attempts))
-    db_session.execute(
-        update(OutboxEntry)
-        .where(OutboxEntry.id == claim.id, OutboxEntry.state != "synced")
-        .values(
-            state="failing",
-            attempts=OutboxEntry.attempts + 1,
-            last_error=error[:MAX_ERROR_CHARS],
-            next_attempt_at=next_attempt_at,
-            locked_until=None,
-        )
-        .execution_options(synchronize_session=False)
-    )
-    return next_attempt_at
-
-
-def release(*, db_session: Session, entry_id: int) -> None:
-    db_session.execute(
-        update(OutboxEntry)
-        .where(OutboxEntry.id == entry_id)
-        .values(locked_until=None)
-        .execution_options(synchronize_session=False)
-    )
+    outcome = MEMORY_WRITES.fail(db_session, claim.lease, error=error, now=now)
+    return outcome[1] if outcome else now
 
 
 def retry_failed(*, db_session: Session, now: datetime | None = None) -> int:

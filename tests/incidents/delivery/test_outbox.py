@@ -64,7 +64,7 @@ def test_retryable_failures_back_off_until_the_budget_is_spent_and_retry_revives
     assert outbox.claim_due(db_session=db, limit=1, lease_s=60, now=later + timedelta(days=1)) == []
     assert outbox.retry(db_session=db) == 1
     [claim] = outbox.claim_due(db_session=db, limit=1, lease_s=60)
-    assert claim.attempts == 0
+    assert claim.attempts == 1  # a fresh budget: this claim is its first attempt
     [status] = outbox.channel_status(db_session=db)
     assert status.counts["pending"] == 1 and status.last_error is None
 

@@ -39,7 +39,7 @@ def resolve_and_correct(container: Container) -> int:
 async def test_the_record_and_its_correction_land_under_their_own_ids(container: Container) -> None:
     incident_id = resolve_and_correct(container)
     report = await deliver_due(container)
-    assert (report.synced, report.failed) == (2, 0)
+    assert (report["synced"], report["failed"]) == (2, 0)
     assert (await deliver_due(container)).attempted == 0
 
     found = await container.bank.recall(query="idle-in-transaction connection pool", limit=5)
@@ -65,7 +65,7 @@ async def test_memory_down_leaves_the_writes_failing_with_the_error_and_a_next_a
     incident_id = resolve_and_correct(container)
     with memory_locked(container.settings.memory.data_dir):
         report = await deliver_due(container)
-    assert (report.synced, report.failed) == (0, 2)
+    assert (report["synced"], report["failed"]) == (0, 2)
     with container.sessions() as db:
         detail = service.memory_detail(db_session=db, incident_id=incident_id)
         assert detail is not None and detail.state == "failing" and detail.attempts == 1

@@ -1,15 +1,19 @@
 """Delivering the delivery outbox: claimed rows become messages, each outcome recorded after the send.
 
-Like the memory outbox's worker (``web.app.memory_outbox``): the claim is committed before anything
-leaves the process, each send runs in a thread under a timeout (up to ``PARALLEL_SENDS`` side by
-side) with no database connection held, and its outcome (sent with the receiver's message id,
-failing with a backed-off next attempt, or failed) is committed on its own. What a message says is
-read at send time from the incident and the briefing version the row names (a stored version never
-changes), and rendered by ``web.app.notify.render``.
+The delivery lane (``web.app.lanes``) claims rows and commits the claim before anything leaves the
+process; each send has a total deadline (``web.app.notify.senders``) and holds no database
+connection, and its outcome (sent with the receiver's message id, failing with a backed-off next
+attempt, or failed) is committed on its own. Up to ``notify_concurrency`` sends are in flight, at
+most ``notify_channel_concurrency`` of them to one channel, so a receiver that hangs holds a few
+slots of this lane and nothing else. What a message says is read at send time from the incident
+and the briefing version the row names (a stored version never changes), and rendered by
+``web.app.notify.render``.
 """
 
 import asyncio
 import logging
+import threading
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -24,16 +28,15 @@ from incidents.delivery.routing import INCIDENT_RESOLVED, sync_channels
 from incidents.grades import service as grades
 from incidents.incident.models import Incident
 from incidents.locking import serialized_writes
+from web.app.lanes import Outcomes, QueueLane
 from web.app.metrics import DELIVERIES, DELIVERY_OUTBOX_DEPTH
 from web.app.notify.config import ChannelConfig, NotifySettings, load_channels, redact
 from web.app.notify.render import Notice, compose
 from web.app.notify.senders import SendError, send
-from web.app.worker import Task
 
 log = logging.getLogger(__name__)
 
 BATCH = 20
-PARALLEL_SENDS = 8
 
 
 @dataclass
@@ -57,7 +60,7 @@ class Notifier:
 
     @property
     def lease_s(self) -> float:
-        """Longer than any one send may take, so a live worker's lease never expires under it."""
+        """Longer than any one send may take (each has a total deadline), renewed while it runs."""
         return 3 * self.settings.notify_timeout_s + 30
 
     def sync(self, sessions: sessionmaker[Session]) -> None:
@@ -65,17 +68,6 @@ class Notifier:
         with transaction(sessions) as db, serialized_writes(db):
             sync_channels(db_session=db, routes=[channel.route() for channel in self.channels.values()])
             db.commit()
-
-
-@dataclass(frozen=True)
-class DeliveryReport:
-    sent: int = 0
-    failing: int = 0
-    failed: int = 0
-
-    @property
-    def attempted(self) -> int:
-        return self.sent + self.failing + self.failed
 
 
 def _notice(db: Session, notifier: Notifier, claim: Claim) -> tuple[Notice, str | None]:
@@ -111,7 +103,9 @@ def _notice(db: Session, notifier: Notifier, claim: Claim) -> tuple[Notice, str 
     return notice, thread
 
 
-async def deliver_claim(sessions: sessionmaker[Session], notifier: Notifier, claim: Claim) -> str:
+async def deliver_claim(
+    sessions: sessionmaker[Session], notifier: Notifier, claim: Claim, *, timeout_s: float | None = None
+) -> str:
     """Send one claimed row and record what happened; returns the row's new state."""
     channel = notifier.channels.get(claim.channel)
     max_attempts = notifier.settings.notify_max_attempts
@@ -119,25 +113,31 @@ async def deliver_claim(sessions: sessionmaker[Session], notifier: Notifier, cla
         return _record_failure(
             sessions, claim, f"channel {claim.channel!r} is no longer configured", False, None, max_attempts
         )
-    with sessions() as db:
-        notice, thread = _notice(db, notifier, claim)
-    timeout = notifier.settings.notify_timeout_s
+    notice, thread = await asyncio.to_thread(_read_notice, sessions, notifier, claim)
+    timeout = notifier.settings.notify_timeout_s if timeout_s is None else timeout_s
     try:
-        ref = await asyncio.wait_for(
-            asyncio.to_thread(send, channel, notice, delivery_id=claim.id, thread=thread, timeout_s=timeout),
-            timeout + 5,
-        )
+        ref = await send(channel, notice, delivery_id=claim.id, thread=thread, timeout_s=timeout)
     except SendError as exc:
         error = redact(str(exc), channel.secrets())
-        return _record_failure(sessions, claim, error, exc.retry, exc.retry_after_s, max_attempts)
-    except Exception as exc:  # a timeout or a library failing in a way it does not document
-        error = redact(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__, channel.secrets())
-        return _record_failure(sessions, claim, error, True, None, max_attempts)
+        return await asyncio.to_thread(
+            _record_failure, sessions, claim, error, exc.retry, exc.retry_after_s, max_attempts
+        )
+    await asyncio.to_thread(_record_success, sessions, claim, ref)
+    return "sent"
+
+
+def _read_notice(
+    sessions: sessionmaker[Session], notifier: Notifier, claim: Claim
+) -> tuple[Notice, str | None]:
+    with sessions() as db:
+        return _notice(db, notifier, claim)
+
+
+def _record_success(sessions: sessionmaker[Session], claim: Claim, ref: str | None) -> None:
     with transaction(sessions) as db, serialized_writes(db):
         outbox.complete(db_session=db, claim=claim, ref=ref)
         db.commit()
     DELIVERIES.labels(channel=claim.channel, outcome="sent").inc()
-    return "sent"
 
 
 def _record_failure(
@@ -166,29 +166,86 @@ def _record_failure(
     return state
 
 
+@dataclass
+class ChannelSlots:
+    """Sends in flight per channel, so one channel's stuck receiver cannot take every slot of the lane."""
+
+    per_channel: int
+    busy: Counter[str] = field(default_factory=Counter)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def full(self) -> list[str]:
+        with self.lock:
+            return [channel for channel, n in self.busy.items() if n >= self.per_channel]
+
+    def take(self, channel: str) -> None:
+        with self.lock:
+            self.busy[channel] += 1
+
+    def give(self, channel: str) -> None:
+        with self.lock:
+            self.busy[channel] -= 1
+
+
+def delivery_lane(
+    sessions: sessionmaker[Session],
+    notifier: Notifier,
+    *,
+    poll_s: float,
+    only_ids: list[int] | None = None,
+    timeout_s: float | None = None,
+) -> QueueLane[Claim]:
+    """The delivery outbox's lane (``only_ids`` and ``timeout_s`` narrow it for one ``notify test``)."""
+    settings = notifier.settings
+    slots = ChannelSlots(settings.notify_channel_concurrency)
+
+    def claim(db: Session, limit: int) -> list[Claim]:
+        claims: list[Claim] = []
+        while len(claims) < limit:
+            got = outbox.claim_due(
+                db_session=db,
+                limit=1,
+                lease_s=notifier.lease_s,
+                max_attempts=settings.notify_max_attempts,
+                only_ids=only_ids,
+                skip_channels=slots.full(),
+            )
+            if not got:
+                break
+            slots.take(got[0].channel)
+            claims += got
+        return claims
+
+    async def run(claim: Claim) -> str:
+        try:
+            return await deliver_claim(sessions, notifier, claim, timeout_s=timeout_s)
+        finally:
+            slots.give(claim.channel)
+
+    return QueueLane(
+        "delivery",
+        queue=outbox.MESSAGES,
+        sessions=sessions,
+        claim=claim,
+        run=run,
+        lease_of=lambda claim: claim.lease,
+        lease_s=notifier.lease_s,
+        concurrency=settings.notify_concurrency,
+        poll_s=poll_s,
+    )
+
+
 async def deliver_due(
     sessions: sessionmaker[Session],
     notifier: Notifier,
     *,
     limit: int = BATCH,
     only_ids: list[int] | None = None,
-) -> DeliveryReport:
-    """Claim what is due now and send it; returns how each claimed row ended."""
-    with transaction(sessions) as db, serialized_writes(db):
-        claims = outbox.claim_due(db_session=db, limit=limit, lease_s=notifier.lease_s, only_ids=only_ids)
-        db.commit()
-    # A batch never holds two rows of one thread (the claim takes only the earliest open one), so its
-    # rows go out side by side: a slow receiver (a Matrix login) does not hold up the others.
-    slots = asyncio.Semaphore(PARALLEL_SENDS)
-
-    async def one(claim: Claim) -> str:
-        async with slots:
-            return await deliver_claim(sessions, notifier, claim)
-
-    states = list(await asyncio.gather(*(one(claim) for claim in claims)))
-    return DeliveryReport(
-        sent=states.count("sent"), failing=states.count("failing"), failed=states.count("failed")
-    )
+    timeout_s: float | None = None,
+) -> Outcomes:
+    """Claim what is due now and send it; counts how the claimed rows ended (sent, failing, failed)."""
+    lane = delivery_lane(sessions, notifier, poll_s=1.0, only_ids=only_ids, timeout_s=timeout_s)
+    return await lane.drain_once(limit)
 
 
 def track_delivery_outbox(sessions: sessionmaker[Session]) -> None:
@@ -207,11 +264,3 @@ def track_delivery_outbox(sessions: sessionmaker[Session]) -> None:
 
     for state in outbox.OPEN_STATES:
         DELIVERY_OUTBOX_DEPTH.labels(state=state).set_function(depth(state))
-
-
-def delivery_task(sessions: sessionmaker[Session], notifier: Notifier) -> Task:
-    async def deliver_notifications() -> bool:
-        report = await deliver_due(sessions, notifier)
-        return report.attempted > 0
-
-    return deliver_notifications

@@ -3,25 +3,36 @@
 Every sender returns the receiver's id for the message (a Slack ``ts``, which later messages about the
 same incident thread under) or ``None``, and raises ``SendError`` otherwise: ``retry`` is true for a
 5xx, a 429 (with ``Retry-After`` when the receiver gave one) and network errors, false for any other
-4xx, which no retry will fix. Senders are blocking (``slack_sdk``, Apprise); the worker runs them in a
-thread under a timeout. Neither library retries on its own here: the outbox owns retries.
+4xx, which no retry will fix. No library retries on its own here: the outbox owns retries.
+
+``send`` bounds the whole send, not each read: a receiver that drips a byte at a time or never
+answers is cut off at ``timeout_s``. Slack and the webhook go through async clients, which the
+deadline cancels (the connection is closed); Apprise has only a blocking API, so it runs on a thread
+that is abandoned and counted at the deadline (``web.app.deadline``). What a receiver sends back is
+untrusted: ``Retry-After`` is parsed and bounded (``incidents.queue.backoff``), and an error body is
+cut short and stripped of control characters before it is kept.
 """
 
+import asyncio
+import functools
 import hashlib
 import hmac
 import json
 import re
 import time
-import urllib.error
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
+import aiohttp
 import apprise
 import httpx
-from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
-from slack_sdk.webhook import WebhookClient
+from slack_sdk.web.async_client import AsyncWebClient
+from slack_sdk.webhook.async_client import AsyncWebhookClient
 
+from incidents.queue.backoff import retry_after_seconds
+from web.app.deadline import TooManyStuckCalls, call_with_deadline
 from web.app.notify.config import AppriseChannel, ChannelConfig, SlackChannel, WebhookChannel
 from web.app.notify.render import Notice, markdown, plain_text, slack_blocks, webhook_body
 
@@ -29,6 +40,7 @@ SIGNATURE_HEADER = "X-RecallOps-Signature"
 TIMESTAMP_HEADER = "X-RecallOps-Timestamp"
 DELIVERY_HEADER = "X-RecallOps-Delivery"
 _APPRISE_STATUS = re.compile(r"error=(\d{3})")
+MAX_BODY_CHARS = 200
 
 
 @dataclass
@@ -41,54 +53,63 @@ class SendError(Exception):
         return self.message
 
 
-def _retry_after(headers: Mapping[str, str] | None) -> float | None:
-    if not headers:
-        return None
-    for key, value in headers.items():
+def _retry_after(headers: Mapping[str, Any] | None) -> float | None:
+    for key, value in (headers or {}).items():
         if key.lower() == "retry-after":
-            try:
-                return float(value[0] if isinstance(value, list) else value)
-            except (TypeError, ValueError):
-                return None
+            first = value[0] if isinstance(value, list) and value else value
+            return retry_after_seconds(first) if isinstance(first, str) else None
     return None
 
 
-def _http_error(status: int, what: str, headers: Mapping[str, str] | None = None) -> SendError:
+def receiver_text(text: str, limit: int = MAX_BODY_CHARS) -> str:
+    """A receiver's words fit for a log line and an error column: printable, one line, short."""
+    flat = " ".join("".join(ch if ch.isprintable() else " " for ch in text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _http_error(
+    status: int, what: str, headers: Mapping[str, Any] | None = None, body: str = ""
+) -> SendError:
     retry = status == 429 or status >= 500
-    return SendError(f"{status} from {what}", retry=retry, retry_after_s=_retry_after(headers))
+    said = f": {receiver_text(body)}" if body.strip() else ""
+    return SendError(f"{status} from {what}{said}", retry=retry, retry_after_s=_retry_after(headers))
 
 
-def send_slack(channel: SlackChannel, notice: Notice, *, thread: str | None, timeout_s: float) -> str | None:
+async def send_slack(
+    channel: SlackChannel, notice: Notice, *, thread: str | None, timeout_s: float
+) -> str | None:
     blocks = slack_blocks(notice)
     text = plain_text(notice)
     timeout = max(1, int(timeout_s))
     if channel.webhook_url is not None:
-        hook = WebhookClient(channel.webhook_url.get_secret_value(), timeout=timeout, retry_handlers=[])
+        hook = AsyncWebhookClient(channel.webhook_url.get_secret_value(), timeout=timeout, retry_handlers=[])
         try:
-            answer = hook.send(text=text, blocks=blocks)
-        except (urllib.error.URLError, OSError) as exc:
-            raise SendError(f"network error reaching Slack: {exc}", retry=True) from exc
+            answer = await hook.send(text=text, blocks=blocks)
+        except (aiohttp.ClientError, OSError) as exc:
+            raise SendError(f"network error reaching Slack: {type(exc).__name__}", retry=True) from exc
         if answer.status_code != 200:
-            raise _http_error(answer.status_code, f"Slack: {answer.body[:200]}", answer.headers)
+            raise _http_error(answer.status_code, "Slack", answer.headers, str(answer.body))
         return None
     assert channel.token is not None
-    client = WebClient(
+    client = AsyncWebClient(
         token=channel.token.get_secret_value(),
-        base_url=channel.api_url or WebClient.BASE_URL,
+        base_url=channel.api_url or AsyncWebClient.BASE_URL,
         timeout=timeout,
         retry_handlers=[],
     )
     try:
-        response = client.chat_postMessage(
+        response = await client.chat_postMessage(
             channel=channel.channel or "", text=text, blocks=blocks, thread_ts=thread
         )
     except SlackApiError as exc:
         error = exc.response.get("error") if isinstance(exc.response.data, dict) else None
         raise _http_error(
-            exc.response.status_code, f"Slack ({error or 'error'})", dict(exc.response.headers)
+            exc.response.status_code,
+            f"Slack ({receiver_text(str(error or 'error'))})",
+            dict(exc.response.headers),
         ) from exc
-    except (SlackClientError, urllib.error.URLError, OSError) as exc:
-        raise SendError(f"network error reaching Slack: {exc}", retry=True) from exc
+    except (SlackClientError, aiohttp.ClientError, OSError) as exc:
+        raise SendError(f"network error reaching Slack: {type(exc).__name__}", retry=True) from exc
     ts = response.get("ts")
     return str(ts) if ts else None
 
@@ -105,7 +126,7 @@ def send_apprise(channel: AppriseChannel, notice: Notice) -> None:
         return
     messages = [entry.message for entry in result.logs() if entry.level in ("WARNING", "ERROR")]
     statuses = [int(code) for message in messages for code in _APPRISE_STATUS.findall(message)]
-    detail = messages[-1] if messages else "the service did not accept the message"
+    detail = receiver_text(messages[-1]) if messages else "the service did not accept the message"
     if statuses:
         status = statuses[-1]
         raise SendError(detail, retry=status == 429 or status >= 500)
@@ -118,7 +139,9 @@ def signature(secret: str, timestamp: str, body: bytes) -> str:
     return "v1=" + mac.hexdigest()
 
 
-def send_webhook(channel: WebhookChannel, notice: Notice, *, delivery_id: int, timeout_s: float) -> None:
+async def send_webhook(
+    channel: WebhookChannel, notice: Notice, *, delivery_id: int, timeout_s: float
+) -> None:
     body = json.dumps(webhook_body(notice, delivery_id=delivery_id), separators=(",", ":")).encode()
     timestamp = str(int(time.time()))
     headers = {
@@ -129,23 +152,31 @@ def send_webhook(channel: WebhookChannel, notice: Notice, *, delivery_id: int, t
     if channel.secret is not None:
         headers[SIGNATURE_HEADER] = signature(channel.secret.get_secret_value(), timestamp, body)
     try:
-        response = httpx.post(
-            channel.url.get_secret_value(), content=body, headers=headers, timeout=timeout_s
-        )
+        async with httpx.AsyncClient(timeout=timeout_s) as client:
+            response = await client.post(channel.url.get_secret_value(), content=body, headers=headers)
     except httpx.HTTPError as exc:
         raise SendError(f"network error reaching the webhook: {type(exc).__name__}", retry=True) from exc
     if response.status_code >= 300:
-        raise _http_error(response.status_code, "the webhook", response.headers)
+        raise _http_error(
+            response.status_code, "the webhook", response.headers, response.text[:MAX_BODY_CHARS]
+        )
 
 
-def send(
+async def send(
     channel: ChannelConfig, notice: Notice, *, delivery_id: int, thread: str | None, timeout_s: float
 ) -> str | None:
-    """Send through the channel's kind; returns the receiver's id for the message when it has one."""
-    if isinstance(channel, SlackChannel):
-        return send_slack(channel, notice, thread=thread, timeout_s=timeout_s)
-    if isinstance(channel, AppriseChannel):
-        send_apprise(channel, notice)
-        return None
-    send_webhook(channel, notice, delivery_id=delivery_id, timeout_s=timeout_s)
-    return None
+    """Send through the channel's kind within ``timeout_s`` in all; the receiver's id for the message."""
+    try:
+        async with asyncio.timeout(timeout_s):
+            if isinstance(channel, SlackChannel):
+                return await send_slack(channel, notice, thread=thread, timeout_s=timeout_s)
+            if isinstance(channel, AppriseChannel):
+                apprise_send = functools.partial(send_apprise, channel, notice)
+                await call_with_deadline(apprise_send, timeout_s=timeout_s, what="apprise")
+                return None
+            await send_webhook(channel, notice, delivery_id=delivery_id, timeout_s=timeout_s)
+            return None
+    except TimeoutError as exc:
+        raise SendError(f"no complete answer within {timeout_s:g}s", retry=True) from exc
+    except TooManyStuckCalls as exc:
+        raise SendError(str(exc), retry=True) from exc

@@ -1,5 +1,6 @@
 """Liveness, readiness (database, memory, LLM) and Prometheus metrics."""
 
+import asyncio
 import secrets
 from typing import Any
 
@@ -10,6 +11,7 @@ from sqlalchemy import text
 
 from agent.llm import STATUS as LLM_STATUS
 from web.app.container import Container
+from web.app.tasks import lane_status
 from web.http.auth import CHALLENGE, bearer_secret
 from web.http.deps import get_container
 
@@ -38,6 +40,9 @@ async def readyz(container: Container = Depends(get_container)) -> JSONResponse:
         if llm.uses_llm
         else {"ok": True, "mode": "evidence-only"}
     )
+    # Each worker lane's backlog (every replica) and in-flight count (this one): a lane that falls
+    # behind shows here, but does not make the replica unready.
+    checks["lanes"] = await asyncio.to_thread(lane_status, container.lanes)
     # Memory down degrades briefings, it does not stop intake: only the database gates readiness.
     status = 200 if checks["database"]["ok"] else 503
     return JSONResponse(status_code=status, content={"ready": status == 200, "checks": checks})

@@ -81,7 +81,7 @@ async def test_429_waits_as_long_as_retry_after_says(build: Any, slack: SlackRec
     brief(container)
     slack.fail_with((429, "120"))
     report = await deliver_due(container.sessions, container.notifier)
-    assert report.failing == 1
+    assert report["failing"] == 1
     [row] = rows(container)
     assert row.state == "failing" and row.last_error == "429 from Slack: rate_limited"
     wait = (row.next_attempt_at - row.created_at).total_seconds()
@@ -93,7 +93,7 @@ async def test_a_4xx_fails_the_row_with_the_error_and_no_secret(build: Any, slac
     container = build({"name": "oncall", "kind": "slack", "webhook_url": slack.webhook_url + "-gone"})
     brief(container)
     report = await deliver_due(container.sessions, container.notifier)
-    assert report.failed == 1
+    assert report["failed"] == 1
     [row] = rows(container)
     assert row.state == "failed" and row.last_error is not None
     assert row.last_error.startswith("404 from Slack")

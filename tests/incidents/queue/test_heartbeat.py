@@ -10,13 +10,13 @@ from sqlalchemy import func, select
 from incidents.briefings import service as briefings
 from incidents.briefings.models import Briefing, Job
 from incidents.database import transaction
+from incidents.queue.heartbeat import Heartbeat
 from incidents.timeutil import utcnow
 from tests.incidents.resolution.factories import make_incident
 from tests.support.net import wait_for
 from tests.web.http.routes.conftest import configure
-from web.app.briefings import JobClaim, brief_incident, renew_lease, store_for_job
+from web.app.briefings import JobClaim, brief_incident, store_for_job
 from web.app.container import Container
-from web.app.leases import Heartbeat
 
 LEASE_S = 1.0
 
@@ -40,6 +40,15 @@ def claim(container: Container, now: datetime) -> JobClaim | None:
     with transaction(container.sessions) as db:
         jobs = briefings.claim_due_jobs(db_session=db, lease_s=LEASE_S, now=now)
         return JobClaim(jobs[0].id, jobs[0].attempts, jobs[0].incident_id, True) if jobs else None
+
+
+def renew_lease(container: Container, held: JobClaim) -> bool:
+    with transaction(container.sessions) as db:
+        alive = briefings.renew_job_lease(
+            db_session=db, job_id=held.job_id, attempts=held.attempts, lease_s=LEASE_S
+        )
+        db.commit()
+        return alive
 
 
 def test_a_renewed_lease_outlives_its_length_and_lapses_once_renewal_stops(container: Container) -> None:
