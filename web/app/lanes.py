@@ -251,8 +251,11 @@ class QueueLane(Lane, Generic[C]):
                 if claims and len(busy) < self.concurrency:
                     continue  # there may be more due right now
                 await self.idle(set(busy))
-            if busy:
+            if busy:  # stopping: what has not finished is cancelled, its rows due again after the lease
                 await asyncio.wait(busy, timeout=self.poll_s)
+                for task in busy:
+                    task.cancel()
+                await asyncio.gather(*busy, return_exceptions=True)
 
 
 class Worker:

@@ -177,6 +177,6 @@ async def send(
             await send_webhook(channel, notice, delivery_id=delivery_id, timeout_s=timeout_s)
             return None
     except TimeoutError as exc:
-        raise SendError(f"no complete answer within {timeout_s:g}s", retry=True) from exc
+        raise SendError(f"no complete answer within {timeout_s:.3g}s", retry=True) from exc
     except TooManyStuckCalls as exc:
         raise SendError(str(exc), retry=True) from exc

@@ -1,0 +1,82 @@
+"""Receivers are untrusted: a total deadline cuts off one that drips, and what one answers is checked."""
+
+import asyncio
+from collections.abc import Iterator
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+from incidents.delivery.models import Delivery
+from incidents.timeutil import utcnow
+from tests.support.chaos import ChaosReceiver, Mode
+from tests.support.net import wait_for
+from tests.web.app.notify.test_slack import brief
+from web.app.container import Container
+from web.app.notify.deliver import deliver_due
+
+
+@pytest.fixture
+def receiver(request: pytest.FixtureRequest) -> Iterator[ChaosReceiver]:
+    mode: Mode = request.param
+    chaos = ChaosReceiver(mode, drip_s=0.3).start()
+    yield chaos
+    chaos.stop()
+
+
+def only_row(container: Container) -> Delivery:
+    with container.sessions() as db:
+        [row] = db.scalars(select(Delivery))
+        return row
+
+
+def webhook(container_of: Any, receiver: ChaosReceiver, monkeypatch: pytest.MonkeyPatch) -> Container:
+    monkeypatch.setenv("RECALLOPS_NOTIFY_MAX_ATTEMPTS", "2")
+    container: Container = container_of({"name": "hook", "kind": "webhook", "url": receiver.url})
+    container.notifier.settings.notify_timeout_s = 1.0
+    return container
+
+
+@pytest.mark.parametrize("receiver", ["nan"], indirect=True)
+async def test_retry_after_nan_backs_off_and_the_row_ends_failed_within_its_budget(
+    build: Any, receiver: ChaosReceiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    container = webhook(build, receiver, monkeypatch)
+    brief(container)
+    assert (await deliver_due(container.sessions, container.notifier)).attempted == 1
+    row = only_row(container)
+    assert row.state == "failing" and row.attempts == 1 and row.locked_until is None
+    assert row.created_at < row.next_attempt_at < utcnow() + timedelta(seconds=2)  # the backoff, not nan
+    error = row.last_error or ""
+    assert error.startswith("429 from the webhook") and error.isprintable() and len(error) < 300
+
+    def ended() -> bool:
+        asyncio.run(deliver_due(container.sessions, container.notifier))
+        return only_row(container).state == "failed"
+
+    await asyncio.to_thread(wait_for, ended, timeout=30, interval=0.2, what="the row to use its budget")
+    assert (only_row(container).attempts, receiver.requests) == (2, 2)
+
+
+@pytest.mark.parametrize("receiver", ["drip", "hang"], indirect=True)
+async def test_a_receiver_that_drips_or_hangs_is_cut_off_and_its_connection_closed(
+    build: Any, receiver: ChaosReceiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    container = webhook(build, receiver, monkeypatch)
+    brief(container)
+    assert (await deliver_due(container.sessions, container.notifier)).attempted == 1
+    # The deadline ended the work, not only the wait: the sender is gone from the receiver.
+    await asyncio.to_thread(
+        wait_for, lambda: receiver.open_connections == 0, timeout=10, what="the connection closed"
+    )
+    row = only_row(container)
+    assert row.state == "failing" and "no complete answer within 1s" in (row.last_error or "")
+
+
+def test_a_receivers_words_are_kept_printable_on_one_line_and_short() -> None:
+    from web.app.notify.senders import receiver_text
+
+    said = receiver_text("line one\r\n\x1b[31mred\x00" + "x" * 1000)
+    assert said.isprintable() and said.startswith("line one [31mred") and len(said) == 200
+    assert receiver_text("fine") == "fine"

@@ -1,0 +1,71 @@
+"""Lanes keep kinds of work apart: a chat receiver that drips or hangs never holds up a briefing."""
+
+import json
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from incidents.briefings import service as briefings
+from incidents.database import transaction
+from tests.incidents.resolution.factories import make_incident
+from tests.support.chaos import ChaosReceiver
+from tests.support.net import wait_for
+from tests.web.http.routes.conftest import configure
+from web.app.container import Container
+from web.app.lanes import Worker
+from web.app.tasks import build_lanes, lane_status
+
+
+@pytest.fixture
+def stuck() -> Iterator[list[ChaosReceiver]]:
+    receivers = [ChaosReceiver("drip", drip_s=0.5).start(), ChaosReceiver("hang").start()]
+    yield receivers
+    for receiver in receivers:
+        receiver.stop()
+
+
+@pytest.fixture
+async def container(
+    database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stuck: list[ChaosReceiver]
+) -> AsyncIterator[Container]:
+    channels = [{"name": r.mode, "kind": "webhook", "url": r.url} for r in stuck]
+    monkeypatch.setenv("RECALLOPS_NOTIFY_CHANNELS", json.dumps(channels))
+    monkeypatch.setenv("RECALLOPS_NOTIFY_TIMEOUT_S", "120")  # the receivers outlast the test
+    monkeypatch.setenv("RECALLOPS_WORKER_POLL_S", "0.1")
+    built = Container.build(configure(monkeypatch, tmp_path / "data", database_url))
+    yield built
+    await built.aclose()
+
+
+def owe_briefing(container: Container, n: int) -> int:
+    with transaction(container.sessions) as db:
+        incident = make_incident(db, f"INC-{n:04d}")
+        briefings.enqueue_briefing(db_session=db, incident_id=incident.id)
+        db.commit()
+        return incident.id
+
+
+def briefed(container: Container, incident_id: int) -> bool:
+    with container.sessions() as db:
+        return briefings.latest_briefing(db_session=db, incident_id=incident_id) is not None
+
+
+def test_briefings_go_on_while_every_send_is_stuck_on_a_receiver(
+    container: Container, stuck: list[ChaosReceiver]
+) -> None:
+    worker = Worker(build_lanes(container))
+    container.worker = worker
+    worker.start()
+    first = owe_briefing(container, 1)
+    worker.wake()
+    wait_for(lambda: briefed(container, first), timeout=60, what="the first briefing")
+    # Its messages are owed to both receivers, which take them in and never finish answering.
+    wait_for(lambda: all(r.requests == 1 for r in stuck), timeout=30, what="both sends under way")
+
+    later = [owe_briefing(container, n) for n in (2, 3, 4)]
+    worker.wake()
+    wait_for(lambda: all(briefed(container, i) for i in later), timeout=60, what="the later briefings")
+    assert all(r.open_connections == 1 for r in stuck), "the stuck sends were still in flight"
+    status = lane_status(worker.lanes)
+    assert status["delivery"]["in_flight"] >= 2 and status["briefing"]["depth"] == 0
