@@ -35,21 +35,14 @@ from incidents.database import rowcount
 from incidents.delivery.models import Delivery
 from incidents.delivery.routing import enabled_routes
 from incidents.incident.models import Incident
-from incidents.queue.table import Lease, Queue
+from incidents.queue.table import OUTBOX_OPEN_STATES, Lease, Queue
 from incidents.timeutil import utcnow
 
-OPEN_STATES = ("pending", "failing")
+OPEN_STATES = OUTBOX_OPEN_STATES
 STATES = ("pending", "failing", "sent", "failed")
 MAX_ERROR_CHARS = 1000
 
-MESSAGES = Queue(
-    model=Delivery,
-    due=Delivery.next_attempt_at,
-    open_states=OPEN_STATES,
-    retry_state="failing",
-    done_state="sent",
-    max_error_chars=MAX_ERROR_CHARS,
-)
+MESSAGES = Queue.outbox(Delivery, done_state="sent", max_error_chars=MAX_ERROR_CHARS)
 
 
 @dataclass(frozen=True)

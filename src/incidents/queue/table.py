@@ -35,6 +35,7 @@ from incidents.queue.backoff import backoff_delay
 from incidents.timeutil import utcnow
 
 FAILED = "failed"
+OUTBOX_OPEN_STATES = ("pending", "failing")
 GAVE_UP = "lease expired too many times (the worker stopped mid-attempt)"
 
 
@@ -74,6 +75,18 @@ class Queue:
     ended_at: str | None = None
     max_error_chars: int = 2000
     scope: tuple[ColumnElement[bool], ...] = field(default=())
+
+    @classmethod
+    def outbox(cls, model: Any, *, done_state: str, max_error_chars: int) -> "Queue":
+        """An outbox table: rows ``pending`` or ``failing``, due at ``next_attempt_at``."""
+        return cls(
+            model=model,
+            due=model.next_attempt_at,
+            open_states=OUTBOX_OPEN_STATES,
+            retry_state="failing",
+            done_state=done_state,
+            max_error_chars=max_error_chars,
+        )
 
     def scoped(self, *where: ColumnElement[bool]) -> "Queue":
         """The same table narrowed to some of its rows (one job kind): a lane of its own."""

@@ -30,22 +30,15 @@ from sqlalchemy.orm import Session
 
 from incidents.database import rowcount
 from incidents.incident.models import Incident
-from incidents.queue.table import Lease, Queue
+from incidents.queue.table import OUTBOX_OPEN_STATES, Lease, Queue
 from incidents.resolution.models import OutboxEntry
 from incidents.timeutil import utcnow
 
 OutboxState = Literal["pending", "synced", "failing"]
-OPEN_STATES = ("pending", "failing")
+OPEN_STATES = OUTBOX_OPEN_STATES
 MAX_ERROR_CHARS = 2000
 
-MEMORY_WRITES = Queue(
-    model=OutboxEntry,
-    due=OutboxEntry.next_attempt_at,
-    open_states=OPEN_STATES,
-    retry_state="failing",
-    done_state="synced",
-    max_error_chars=MAX_ERROR_CHARS,
-)
+MEMORY_WRITES = Queue.outbox(OutboxEntry, done_state="synced", max_error_chars=MAX_ERROR_CHARS)
 
 
 @dataclass(frozen=True)
