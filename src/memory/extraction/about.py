@@ -14,9 +14,11 @@ _SERVICE_LABEL = re.compile(
     r"\s*[:：]\s*\**(?P<v>[^\n]+?)\**\s*(?:\.(?:\s|$)|[;,(]|$)",
     re.IGNORECASE | re.MULTILINE,
 )
-# "Google Cloud Datastore Incident #17002", "Payments API outage": the words before the incident noun.
+# "Google Cloud Datastore Incident #17002", "Payments API outage", "Summary of the Amazon S3 Service
+# Event": the words before the incident noun.
 _TITLE_SERVICE = re.compile(
-    r"^(?P<v>[A-Z][\w .&/-]{1,80}?)\s+(?:incident|outage|disruption|degradation|service event)\b",
+    r"^(?:(?:summary|review|report|post-?mortem) of (?:the )?)?"
+    r"(?P<v>[A-Z][\w .&/-]{1,80}?)\s+(?:incident|outage|disruption|degradation|service event|event)\b",
     re.IGNORECASE,
 )
 _LINK = re.compile(r"\[(?P<t>[^\]]*)\]\([^)]*\)|!\[[^\]]*\]")

@@ -51,6 +51,7 @@ def test_status_page_sentences_find_their_fields_by_cue() -> None:
         "QueueNotFound",
     ]
     assert extraction["timestamp"].value == "2023-03-01"
+    assert extraction.service.value == "Queue"  # the title's words before "Service Event"
     assert extraction.missing == ()
 
 
