@@ -1,11 +1,14 @@
 """Rules every extraction keeps, whatever the text: spans lie in it, values come from spans only."""
 
+from itertools import pairwise
+
 from hypothesis import given
 from hypothesis import strategies as st
 
 from memory.extraction.document import from_text
 from memory.extraction.extract import extract
-from memory.extraction.model import joined
+from memory.extraction.model import Span, joined
+from memory.extraction.prose import sentences
 from memory.template import FIELDS
 
 _KIND = {f.name: f.kind for f in FIELDS}
@@ -58,3 +61,17 @@ def test_every_word_of_a_text_field_is_in_its_spans_bold_markers_aside(text: str
         source = " ".join(text[s.start : s.end] for s in field.spans).replace("**", "").replace("__", "")
         for word in field.value.split():
             assert word in source, (name, word)
+
+
+@given(
+    st.lists(
+        st.one_of(_PIECES, st.text(max_size=40), st.sampled_from(["e.g. ", "1. ", "a.m. ", ". "])),
+        max_size=20,
+    ).map("".join)
+)
+def test_sentences_cover_every_word_of_a_paragraph_once_in_order(text: str) -> None:
+    found = list(sentences(text, Span(0, len(text))))
+    assert all(0 <= s.start < s.end <= len(text) for s in found)
+    assert all(a.end <= b.start for a, b in pairwise(found))
+    covered = {i for s in found for i in range(s.start, s.end)}
+    assert all(i in covered for i, c in enumerate(text) if not c.isspace())
