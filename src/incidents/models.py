@@ -3,11 +3,13 @@
 from incidents.alerts.models import Alert
 from incidents.auth.models import ApiToken, User
 from incidents.briefings.models import Briefing, Job
+from incidents.confidence.models import ConfidenceFit
 from incidents.database import Base
 from incidents.delivery.models import Delivery, DeliveryChannel
 from incidents.drafts.models import Draft
 from incidents.grades.models import BriefingGrade
 from incidents.incident.models import Counter, Incident, IncidentEvent
+from incidents.labels.models import RelevanceLabel
 from incidents.profile.models import ProfileState
 from incidents.resolution.models import Correction, OutboxEntry, Resolution
 
@@ -17,6 +19,7 @@ __all__ = [
     "Base",
     "Briefing",
     "BriefingGrade",
+    "ConfidenceFit",
     "Correction",
     "Counter",
     "Delivery",
@@ -27,6 +30,7 @@ __all__ = [
     "Job",
     "OutboxEntry",
     "ProfileState",
+    "RelevanceLabel",
     "Resolution",
     "User",
 ]

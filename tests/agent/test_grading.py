@@ -62,3 +62,29 @@ def test_wrong_or_nothing_is_0() -> None:
     assert grade(_briefing(("Root cause recorded for INC-0001: retry storm", 2)), _pm(CERT), WORDS).score == 0
     nothing = grade(_briefing(), _pm(CERT), WORDS)
     assert nothing.score == 0 and "no likely cause" in nothing.reason
+
+
+def _abstaining(*causes: tuple[str, int]) -> dict[str, Any]:
+    briefing = _briefing(*causes)
+    briefing["summary"] = (
+        "No reliable precedent: nothing in memory clears the match threshold for this alert."
+    )
+    return briefing
+
+
+def test_no_reliable_precedent_is_graded_as_an_abstention_not_on_its_candidates() -> None:
+    briefing = _abstaining((f"Uncertain (weak match): Root cause recorded for INC-0002: {POOL}", 3))
+    result = grade(briefing, _pm(POOL), WORDS)
+    assert (result.score, result.abstained) == (0, True)
+    assert "wrongly" in result.reason and result.matched == "INC-0002"
+
+
+def test_an_abstention_is_right_when_nothing_recalled_had_the_root_cause() -> None:
+    result = grade(_abstaining(("Root cause recorded for INC-0001: retry storm", 2)), _pm(CERT), WORDS)
+    assert (result.score, result.abstained, result.matched) == (0, True, None)
+    assert "rightly" in result.reason
+
+
+def test_an_abstention_is_wrong_when_the_post_mortem_names_a_precedent() -> None:
+    result = grade(_abstaining(), _pm(CERT, "same failure as INC-0001"), WORDS)
+    assert result.abstained and "wrongly" in result.reason and result.matched == "INC-0001"

@@ -8,6 +8,7 @@ one lease, or by this one after it restarts; the claim's attempt number fences t
 taken over is briefed once.
 """
 
+import asyncio
 import functools
 import logging
 import time
@@ -20,6 +21,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from agent.briefing.loop import Agent
 from agent.briefing.profile_evidence import ProfileSource
+from agent.core.confidence import Scorer
 from agent.core.evidence import AlertInput
 from agent.core.schema import Briefing
 from agent.llm import open_model
@@ -31,6 +33,7 @@ from incidents.incident import service as incidents
 from incidents.incident.models import Incident
 from incidents.locking import serialized_writes
 from incidents.queue.table import Lease
+from web.app.confidence import load_fit
 from web.app.container import Container
 from web.app.lanes import QueueLane, Task
 from web.app.metrics import BRIEFING_JOBS, BRIEFING_LATENCY, BRIEFINGS
@@ -80,8 +83,11 @@ def alert_for_incident(*, db_session: Session, incident: Incident) -> AlertInput
 
 
 @asynccontextmanager
-async def open_agent(container: Container) -> AsyncIterator[Agent]:
+async def open_agent(container: Container, *, fit: Scorer | None = None) -> AsyncIterator[Agent]:
+    """The agent of this process; ``fit`` is the confidence model it briefs with (the bank's own, from
+    ``web.app.confidence``, when None)."""
     settings = container.settings
+    fit = fit or await asyncio.to_thread(load_fit, container)
     model = open_model(settings.llm)
     try:
         yield Agent(
@@ -90,6 +96,7 @@ async def open_agent(container: Container) -> AsyncIterator[Agent]:
             memory_timeout_s=settings.memory.memory_timeout_s,
             profile=ProfileSource(container.bank, timeout_s=settings.memory.memory_timeout_s),
             embedder=container.embedder,
+            fit=fit,
         )
     finally:
         await model.aclose()

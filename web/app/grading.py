@@ -28,6 +28,7 @@ from incidents.timeutil import utcnow
 from web.app.container import Container
 from web.app.lanes import Task
 from web.app.metrics import BRIEFING_GRADES
+from web.app.relevance import infer_labels
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +91,7 @@ def grade_incident(container: Container, incident_id: int) -> int:
                 data={"version": briefing.version, "score": result.score},
             )
         db.commit()
+    infer_labels(container, incident_id)
     return stored
 
 

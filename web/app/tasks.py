@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from web.app.briefings import briefing_lane
+from web.app.confidence import refit_task
 from web.app.container import Container
 from web.app.grading import grading_task
 from web.app.lanes import Lane, QueueLane, TaskLane
@@ -26,6 +27,7 @@ def build_lanes(container: Container) -> list[Lane]:
         delivery_lane(container.sessions, container.notifier, poll_s=poll_s),
         TaskLane("profile", profile_task(container), poll_s=poll_s),
         TaskLane("grading", grading_task(container), poll_s=poll_s),
+        TaskLane("confidence", refit_task(container), poll_s=poll_s),
     ]
 
 

@@ -20,6 +20,7 @@ import typer
 
 from web.cli import ask, db, demo, serve
 from web.cli import check_action as check_action_cli
+from web.cli import confidence as confidence_cli
 from web.cli import grades as grades_cli
 from web.cli import history as history_cli
 from web.cli import mcp as mcp_cli
@@ -53,6 +54,7 @@ app.add_typer(memory_cli.app, name="memory")
 app.add_typer(notify_cli.app, name="notify")
 app.add_typer(profile_cli.app, name="profile")
 app.add_typer(review_cli.app, name="review")
+app.add_typer(confidence_cli.app, name="confidence")
 
 for plugin in entry_points(group="recallops.commands"):
     plugin.load()(app)

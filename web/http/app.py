@@ -24,6 +24,7 @@ from web.http.routes import (
     check_action,
     health,
     incidents,
+    labels,
     memory,
     pages,
     profile,
@@ -69,6 +70,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(check_action.router)
     app.include_router(briefings.router)
     app.include_router(resolutions.router)
+    app.include_router(labels.router)
     app.include_router(resolution_conversation.router)
     app.include_router(profile.router)
     app.include_router(memory.router)

@@ -18,6 +18,7 @@ from agent.briefing.profile_evidence import ProfileSource
 from agent.briefing.recall_first import RecallFirst
 from agent.core.citations import Tally, check_items, check_text
 from agent.core.claims import SECTIONS, stamp
+from agent.core.confidence import Scorer
 from agent.core.conversation import (
     Conversation,
     LLMUnavailable,
@@ -95,8 +96,10 @@ class Agent:
         memory_timeout_s: float = 10.0,
         profile: ProfileSource | None = None,
         embedder: Embedder | None = None,
+        fit: Scorer | None = None,
     ) -> None:
         self.model = model
+        self.fit = fit
         self.bank = bank
         self.memory_timeout_s = memory_timeout_s
         self.profile = profile
@@ -123,7 +126,7 @@ class Agent:
         carried_hops: list[Hop] | None = None,
         carried_warnings: list[str] | None = None,
     ) -> Briefing:
-        evidence = Evidence(alert, ranking_model=self.ranking_model)
+        evidence = Evidence(alert, ranking_model=self.ranking_model, fit=self.fit)
         tools = ToolBox(bank=self.bank, memory_timeout_s=self.memory_timeout_s)
         conversation = Conversation(
             messages=[], evidence=evidence, memory_on=memory_on and self.bank is not None

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Literal
+from typing import Literal, Protocol
 
 from agent.core import overlap
 from memory import RecalledIncident
@@ -227,6 +227,26 @@ def band(probability: float) -> Band:
     return "strong" if probability >= STRONG else "moderate" if probability >= MODERATE else "weak"
 
 
+class Scorer(Protocol):
+    """A fitted confidence model: the shipped ``Fit``, or a team's refit of it (``agent.core.team_fit``)."""
+
+    @property
+    def ranking_model(self) -> str: ...
+
+    def probability(self, values: Sequence[float]) -> float: ...
+
+
+def confidence_of(
+    values: Sequence[float], *, ranking_model: str | None, fit: Scorer | None = None
+) -> Confidence:
+    """The calibrated probability for the inputs ``features`` computed, by ``fit`` (the shipped one
+    when None). ``ranking_model`` is the bank's (``MemoryBank.ranking_model``); when it is unknown or not
+    the one the fit was made with, the number is still given but marked ``calibrated=False``."""
+    fit = fit or shipped_fit()
+    p = round(fit.probability(values), 3)
+    return Confidence(probability=p, band=band(p), calibrated=ranking_model == fit.ranking_model)
+
+
 def precedent_confidence(
     incident: RecalledIncident,
     alert_text: str,
@@ -234,15 +254,8 @@ def precedent_confidence(
     same_service: bool,
     alertname: str | None = None,
     ranking_model: str | None = None,
-    fit: Fit | None = None,
+    fit: Scorer | None = None,
 ) -> Confidence:
-    """The calibrated probability that ``incident`` is a relevant precedent for the alert.
-
-    ``ranking_model`` is the bank's (``MemoryBank.ranking_model``); when it is unknown or not the one
-    the fit was made with, the number is still given but marked ``calibrated=False``.
-    """
-    fit = fit or shipped_fit()
+    """The calibrated probability that ``incident`` is a relevant precedent for the alert."""
     values = features(incident, alert_text, same_service=same_service, alertname=alertname)
-    p = round(fit.probability(values), 3)
-    calibrated = ranking_model == fit.ranking_model
-    return Confidence(probability=p, band=band(p), calibrated=calibrated)
+    return confidence_of(values, ranking_model=ranking_model, fit=fit)

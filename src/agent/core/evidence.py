@@ -10,7 +10,7 @@ the labels, the order and ``seen_before`` all read the same number.
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from agent.core.confidence import Confidence, precedent_confidence, same_scope
+from agent.core.confidence import Confidence, Scorer, confidence_of, features, same_scope
 from agent.core.schema import EvidenceItem, EvidenceKind
 from memory import RecalledIncident
 from memory.corrections import parse_correction
@@ -106,9 +106,12 @@ class ProfileEvidence:
 class Evidence:
     """The evidence list of one briefing, in citation order."""
 
-    def __init__(self, alert: AlertInput, *, ranking_model: str | None = None) -> None:
+    def __init__(
+        self, alert: AlertInput, *, ranking_model: str | None = None, fit: Scorer | None = None
+    ) -> None:
         self.alert = alert
         self.ranking_model = ranking_model
+        self.fit = fit
         signals = injection_signals(alert.description)
         self.items: list[EvidenceItem] = [
             EvidenceItem(
@@ -158,13 +161,13 @@ class Evidence:
     def _register(self, incident: RecalledIncident) -> Match:
         service = incident_service(incident)
         same = bool(self.alert.service) and service == self.alert.service
-        sure = precedent_confidence(
+        values = features(
             incident,
             self.alert.description,
             same_service=same_scope(self.alert.service, service),
             alertname=self.alert.alertname,
-            ranking_model=self.ranking_model,
         )
+        sure = confidence_of(values, ranking_model=self.ranking_model, fit=self.fit)
         signals = injection_signals(incident.text)
         n = self._next()
         item = EvidenceItem(
@@ -176,6 +179,8 @@ class Evidence:
             text=incident.text,
             uncertain=not sure.strong,
             flagged=bool(signals),
+            probability=sure.probability,
+            features=[round(v, 4) for v in values],
         )
         if signals:
             self.injections.append((n, f"memory record {incident.id}", signals))

@@ -86,6 +86,10 @@ class EvidenceItem(BaseModel):
     text: str
     uncertain: bool = False
     flagged: bool = False
+    # For a recalled incident: how likely it is a relevant precedent, and the confidence model's inputs
+    # for this pair (``agent.core.confidence.FEATURES``), kept so the resolution's label can refit it.
+    probability: float | None = None
+    features: list[float] = Field(default_factory=list)
 
 
 class TokenUsage(BaseModel):

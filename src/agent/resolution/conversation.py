@@ -194,7 +194,9 @@ def _evidence(
 
     Returns the list, the notes' item, and the items shown to the model as data (all but the notes)."""
     evidence = Evidence(
-        inputs.alert, ranking_model=agent.bank.ranking_model if agent.bank is not None else None
+        inputs.alert,
+        ranking_model=agent.bank.ranking_model if agent.bank is not None else None,
+        fit=agent.fit,
     )
     notes = evidence.add_item(kind="notes", title=f"Notes by {context.engineer}", text=inputs.notes)
     data = [evidence.items[0]]

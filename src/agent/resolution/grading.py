@@ -7,6 +7,11 @@
   recorded root cause is the one found this time;
 - **0**: wrong, or nothing.
 
+A briefing that says "no reliable precedent" is graded as that abstention, never on the uncertain
+candidates it lists: 0, marked ``abstained``, and said to be wrong when the post-mortem names a
+precedent or one of the recalled records had the recorded root cause (memory held the answer), right
+otherwise. So a grade above 0 always means the briefing stated something that turned out true.
+
 "Is the recorded root cause" is field similarity: the share of stems the two root causes share, and
 their meaning when an embedder is given, over ``SAME_CAUSE``. The grader is deterministic (the same
 briefing, resolution and embedder give the same grade), so grades can be compared over time.
@@ -17,6 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from agent.briefing.precedents import NO_RELIABLE
 from agent.core.similarity import Similarity, overlap, stems
 from memory.schema import parse_record
 from memory.text import INCIDENT_ID
@@ -54,6 +60,7 @@ class Grade:
     score: Score
     reason: str
     matched: str | None = None
+    abstained: bool = False
 
 
 def same_cause(a: str, b: str, similarity: Similarity) -> bool:
@@ -68,7 +75,7 @@ def _cause_text(text: str) -> str:
     return _MARKER.sub("", _PREFIX.sub("", text)).strip()
 
 
-def _record_causes(briefing: dict[str, Any]) -> dict[str, str]:
+def record_causes(briefing: dict[str, Any]) -> dict[str, str]:
     """Each recalled incident's recorded root cause, read back from the evidence the briefing kept."""
     causes: dict[str, str] = {}
     for item in briefing.get("evidence", []):
@@ -83,8 +90,29 @@ def _record_causes(briefing: dict[str, Any]) -> dict[str, str]:
     return causes
 
 
+def abstains(briefing: dict[str, Any]) -> bool:
+    """Whether the briefing says it has no reliable precedent (the sentence it leads with)."""
+    return NO_RELIABLE.lower() in str(briefing.get("summary", "")).lower()
+
+
+def _abstention(briefing: dict[str, Any], post_mortem: PostMortem, similarity: Similarity) -> Grade:
+    recalled = record_causes(briefing)
+    named = sorted(post_mortem.precedents & set(recalled)) or sorted(post_mortem.precedents)
+    if named:
+        return Grade(
+            0, f"said no reliable precedent, wrongly: the post-mortem names {named[0]}", named[0], True
+        )
+    truth = post_mortem.root_cause
+    for ident, cause in recalled.items():
+        if truth and same_cause(cause, truth, similarity):
+            return Grade(0, f"said no reliable precedent, wrongly: {ident} had this root cause", ident, True)
+    return Grade(0, "said no reliable precedent, rightly: no recalled record had this root cause", None, True)
+
+
 def grade(briefing: dict[str, Any], post_mortem: PostMortem, similarity: Similarity) -> Grade:
     """The grade of one stored briefing (its JSON) against the post-mortem."""
+    if abstains(briefing):
+        return _abstention(briefing, post_mortem, similarity)
     evidence_ids = {int(i["n"]): i.get("id") for i in briefing.get("evidence", []) if "n" in i}
     truth = post_mortem.root_cause
     for position, cause in enumerate(briefing.get("likely_causes", [])):
@@ -97,7 +125,7 @@ def grade(briefing: dict[str, Any], post_mortem: PostMortem, similarity: Similar
         if truth and same_cause(_cause_text(str(cause.get("text", ""))), truth, similarity):
             return Grade(score, f"{where} is the recorded root cause", next((c for c in cited if c), None))
     related = [str(r.get("id")) for r in briefing.get("related_incidents", []) if r.get("id")]
-    causes = _record_causes(briefing)
+    causes = record_causes(briefing)
     for ident in related:
         if ident in post_mortem.precedents:
             return Grade(35, f"only a related incident was right: {ident}, the precedent named", ident)

@@ -36,6 +36,7 @@ import numpy as np
 from agent.core.confidence import FEATURES, FIT_RESOURCE, Fit
 from agent.core.confidence import features as confidence_features
 from agent.core.evidence import incident_service
+from agent.core.team_fit import penalised_newton, reliability
 from evals.bench.corpus import corpus_id, load_corpus
 from evals.bench.ranking import Qrels, folds, judged
 from evals.bench.retrieval import DEPTH, Query, corpus_bank, dev_queries, load_qrels
@@ -43,9 +44,7 @@ from memory.bank import Recall
 from memory.service import recall_similar_incidents
 
 L2 = 1.0
-BINS = 10
 FOLDS = 5
-NEWTON_STEPS = 50
 MIN_BLOCK = 25
 
 
@@ -85,17 +84,9 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, *, l2: float = L2) -> Fit:
     scale = x.std(axis=0)
     scale[scale < 1e-9] = 1.0
     z = np.hstack([np.ones((len(x), 1)), (x - mean) / scale])
-    w = np.zeros(z.shape[1])
     penalty = np.full(z.shape[1], l2)
     penalty[0] = 0.0  # the intercept is not shrunk
-    for _ in range(NEWTON_STEPS):
-        p = 1.0 / (1.0 + np.exp(-np.clip(z @ w, -30, 30)))
-        gradient = z.T @ (p - y) + penalty * w
-        hessian = (z * (p * (1 - p))[:, None]).T @ z + np.diag(penalty)
-        step = np.linalg.solve(hessian, gradient)
-        w -= step
-        if float(np.abs(step).max()) < 1e-8:
-            break
+    w = penalised_newton(z, y, np.ones(len(y)), np.zeros(z.shape[1]), penalty)
     return Fit(
         ranking_model="",
         features=FEATURES,
@@ -157,30 +148,6 @@ def held_out(pairs: list[Pair], k: int = FOLDS) -> list[float]:
             if pair.query in inside:
                 predicted[i] = fit.probability(pair.features)
     return predicted
-
-
-def reliability(predicted: list[float], relevant: list[bool], bins: int = BINS) -> dict[str, Any]:
-    """Equal-width bins of predicted probability: count, mean prediction, observed rate; and the ECE."""
-    rows = []
-    total = len(predicted) or 1
-    ece = 0.0
-    for b in range(bins):
-        low, high = b / bins, (b + 1) / bins
-        members = [i for i, p in enumerate(predicted) if low <= p < high or (b == bins - 1 and p == 1.0)]
-        if not members:
-            continue
-        mean = sum(predicted[i] for i in members) / len(members)
-        observed = sum(relevant[i] for i in members) / len(members)
-        ece += len(members) / total * abs(mean - observed)
-        rows.append(
-            {
-                "bin": f"{low:.1f}-{high:.1f}",
-                "pairs": len(members),
-                "predicted": round(mean, 3),
-                "observed": round(observed, 3),
-            }
-        )
-    return {"bins": rows, "ece": round(ece, 4), "pairs": len(predicted)}
 
 
 async def dev_pairs(corpus_path: Path, qrels_path: Path) -> tuple[list[Pair], str]:

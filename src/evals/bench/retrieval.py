@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.core.evidence import AlertInput
-from evals.bench.corpus import corpus_id, first_service, import_row, joined, load_corpus
+from evals.bench.corpus import corpus_id, first_service, import_row, joined, load_corpus, stored_id
 from evals.bench.extraction import FreeFormBank, free_form_bank
 from evals.bench.protocol import FUSED, by_fold, fold_groups, per_query
 from evals.bench.ranking import Qrels, evaluate, scored_queries
@@ -54,13 +54,19 @@ def load_qrels(path: Path) -> dict[str, dict[str, int]]:
     return qrels
 
 
-def query_for(record: Mapping[str, Any]) -> Query:
-    """Protocol step 2: an alert from symptoms only, phrased as the agent phrases any alert."""
-    alert = AlertInput(
+def alert_for(record: Mapping[str, Any]) -> AlertInput:
+    """Protocol step 2: an alert from symptoms only (title, manifestation, impact)."""
+    return AlertInput(
         text=joined([*(record.get("manifestation") or []), *(record.get("impact_symptom") or [])]),
         service=first_service(record),
         title=record.get("title") or "",
+        incident_id=stored_id(record["id"]),
     )
+
+
+def query_for(record: Mapping[str, Any]) -> Query:
+    """Protocol step 2: the alert phrased as the agent phrases any alert for recall."""
+    alert = alert_for(record)
     return Query(id=record["id"], service=first_service(record), description=alert.description)
 
 

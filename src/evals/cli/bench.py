@@ -122,6 +122,16 @@ def import_fields(
     typer.echo(json.dumps(result, indent=2) if as_json else extraction_bench.markdown(result))
 
 
+@app.command("replay")
+def replay(corpus: Path = CORPUS, qrels: Path = QRELS, as_json: bool = AS_JSON) -> None:
+    """The corpus lived through in time order: each incident briefed from the incidents before it, scored,
+    then resolved with its labels; learning, frozen, bm25 and memory off, whole stream and per fifth."""
+    from evals.bench import replay as replay_bench
+
+    report = run(replay_bench.run_replay(corpus, qrels, progress=lambda line: typer.echo(line, err=True)))
+    typer.echo(json.dumps(report, indent=2) if as_json else replay_bench.markdown(report))
+
+
 @app.command("calibration")
 def calibration(
     corpus: Path = CORPUS,

@@ -180,16 +180,39 @@ class EmbeddedBank(MemoryBank):
             channels["semantic"] = self.index.search(vector, tags=tags, match=tags_match, k=depth)
         if "keyword" in self.channels:
             found = self.store.run(
-                lambda c: self.keywords.search(
+                lambda c: self.keywords.scored(
                     c, query, tags=tags, match=tags_match, k=depth, size=len(self.index)
                 )
             )
             if found is not None:
-                channels["keyword"] = found
+                channels["keyword"] = [d for d, _ in found]
         candidates = {d for ids in channels.values() for d in ids}
         fused = fuse(channels, self.index.timestamps(candidates), limit)
         documents = self.store.run(lambda c: fetch_by_ids(c, [f.id for f in fused]))
         return [recalled(documents[f.id], f.score, f.ranks) for f in fused if f.id in documents]
+
+    async def keyword_scored(
+        self, query: str, *, tags: list[str] | None, limit: int
+    ) -> list[tuple[RecalledIncident, float]]:
+        """The keyword channel alone with its BM25 scores, best first (the BM25 baseline of the replay)."""
+
+        def run() -> list[tuple[RecalledIncident, float]]:
+            self._sync()
+            found = self.store.run(
+                lambda c: self.keywords.scored(
+                    c, query, tags=tags, match="any_strict", k=limit, size=len(self.index)
+                )
+            )
+            if not found:
+                return []
+            documents = self.store.run(lambda c: fetch_by_ids(c, [d for d, _ in found]))
+            return [
+                (recalled(documents[d], score, {"keyword": rank}), score)
+                for rank, (d, score) in enumerate(found, start=1)
+                if d in documents
+            ]
+
+        return await asyncio.to_thread(run)
 
     def _scope_sync(self, tags: list[str]) -> list[RecalledIncident]:
         """A mental model's evidence: every record its tags admit, newest first (not a similarity pick)."""

@@ -134,7 +134,7 @@ class KeywordChannel:
             total += df[word]
         return chosen
 
-    def search(
+    def scored(
         self,
         conn: sqlite3.Connection,
         query: str,
@@ -143,20 +143,21 @@ class KeywordChannel:
         match: TagsMatch,
         k: int,
         size: int,
-    ) -> list[int] | None:
-        """Document ids by BM25, best first, among those the tag filter admits; None if no words."""
+    ) -> list[tuple[int, float]] | None:
+        """Document ids by BM25 with their scores (higher is closer), best first, among those the tag filter
+        admits; None if the query has no words worth matching."""
         expression = match_expression(self.terms(conn, query, size=size))
         if expression is None:
             return None
         cond, params = tag_condition(tags, match)
         if not params:
-            sql = "SELECT rowid FROM documents_fts WHERE documents_fts MATCH ? ORDER BY rank LIMIT ?"
+            sql = "SELECT rowid, rank FROM documents_fts WHERE documents_fts MATCH ? ORDER BY rank LIMIT ?"
         else:
             sql = (
-                "SELECT d.id FROM documents_fts AS f CROSS JOIN documents AS d ON d.id = f.rowid "
+                "SELECT d.id, f.rank FROM documents_fts AS f CROSS JOIN documents AS d ON d.id = f.rowid "
                 f"WHERE documents_fts MATCH ? AND {cond} ORDER BY f.rank LIMIT ?"
             )
-        return [row[0] for row in conn.execute(sql, [expression, *params, max(k, 0)])]
+        return [(row[0], -float(row[1])) for row in conn.execute(sql, [expression, *params, max(k, 0)])]
 
 
 @dataclass(frozen=True)

@@ -10,15 +10,18 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from sqlalchemy.orm import Session
 from starlette.datastructures import FormData
 
+from agent.resolution.labels import MARK_LABELS
 from incidents.briefings import service as briefing_service
 from incidents.delivery import outbox as delivery_outbox
 from incidents.delivery.routing import channel_labels
 from incidents.grades import service as grade_service
 from incidents.incident import service as incident_service
 from incidents.incident.service import IncidentNotFound
+from incidents.labels import service as label_service
 from incidents.resolution import service as resolution_service
 from incidents.timeutil import utcnow
 from memory.service import MemoryUnavailable
+from web.app import relevance
 from web.app.check_action import check_incident_action
 from web.http.deps import get_container, get_db
 from web.http.routes.pages.common import (
@@ -84,6 +87,14 @@ def incident_page(
         "recurrence_of": recurrence,
         "action_check": _last_check(request, public_id),
         "grades": grade_service.incident_grades(db_session=db, incident_id=incident.id),
+        "labels": relevance.label_lines(
+            get_container(request),
+            incident.id,
+            label_service.incident_labels(
+                db_session=db, bank_id=settings.memory.bank_id, incident_id=incident.id
+            ),
+        ),
+        "marks": MARK_LABELS,
         "now": utcnow(),
     }
     return render(request, "incident.html", context, principal=principal)
@@ -131,6 +142,29 @@ def rerun_briefing(
         )
     flash(request, "Briefing re-run queued; this page updates when it is ready.")
     return redirect(f"/incidents/{public_id}#briefing")
+
+
+@router.post("/incidents/{public_id}/labels")
+def mark_precedents(
+    request: Request,
+    public_id: str,
+    form: FormData = Depends(checked_form),
+    principal: Principal = Depends(page_writer),
+    db: Session = Depends(get_db),
+) -> RedirectResponse:
+    """The page's precedent marks: one choice per cited precedent, prefilled with its current label."""
+    incident = load_incident(db, public_id)
+    marks = {
+        str(key).removeprefix("mark:"): str(value)
+        for key, value in form.multi_items()
+        if str(key).startswith("mark:") and value
+    }
+    try:
+        stored = relevance.mark(get_container(request), incident, marks, who=principal.name)
+    except relevance.UnknownPrecedent as exc:
+        raise PageError(422, "Cannot mark the precedents", str(exc)) from exc
+    flash(request, f"{stored} precedent mark(s) saved.")
+    return redirect(f"/incidents/{public_id}#labels")
 
 
 @router.post("/incidents/{public_id}/check-action")

@@ -25,7 +25,7 @@ from memory.service import (
     Recurrence,
     recurrence,
 )
-from web.app import profile
+from web.app import confidence, profile
 from web.app.container import Container
 from web.http.deps import get_container
 from web.http.routes.pages.common import checked_form, flash, page_user, page_writer, redirect, render
@@ -108,6 +108,7 @@ async def profile_page(
         "by_service": by_service,
         "by_pattern": by_pattern,
         "grades": await run_in_threadpool(_grades, container),
+        "confidence": await run_in_threadpool(confidence.status, container),
         "recurrences": await run_in_threadpool(_recurrences, container, found.patterns),
     }
     return await run_in_threadpool(render, request, "profile.html", context, principal=principal)

@@ -1,0 +1,235 @@
+"""The confidence fitted to a team: the shipped fit, refitted from the bank's own relevance labels.
+
+The shipped fit (``agent.core.confidence``) was made on public post-mortems and the project's
+scenarios; a team's incidents are not those. Every resolution labels the precedents its briefings
+cited, and this module turns those labels into the team's fit without throwing the shipped one away:
+
+- **the shipped fit is the prior.** The team's model recalibrates it, ``z = offset + slope *
+  logit(p_shipped) + sum(w_j * x_j)`` over the shipped fit's standardised inputs; at ``(0, 1, 0...)``
+  it is the shipped fit exactly. A Gaussian prior of precision ``PRIOR`` per coefficient is centred
+  there, so five labels move it a little and five hundred move it a lot;
+- **an engineer's mark outweighs an inferred label** (``INFERRED_WEIGHT``): the inferred one is only
+  the grader's reading of the post-mortem;
+- **a refit is adopted only when it is no worse**: its held-out log loss (folds of the labels'
+  incidents, a fit never scoring its own incident) against the current fit's on the same labels.
+
+The probabilities stay calibrated by construction (a logistic recalibration fitted by maximum
+likelihood); ``reliability`` says how well, on whatever labels it is given.
+"""
+
+import math
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from agent.core.confidence import FEATURES, Fit, Scorer
+
+# Prior precision: on the recalibration (offset and slope) and on each input's extra weight. The first
+# two are what a team's labels most often correct (the shipped fit too sure, or not sure enough), so
+# they move first; a weight moves once hundreds of labels agree.
+PRIOR = 3.0
+PRIOR_WEIGHTS = 20.0
+INFERRED_WEIGHT = 0.5
+FOLDS = 5
+BINS = 10
+NEWTON_STEPS = 50
+# A shipped probability of exactly 0 or 1 (the isotonic map's ends) is read as this close to it.
+EDGE = 0.005
+
+
+@dataclass(frozen=True)
+class Label:
+    """One labelled pair: the confidence inputs of a precedent for an incident, and whether it was relevant.
+
+    ``group`` is the labelled incident, so held-out folds keep an incident's labels together."""
+
+    features: tuple[float, ...]
+    relevant: bool
+    weight: float = 1.0
+    group: str = ""
+
+
+@dataclass(frozen=True)
+class TeamFit:
+    """The shipped fit recalibrated on a team's labels (see the module docstring)."""
+
+    base: Fit
+    offset: float
+    slope: float
+    weights: tuple[float, ...]
+    labels: int
+
+    @property
+    def ranking_model(self) -> str:
+        return self.base.ranking_model
+
+    def probability(self, values: Sequence[float]) -> float:
+        return _sigmoid(float(_design(self.base, [values])[0] @ self._coefficients()))
+
+    def _coefficients(self) -> np.ndarray:
+        return np.array([self.offset, self.slope, *self.weights])
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "features": list(FEATURES),
+            "offset": self.offset,
+            "slope": self.slope,
+            "weights": list(self.weights),
+            "labels": self.labels,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], base: Fit) -> "TeamFit":
+        if tuple(data["features"]) != FEATURES:
+            raise ValueError("the team fit was made for other confidence features")
+        weights = tuple(float(w) for w in data["weights"])
+        return cls(base, float(data["offset"]), float(data["slope"]), weights, int(data["labels"]))
+
+
+def _sigmoid(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(min(z, 30.0), -30.0)))
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, EDGE), 1.0 - EDGE)
+    return math.log(p / (1.0 - p))
+
+
+def _design(base: Fit, rows: Sequence[Sequence[float]]) -> np.ndarray:
+    """Per row: 1, the shipped fit's logit, then its standardised inputs."""
+    x = np.array(rows, dtype=float).reshape(len(rows), len(base.mean))
+    standard = (x - np.array(base.mean)) / np.array(base.scale)
+    shipped = np.array([[_logit(base.probability(row))] for row in x.tolist()])
+    return np.hstack([np.ones((len(x), 1)), shipped, standard])
+
+
+def penalised_newton(
+    z: np.ndarray, y: np.ndarray, weight: np.ndarray, target: np.ndarray, penalty: np.ndarray
+) -> np.ndarray:
+    """Weighted logistic regression with a Gaussian prior (``penalty`` precision around ``target``):
+    Newton steps, each halved until the penalised loss goes down, so it cannot overshoot."""
+
+    def loss(w: np.ndarray) -> float:
+        margin = z @ w
+        nll = weight * (np.logaddexp(0.0, margin) - y * margin)
+        return float(nll.sum() + 0.5 * (penalty * (w - target) ** 2).sum())
+
+    w = target.astype(float).copy()
+    current = loss(w)
+    for _ in range(NEWTON_STEPS):
+        p = 1.0 / (1.0 + np.exp(-np.clip(z @ w, -30, 30)))
+        gradient = z.T @ (weight * (p - y)) + penalty * (w - target)
+        hessian = (z * (weight * p * (1 - p))[:, None]).T @ z + np.diag(penalty)
+        step = np.linalg.solve(hessian, gradient)
+        size = 1.0
+        while size > 1e-4 and loss(w - size * step) > current:
+            size /= 2
+        w = w - size * step
+        improved, current = current - loss(w), loss(w)
+        if float(np.abs(size * step).max()) < 1e-8 or improved < 1e-10:
+            break
+    return w
+
+
+def refit(labels: Sequence[Label], base: Fit, *, prior: float = PRIOR) -> TeamFit:
+    """The maximum a-posteriori recalibration of ``base`` on ``labels`` (``prior`` on the offset and the
+    slope, ``PRIOR_WEIGHTS`` times as strong relative to it on the weights)."""
+    if not labels:
+        return TeamFit(base, 0.0, 1.0, (0.0,) * len(base.mean), 0)
+    z = _design(base, [label.features for label in labels])
+    y = np.array([label.relevant for label in labels], dtype=float)
+    weight = np.array([label.weight for label in labels], dtype=float)
+    target = np.zeros(z.shape[1])
+    target[1] = 1.0
+    penalty = np.full(z.shape[1], prior * PRIOR_WEIGHTS / PRIOR)
+    penalty[:2] = prior
+    w = penalised_newton(z, y, weight, target, penalty)
+    return TeamFit(base, float(w[0]), float(w[1]), tuple(float(v) for v in w[2:]), len(labels))
+
+
+def fold_of(group: str, k: int = FOLDS) -> int:
+    """A fixed fold per incident, the same on every run and every replica."""
+    return zlib.crc32(group.encode("utf-8")) % k
+
+
+def held_out(labels: Sequence[Label], base: Fit, *, k: int = FOLDS, prior: float = PRIOR) -> list[float]:
+    """Each label's probability from a refit on the other folds' incidents."""
+    predicted = [0.0] * len(labels)
+    for fold in range(k):
+        inside = [i for i, label in enumerate(labels) if fold_of(label.group, k) == fold]
+        if not inside:
+            continue
+        fit = refit([label for label in labels if fold_of(label.group, k) != fold], base, prior=prior)
+        for i in inside:
+            predicted[i] = fit.probability(labels[i].features)
+    return predicted
+
+
+def log_loss(predicted: Sequence[float], labels: Sequence[Label]) -> float:
+    """Weighted mean negative log likelihood."""
+    total = sum(label.weight for label in labels)
+    if not total:
+        return 0.0
+    loss = 0.0
+    for p, label in zip(predicted, labels, strict=True):
+        q = min(max(p, 1e-6), 1 - 1e-6)
+        loss -= label.weight * (math.log(q) if label.relevant else math.log(1 - q))
+    return loss / total
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A refit and whether it is adopted: its held-out loss against the fit in use's, on the labels the
+    fit in use never saw; and the refit's held-out ECE over every label."""
+
+    fit: TeamFit
+    held_out_loss: float
+    current_loss: float
+    held_out_ece: float
+
+    @property
+    def adopted(self) -> bool:
+        return self.held_out_loss <= self.current_loss + 1e-12
+
+
+def decide(labels: Sequence[Label], base: Fit, current: Scorer, *, seen: int = 0) -> Decision:
+    """Refit on every label and judge it against ``current`` (fitted on the first ``seen`` labels, 0 for
+    the shipped fit) where both are out of sample: the labels ``current`` never saw, scored by the refit
+    from held-out folds and by ``current`` as it stands."""
+    predicted = held_out(labels, base)
+    start = seen if seen < len(labels) else 0
+    judged = list(labels[start:])
+    return Decision(
+        fit=refit(labels, base),
+        held_out_loss=round(log_loss(predicted[start:], judged), 6),
+        current_loss=round(log_loss([current.probability(label.features) for label in judged], judged), 6),
+        held_out_ece=reliability(predicted, [label.relevant for label in labels])["ece"],
+    )
+
+
+def reliability(predicted: Sequence[float], relevant: Sequence[bool], bins: int = BINS) -> dict[str, Any]:
+    """Equal-width bins of predicted probability: count, mean prediction, observed rate; and the ECE
+    (the pair-weighted mean gap between prediction and observation)."""
+    rows = []
+    total = len(predicted) or 1
+    ece = 0.0
+    for b in range(bins):
+        low, high = b / bins, (b + 1) / bins
+        members = [i for i, p in enumerate(predicted) if low <= p < high or (b == bins - 1 and p == 1.0)]
+        if not members:
+            continue
+        mean = sum(predicted[i] for i in members) / len(members)
+        observed = sum(relevant[i] for i in members) / len(members)
+        ece += len(members) / total * abs(mean - observed)
+        rows.append(
+            {
+                "bin": f"{low:.1f}-{high:.1f}",
+                "pairs": len(members),
+                "predicted": round(mean, 3),
+                "observed": round(observed, 3),
+            }
+        )
+    return {"bins": rows, "ece": round(ece, 4), "pairs": len(predicted)}

@@ -1,0 +1,457 @@
+"""``recallops bench replay``: a corpus lived through in time order, as a team would have lived it.
+
+For each incident, oldest first: its alert (symptoms only, ``retrieval.alert_for``) is briefed through
+the product's own path (the real ``Agent``, evidence-only, calibrated confidence, head) from a memory
+holding only the incidents before it; the briefing is scored; then the incident is resolved: its record
+is imported as history and the precedents its briefing cited get their relevance labels
+(``agent.resolution.labels``), which the learning systems refit from (``agent.core.team_fit``, every
+``REFIT_EVERY`` new labels, adopted only when no worse on held-out folds). The judgments of an incident
+are read only after it has been briefed.
+
+Systems, in one run over one memory:
+
+- **learning**: the product refitting from labels an engineer would give (simulated from the
+  judgments: grade 2 "same failure", 1 "related", else "not related");
+- **learning_inferred**: the same, from labels inferred from the post-mortems only;
+- **frozen**: the shipped fit, never refitted;
+- **bm25**: the keyword channel alone with the product's scope rule (the alert's service, all services
+  when that finds nothing); its top result is the precedent when its score clears a threshold fitted
+  on the first fifth of the stream;
+- **memory_off**: the product with memory switched off.
+
+Per incident: is the first precedent relevant (grade 2), is one in the first five (both read the
+system's ranking, whether or not it states its first precedent), the product's 100/65/35/0 grade
+against the incident's own post-mortem (an abstention is 0), and whether it abstained ("no reliable
+precedent", or BM25 below its threshold). Recall is over incidents with an earlier relevant one;
+abstention precision and recall are against "no earlier relevant incident"; ECE is over the
+probabilities each system gave the precedents it cited, against the judgments.
+"""
+
+import asyncio
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from agent.briefing.loop import Agent
+from agent.core.confidence import Scorer, shipped_fit
+from agent.core.evidence import AlertInput
+from agent.core.schema import Briefing
+from agent.core.similarity import Similarity
+from agent.core.team_fit import INFERRED_WEIGHT, Label, TeamFit, decide, reliability
+from agent.resolution.grading import PostMortem, abstains, grade
+from agent.resolution.labels import Cited, Mark, cited_precedents, infer, relevant
+from evals.bench.corpus import import_row, load_corpus, stored_id
+from evals.bench.protocol import paired_bootstrap
+from evals.bench.ranking import Qrels, judged
+from evals.bench.retrieval import alert_for, load_qrels
+from memory.embedded.bank import EmbeddedBank
+from memory.schema import service_tag
+from web.app.briefings import open_agent
+from web.app.container import Container
+from web.app.sandbox import import_records, sandbox_settings
+
+SYSTEMS = ("learning", "learning_inferred", "frozen", "bm25", "memory_off")
+LEARNING = ("learning", "learning_inferred")
+WINDOWS = 5
+REFIT_EVERY = 5
+TOP = 5
+METRICS = ("recall@1", "recall@5", "mean_grade")
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One system's briefing of one incident."""
+
+    incident: str
+    relevant_earlier: bool
+    top1: bool
+    top5: bool
+    grade: int
+    abstained: bool
+    pairs: tuple[tuple[float, bool], ...] = ()  # (probability given, relevant) of each cited precedent
+
+
+@dataclass
+class Learner:
+    """A learning system's labels and current fit."""
+
+    inferred: bool
+    labels: list[Label] = field(default_factory=list)
+    fit: Scorer = field(default_factory=shipped_fit)
+    since_refit: int = 0
+    refits: int = 0
+    adopted: int = 0
+
+    def learn(self, new: list[Label]) -> None:
+        self.labels += new
+        self.since_refit += len(new)
+        if self.since_refit < REFIT_EVERY:
+            return
+        self.since_refit = 0
+        self.refits += 1
+        seen = self.fit.labels if isinstance(self.fit, TeamFit) else 0
+        decision = decide(self.labels, shipped_fit(), self.fit, seen=seen)
+        if decision.adopted:
+            self.fit = decision.fit
+            self.adopted += 1
+
+
+def ranked(briefing: Briefing) -> tuple[str | None, list[str]]:
+    """The precedent the briefing states (None when it abstains), and its precedents in order: those it
+    names as related first, then every other recalled incident by probability."""
+    related = [r.id for r in briefing.related_incidents]
+    others = sorted(
+        (i for i in briefing.evidence if i.kind == "incident" and i.id and i.id not in related),
+        key=lambda i: (-(i.probability or 0.0), i.n),
+    )
+    order = [*related, *(str(i.id) for i in others)]
+    data = briefing.model_dump(mode="json")
+    stated = None if abstains(data) or not related else related[0]
+    return stated, order
+
+
+def _truth(record: Mapping[str, Any]) -> PostMortem:
+    cause = str((record.get("root_cause") or {}).get("details") or "")
+    return PostMortem(root_cause=cause, precedents=frozenset())
+
+
+def score_briefing(
+    briefing: Briefing,
+    record: Mapping[str, Any],
+    grades: Mapping[str, int],
+    earlier: set[str],
+    sim: Similarity,
+) -> Scored:
+    stated, order = ranked(briefing)
+    data = briefing.model_dump(mode="json")
+    relevant_ids = {d for d, g in grades.items() if g >= 2}
+    pairs = tuple(
+        (c.probability, c.id in relevant_ids) for c in cited_precedents(data) if c.probability is not None
+    )
+    return Scored(
+        incident=stored_id(str(record["id"])),
+        relevant_earlier=bool(relevant_ids & earlier),
+        top1=bool(order) and order[0] in relevant_ids,
+        top5=bool(set(order[:TOP]) & relevant_ids),
+        grade=grade(data, _truth(record), sim).score,
+        abstained=stated is None,
+        pairs=pairs,
+    )
+
+
+@dataclass(frozen=True)
+class KeywordPick:
+    """The BM25 baseline's look at one incident, before its threshold is known."""
+
+    order: list[str]
+    score: float
+    cause: str
+    text: str
+
+
+async def keyword_pick(bank: EmbeddedBank, alert: AlertInput) -> KeywordPick:
+    """BM25 over the alert's service, over all services when that finds nothing."""
+    assert alert.service is not None
+    found = await bank.keyword_scored(alert.description, tags=[service_tag(alert.service)], limit=TOP)
+    found = found or await bank.keyword_scored(alert.description, tags=None, limit=TOP)
+    if not found:
+        return KeywordPick([], 0.0, "", "")
+    top, score = found[0]
+    cause = top.record.root_cause if top.record else ""
+    return KeywordPick([i.id for i, _ in found], score, cause, top.text)
+
+
+def keyword_briefing(pick: KeywordPick, stated: bool) -> dict[str, Any]:
+    """The BM25 pick as the grader reads a briefing: its top record's cause as the likely cause."""
+    if not stated:
+        return {"likely_causes": [], "evidence": []}
+    return {
+        "likely_causes": [{"text": pick.cause, "citations": [2]}],
+        "evidence": [{"n": 2, "kind": "incident", "id": pick.order[0], "text": pick.text}],
+    }
+
+
+def fit_threshold(picks: Sequence[tuple[KeywordPick, set[str], bool]]) -> float:
+    """The score above which the top result is stated: the most right decisions on ``picks`` (the first
+    fifth), a right decision being a relevant top result stated or an abstention with nothing relevant."""
+    candidates = sorted({0.0, *(p.score for p, _, _ in picks)})
+    return max(
+        candidates,
+        key=lambda t: sum(
+            (p.score >= t and bool(p.order) and p.order[0] in rel) or (p.score < t and not has_relevant)
+            for p, rel, has_relevant in picks
+        ),
+    )
+
+
+def labels_for(
+    cited: list[Cited],
+    record: Mapping[str, Any],
+    grades: Mapping[str, int],
+    *,
+    inferred: bool,
+    sim: Similarity,
+) -> list[Label]:
+    """The resolution's labels: simulated engineer marks from the judgments, or inferred ones."""
+    out = []
+    for c in cited:
+        if not c.features:
+            continue
+        if inferred:
+            mark: Mark = infer(_truth(record).root_cause, c, sim)
+        else:
+            g = grades.get(c.id, 0)
+            mark = "same_failure" if g >= 2 else "related" if g == 1 else "not_related"
+        weight = INFERRED_WEIGHT if inferred else 1.0
+        out.append(Label(c.features, relevant(mark), weight, stored_id(str(record["id"]))))
+    return out
+
+
+def _mean(values: Sequence[float]) -> float:
+    return round(sum(values) / len(values), 4) if values else 0.0
+
+
+def figures(rows: Sequence[Scored]) -> dict[str, Any]:
+    """Recall over incidents with an earlier relevant one, grades, abstention, ECE of cited pairs."""
+    found = [r for r in rows if r.relevant_earlier]
+    abstained = [r for r in rows if r.abstained]
+    none = [r for r in rows if not r.relevant_earlier]
+    pairs = [p for r in rows for p in r.pairs]
+    return {
+        "incidents": len(rows),
+        "with_relevant_earlier": len(found),
+        "recall@1": _mean([float(r.top1) for r in found]),
+        "recall@5": _mean([float(r.top5) for r in found]),
+        "mean_grade": _mean([float(r.grade) for r in rows]),
+        "mean_grade_relevant_in_memory": _mean([float(r.grade) for r in found]),
+        "mean_grade_none_in_memory": _mean([float(r.grade) for r in none]),
+        "abstained": len(abstained),
+        "abstain_precision": _mean([float(not r.relevant_earlier) for r in abstained]),
+        "abstain_recall": _mean([float(r.abstained) for r in none]),
+        "ece": reliability([p for p, _ in pairs], [y for _, y in pairs])["ece"] if pairs else None,
+        "cited_pairs": len(pairs),
+    }
+
+
+def windows(rows: Sequence[T], k: int = WINDOWS) -> list[list[T]]:
+    """The stream cut into ``k`` consecutive parts of (nearly) equal size."""
+    size, extra = divmod(len(rows), k)
+    out: list[list[T]] = []
+    start = 0
+    for i in range(k):
+        end = start + size + (1 if i < extra else 0)
+        out.append(list(rows[start:end]))
+        start = end
+    return out
+
+
+def per_incident(rows: Sequence[Scored], metric: str) -> dict[str, float]:
+    if metric == "mean_grade":
+        return {r.incident: float(r.grade) for r in rows}
+    attr = "top1" if metric == "recall@1" else "top5"
+    return {r.incident: float(getattr(r, attr)) for r in rows if r.relevant_earlier}
+
+
+COMPARISONS = (
+    ("learning", "frozen"),
+    ("learning", "bm25"),
+    ("learning_inferred", "frozen"),
+    ("learning_inferred", "bm25"),
+    ("frozen", "bm25"),
+    ("learning", "memory_off"),
+)
+
+
+def bootstrap(results: Mapping[str, Sequence[Scored]]) -> list[dict[str, Any]]:
+    """Paired bootstrap intervals (incidents resampled) over the whole stream and its last fifth."""
+    rows: list[dict[str, Any]] = []
+    for span in ("stream", "last fifth"):
+        for a, b in COMPARISONS:
+            left = results[a] if span == "stream" else windows(results[a])[-1]
+            right = results[b] if span == "stream" else windows(results[b])[-1]
+            for metric in METRICS:
+                diff = paired_bootstrap(per_incident(left, metric), per_incident(right, metric))
+                rows.append({"span": span, "a": a, "b": b, "metric": metric} | diff)
+    return rows
+
+
+def grader_agreement(results: Mapping[str, Sequence[Scored]]) -> dict[str, Any]:
+    """How often the grade (above 0 or not) agrees with the judgments (the stated precedent relevant),
+    over the product's briefings that stated a precedent."""
+    rows = [
+        r for name in ("learning", "learning_inferred", "frozen") for r in results[name] if not r.abstained
+    ]
+    agree = [float((r.grade > 0) == r.top1) for r in rows]
+    return {
+        "briefings": len(rows),
+        "agreement": _mean(agree),
+        "graded_right_when_relevant": _mean([float(r.grade > 0) for r in rows if r.top1]),
+        "graded_right_when_not": _mean([float(r.grade > 0) for r in rows if not r.top1]),
+    }
+
+
+def _in_time_order(corpus: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(corpus, key=lambda r: import_row(r)["timestamp"])  # stable: corpus order within a day
+
+
+async def _stream(
+    container: Container, corpus: list[dict[str, Any]], qrels: Qrels, progress: Callable[[str], None]
+) -> tuple[dict[str, list[Scored]], dict[str, Learner]]:
+    bank = container.bank
+    if not isinstance(bank, EmbeddedBank):
+        raise TypeError("the replay runs on the embedded driver")
+    sim = Similarity(container.embedder)
+    learners = {name: Learner(inferred=name == "learning_inferred") for name in LEARNING}
+    results: dict[str, list[Scored]] = {name: [] for name in SYSTEMS}
+    picks: list[Picked] = []
+    seen: set[str] = set()
+    async with AsyncExitStack() as stack:
+        agents: dict[str, Agent] = {
+            name: await stack.enter_async_context(open_agent(container, fit=shipped_fit()))
+            for name in (*LEARNING, "frozen")
+        }
+        for n, record in enumerate(corpus, start=1):
+            alert = alert_for(record)
+            grades = judged(qrels, stored_id(str(record["id"])))
+            for name, agent in agents.items():
+                if name in learners:
+                    agent.fit = learners[name].fit
+                briefing = await agent.brief(alert)
+                results[name].append(score_briefing(briefing, record, grades, seen, sim))
+                if name in learners:
+                    cited = cited_precedents(briefing.model_dump(mode="json"))
+                    learner = learners[name]
+                    learner.learn(labels_for(cited, record, grades, inferred=learner.inferred, sim=sim))
+            off = await agents["frozen"].brief(alert, memory_on=False)
+            results["memory_off"].append(score_briefing(off, record, grades, seen, sim))
+            picks.append((await keyword_pick(bank, alert), grades, set(seen), record))
+            await import_records(container, [import_row(record)], actor="replay-benchmark")
+            seen.add(stored_id(str(record["id"])))
+            if n % 25 == 0:
+                progress(f"{n}/{len(corpus)} incidents replayed")
+    results["bm25"] = keyword_results(picks, sim)
+    return results, learners
+
+
+def _relevant(grades: Mapping[str, int]) -> set[str]:
+    return {d for d, g in grades.items() if g >= 2}
+
+
+Picked = tuple[KeywordPick, Mapping[str, int], set[str], dict[str, Any]]  # pick, judgments, earlier, record
+
+
+def keyword_results(picks: Sequence[Picked], sim: Similarity) -> list[Scored]:
+    """The BM25 baseline scored, its threshold fitted on the first fifth of the stream."""
+    threshold = fit_threshold(
+        [(pick, _relevant(g), bool(_relevant(g) & earlier)) for pick, g, earlier, _ in windows(picks)[0]]
+    )
+    out = []
+    for pick, judgments, earlier, record in picks:
+        stated = bool(pick.order) and pick.score >= threshold
+        relevant_ids = _relevant(judgments)
+        out.append(
+            Scored(
+                incident=stored_id(str(record["id"])),
+                relevant_earlier=bool(relevant_ids & earlier),
+                top1=bool(pick.order) and pick.order[0] in relevant_ids,
+                top5=bool(set(pick.order[:TOP]) & relevant_ids),
+                grade=grade(keyword_briefing(pick, stated), _truth(record), sim).score,
+                abstained=not stated,
+            )
+        )
+    return out
+
+
+async def run_replay(
+    corpus_path: Path,
+    qrels_path: Path,
+    *,
+    workdir: Path | None = None,
+    progress: Callable[[str], None] = lambda _: None,
+) -> dict[str, Any]:
+    """The replay's figures for every system, their windows, the intervals and the grader's agreement."""
+    corpus = _in_time_order(load_corpus(corpus_path))
+    # Judgments name records as the import stores them (a page address holds no "/" or "#").
+    qrels = {
+        stored_id(q): {stored_id(d): g for d, g in docs.items()} for q, docs in load_qrels(qrels_path).items()
+    }
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="recallops-replay-", dir=workdir) as tmp:
+        container = await asyncio.to_thread(Container.build, sandbox_settings(Path(tmp), llm="evidence-only"))
+        try:
+            results, learners = await _stream(container, corpus, qrels, progress)
+        finally:
+            await container.aclose()
+    systems = {
+        name: figures(rows) | {"windows": [figures(w) for w in windows(rows)]}
+        for name, rows in results.items()
+    }
+    for name, learner in learners.items():
+        later = [r for w in windows(results[name])[1:] for r in w]
+        systems[name] |= {
+            "labels": len(learner.labels),
+            "refits": learner.refits,
+            "adopted": learner.adopted,
+            "ece_after_first_fifth": figures(later)["ece"],
+        }
+    return {
+        "systems": systems,
+        "bootstrap": bootstrap(results),
+        "grader": grader_agreement(results),
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+
+
+def _cell(value: object) -> str:
+    return f"{value:.3f}" if isinstance(value, float) else "-" if value is None else str(value)
+
+
+COLUMNS = ("recall@1", "recall@5", "mean_grade", "abstain_precision", "abstain_recall", "ece")
+
+
+def markdown(report: Mapping[str, Any]) -> str:
+    """The headline table, per-fifth figures, the intervals and the grader's agreement."""
+    systems = report["systems"]
+    lines = ["| system | incidents | " + " | ".join(COLUMNS) + " |", "|---|---|" + "---|" * len(COLUMNS)]
+    for name, figs in systems.items():
+        lines.append(
+            f"| {name} | {figs['incidents']} | " + " | ".join(_cell(figs[c]) for c in COLUMNS) + " |"
+        )
+    lines += ["", "Per fifth (recall@1 / recall@5 / mean grade):"]
+    for name, figs in systems.items():
+        cells = "  ".join(
+            f"{w['recall@1']:.2f}/{w['recall@5']:.2f}/{w['mean_grade']:.1f}" for w in figs["windows"]
+        )
+        lines.append(f"- {name}: {cells}")
+    lines += ["", "Mean grade with a relevant precedent in memory / without:"]
+    for name, figs in systems.items():
+        lines.append(
+            f"- {name}: {figs['mean_grade_relevant_in_memory']:.1f} ({figs['with_relevant_earlier']}) / "
+            f"{figs['mean_grade_none_in_memory']:.1f} ({figs['incidents'] - figs['with_relevant_earlier']})"
+        )
+    for name in LEARNING:
+        figs = systems[name]
+        lines.append(
+            f"{name}: {figs['labels']} labels, {figs['refits']} refits ({figs['adopted']} adopted), "
+            f"ECE after the first fifth {_cell(figs['ece_after_first_fifth'])}"
+        )
+    lines += ["", "| span | a - b | metric | mean diff | 95% interval |", "|---|---|---|---|---|"]
+    for r in report["bootstrap"]:
+        lines.append(
+            f"| {r['span']} | {r['a']} - {r['b']} | {r['metric']} | {r['diff']:+.3f} "
+            f"| [{r['low']:+.3f}, {r['high']:+.3f}] |"
+        )
+    g = report["grader"]
+    lines += [
+        "",
+        f"Grader against the judgments: agrees on {g['agreement']:.3f} of {g['briefings']} stated precedents "
+        f"(graded right {g['graded_right_when_relevant']:.3f} when relevant, "
+        f"{g['graded_right_when_not']:.3f} when not).",
+        f"Replayed in {report['seconds']} s.",
+    ]
+    return "\n".join(lines)

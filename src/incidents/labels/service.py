@@ -1,0 +1,84 @@
+"""Storing and reading relevance labels. Functions flush; the caller commits.
+
+An engineer's mark always wins: it replaces any label on the same precedent (a correction included), and
+an inferred label never replaces an engineer's.
+"""
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from incidents.labels.models import RelevanceLabel
+from incidents.timeutil import utcnow
+
+ENGINEER = "engineer"
+INFERRED = "inferred"
+
+
+def store_label(
+    *,
+    db_session: Session,
+    bank_id: str,
+    incident_id: int,
+    precedent: str,
+    mark: str,
+    how: str,
+    who: str,
+    probability: float | None = None,
+    features: Sequence[float] = (),
+) -> RelevanceLabel | None:
+    """The label as stored, or None when an inferred label met an engineer's (which stays)."""
+    row = db_session.scalar(
+        select(RelevanceLabel).where(
+            RelevanceLabel.bank_id == bank_id,
+            RelevanceLabel.incident_id == incident_id,
+            RelevanceLabel.precedent == precedent,
+        )
+    )
+    now = utcnow()
+    if row is None:
+        row = RelevanceLabel(
+            bank_id=bank_id,
+            incident_id=incident_id,
+            precedent=precedent,
+            probability=probability,
+            features=list(features),
+            created_at=now,
+        )
+        db_session.add(row)
+    elif how == INFERRED and row.how == ENGINEER:
+        return None
+    row.mark, row.how, row.who, row.updated_at = mark, how, who, now
+    if features:
+        row.features, row.probability = list(features), probability
+    db_session.flush()
+    return row
+
+
+def incident_labels(*, db_session: Session, bank_id: str, incident_id: int) -> list[RelevanceLabel]:
+    return list(
+        db_session.scalars(
+            select(RelevanceLabel)
+            .where(RelevanceLabel.bank_id == bank_id, RelevanceLabel.incident_id == incident_id)
+            .order_by(RelevanceLabel.precedent)
+        )
+    )
+
+
+def bank_labels(*, db_session: Session, bank_id: str) -> list[RelevanceLabel]:
+    """Every label of the bank, oldest first."""
+    return list(
+        db_session.scalars(
+            select(RelevanceLabel).where(RelevanceLabel.bank_id == bank_id).order_by(RelevanceLabel.id)
+        )
+    )
+
+
+def changed_since(*, db_session: Session, bank_id: str, since: datetime | None) -> int:
+    """How many labels were given or changed after ``since`` (all of them when None)."""
+    query = select(func.count()).select_from(RelevanceLabel).where(RelevanceLabel.bank_id == bank_id)
+    if since is not None:
+        query = query.where(RelevanceLabel.updated_at > since)
+    return int(db_session.scalar(query) or 0)

@@ -1,0 +1,89 @@
+"""The team's confidence fit: the shipped fit is its prior, labels move it, a worse refit is not adopted."""
+
+import random
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agent.core.confidence import FEATURES, shipped_fit
+from agent.core.team_fit import INFERRED_WEIGHT, Label, TeamFit, decide, refit, reliability
+
+BASE = shipped_fit()
+
+
+def _features(rng: random.Random) -> tuple[float, ...]:
+    """Inputs around the shipped fit's own data (its mean, spread by its scale), kept in [0, 1]."""
+    return tuple(min(max(rng.gauss(m, s), 0.0), 1.0) for m, s in zip(BASE.mean, BASE.scale, strict=True))
+
+
+def _labels(n: int, relevant: bool, *, weight: float = 1.0, seed: int = 3) -> list[Label]:
+    rng = random.Random(seed)
+    return [Label(_features(rng), relevant, weight, f"INC-{i:04d}") for i in range(n)]
+
+
+PROBE = _features(random.Random(99))
+
+
+def test_without_labels_it_is_the_shipped_fit() -> None:
+    fit = refit([], BASE)
+    assert abs(fit.probability(PROBE) - BASE.probability(PROBE)) < 1e-9
+
+
+@given(st.lists(st.floats(0, 1), min_size=len(FEATURES), max_size=len(FEATURES)))
+def test_the_neutral_refit_agrees_with_the_shipped_fit_everywhere(values: list[float]) -> None:
+    p = BASE.probability(values)
+    if 0.01 < p < 0.99:  # the shipped map's ends are read a little inside 0 and 1
+        assert abs(refit([], BASE).probability(values) - p) < 1e-6
+
+
+def test_five_labels_move_it_a_little_and_five_hundred_a_lot() -> None:
+    shipped = BASE.probability(PROBE)
+    few = refit(_labels(5, False), BASE).probability(PROBE)
+    many = refit(_labels(500, False), BASE).probability(PROBE)
+    assert many < few < shipped
+    assert shipped - few < shipped - many
+    assert shipped - few < 0.5 * (shipped - many)
+
+
+def test_an_inferred_label_weighs_less_than_an_engineers() -> None:
+    marked = refit(_labels(40, False), BASE).probability(PROBE)
+    inferred = refit(_labels(40, False, weight=INFERRED_WEIGHT), BASE).probability(PROBE)
+    assert marked < inferred < BASE.probability(PROBE)
+
+
+def test_a_fit_round_trips_through_its_stored_form() -> None:
+    fit = refit(_labels(30, True), BASE)
+    again = TeamFit.from_dict(fit.as_dict(), BASE)
+    assert again == fit
+
+
+def test_a_refit_is_adopted_when_the_labels_say_the_shipped_fit_is_off() -> None:
+    decision = decide(_labels(60, False), BASE, BASE)
+    assert decision.adopted and decision.held_out_loss < decision.current_loss
+
+
+class Sure:
+    """A fit in use that already says these precedents are not relevant."""
+
+    ranking_model = BASE.ranking_model
+
+    def probability(self, values: object) -> float:
+        return 0.01
+
+
+def test_a_refit_worse_than_the_fit_in_use_is_not_adopted() -> None:
+    decision = decide(_labels(60, False), BASE, Sure())
+    assert decision.held_out_loss > decision.current_loss
+    assert not decision.adopted
+
+
+def test_contradictory_labels_leave_the_refit_undecided_not_wild() -> None:
+    labels = _labels(60, False)
+    both = [*labels, *[Label(label.features, True, 1.0, label.group) for label in labels]]
+    fit = refit(both, BASE)
+    assert all(abs(fit.probability(label.features) - 0.5) < 0.1 for label in labels)
+
+
+def test_reliability_of_perfect_predictions_is_zero() -> None:
+    assert reliability([0.0, 1.0, 1.0, 0.0], [False, True, True, False])["ece"] == 0.0
+    assert reliability([0.9, 0.9], [False, False])["ece"] == 0.9

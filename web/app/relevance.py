@@ -1,0 +1,109 @@
+"""Relevance labels in the service: inferred when an incident is resolved, marked or corrected by engineers.
+
+Every way of resolving ends in the grading flow (``web.app.grading``), which calls ``infer_labels``: each
+precedent the incident's briefings cited gets the label the post-mortem implies, marked inferred, unless
+an engineer already marked it. ``mark`` stores an engineer's marks (the resolve form, the API, the
+incident page), which replace any label on the same precedent.
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from agent.core.similarity import Similarity
+from agent.resolution.labels import MARKS, Cited, Mark, infer, merged
+from incidents.briefings import service as briefings
+from incidents.database import transaction
+from incidents.incident.models import Incident
+from incidents.labels import service as labels
+from incidents.labels.models import RelevanceLabel
+from incidents.locking import serialized_writes
+from incidents.resolution import service as resolutions
+from web.app.container import Container
+
+ACTOR = "recallops"
+
+
+class UnknownPrecedent(ValueError):
+    """A mark names a precedent no briefing of the incident cited, or a mark that does not exist."""
+
+
+def cited(container: Container, incident_id: int) -> list[Cited]:
+    """The precedents any briefing version of the incident cited, once each."""
+    with container.sessions() as db:
+        versions = briefings.briefing_versions(db_session=db, incident_id=incident_id)
+        return merged([v.data for v in versions])
+
+
+def infer_labels(container: Container, incident_id: int) -> int:
+    """Inferred labels for the resolved incident's cited precedents; how many were stored."""
+    with container.sessions() as db:
+        resolution = resolutions.get_resolution(db_session=db, incident_id=incident_id)
+        if resolution is None:
+            return 0
+        root_cause = resolution.root_cause
+    precedents = cited(container, incident_id)
+    if not precedents:
+        return 0
+    similarity = Similarity(container.embedder)
+    marks = [(p, infer(root_cause, p, similarity)) for p in precedents]
+    return _store(container, incident_id, marks, how=labels.INFERRED, who=ACTOR)
+
+
+def mark(container: Container, incident: Incident, marks: Mapping[str, str], *, who: str) -> int:
+    """An engineer's marks, ``{precedent id: mark}``; every id must be a precedent the briefings cited."""
+    known = {p.id: p for p in cited(container, incident.id)}
+    chosen: list[tuple[Cited, Mark]] = []
+    for precedent, value in marks.items():
+        if precedent not in known:
+            raise UnknownPrecedent(f"{precedent!r} is not a precedent this incident's briefings cited")
+        if value not in MARKS:
+            raise UnknownPrecedent(f"{value!r} is not a mark: use one of {', '.join(MARKS)}")
+        chosen.append((known[precedent], value))
+    return _store(container, incident.id, chosen, how=labels.ENGINEER, who=who)
+
+
+def _store(
+    container: Container, incident_id: int, marks: list[tuple[Cited, Mark]], *, how: str, who: str
+) -> int:
+    bank_id = container.settings.memory.bank_id
+    stored = 0
+    with transaction(container.sessions) as db, serialized_writes(db):
+        for precedent, value in marks:
+            row = labels.store_label(
+                db_session=db,
+                bank_id=bank_id,
+                incident_id=incident_id,
+                precedent=precedent.id,
+                mark=value,
+                how=how,
+                who=who,
+                probability=precedent.probability,
+                features=precedent.features,
+            )
+            stored += row is not None
+        db.commit()
+    return stored
+
+
+@dataclass(frozen=True)
+class LabelLine:
+    """One precedent on the incident page: its label (if any), who gave it and how."""
+
+    precedent: str
+    probability: float | None
+    mark: str | None
+    how: str | None
+    who: str | None
+
+
+def label_lines(container: Container, incident_id: int, rows: list[RelevanceLabel]) -> list[LabelLine]:
+    """Every cited precedent with its label, in citation order, then labels of precedents no longer cited."""
+    by_id = {r.precedent: r for r in rows}
+    lines = []
+    for p in cited(container, incident_id):
+        r = by_id.pop(p.id, None)
+        lines.append(
+            LabelLine(p.id, p.probability, r.mark if r else None, r.how if r else None, r.who if r else None)
+        )
+    lines += [LabelLine(r.precedent, r.probability, r.mark, r.how, r.who) for r in by_id.values()]
+    return lines
