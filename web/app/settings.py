@@ -5,6 +5,8 @@ from pathlib import Path
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 
 from agent.settings import LLMSettings
 from incidents.settings import IncidentSettings
@@ -50,3 +52,12 @@ class Settings:
     @cached_property
     def database_url(self) -> str:
         return self.incidents.resolved_database_url
+
+    def secrets(self) -> list[str]:
+        """Keys and passwords the settings hold, which no log line may show."""
+        try:
+            password = make_url(self.database_url).password
+        except ArgumentError:
+            password = None
+        found = (self.llm.llm_api_key, self.memory.hindsight_api_key, password)
+        return [str(value) for value in found if value]

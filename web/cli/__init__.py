@@ -58,3 +58,18 @@ app.add_typer(confidence_cli.app, name="confidence")
 
 for plugin in entry_points(group="recallops.commands"):
     plugin.load()(app)
+
+
+def main() -> None:
+    """``recallops``: a bad setting, file or address ends with a one-line reason and exit code 2,
+    never a traceback. Anything else is a fault of RecallOps and keeps its traceback."""
+    try:
+        app(prog_name="recallops")
+    except Exception as exc:
+        from web.cli.errors import user_error
+
+        reason = user_error(exc)
+        if reason is None:
+            raise
+        typer.echo(f"recallops: {reason}", err=True)
+        raise SystemExit(2) from None

@@ -1,3 +1,3 @@
-from web.cli import app
+from web.cli import main
 
-app(prog_name="recallops")
+main()

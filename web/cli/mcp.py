@@ -5,9 +5,6 @@ stdio asks for no token; over the network, use ``/mcp`` in the running service, 
 but MCP messages may reach stdout, so the process logs to stderr only.
 """
 
-import logging
-import sys
-
 from web.cli.common import run
 
 
@@ -24,5 +21,7 @@ async def _run() -> None:
 
 def mcp() -> None:
     """Serve RecallOps' read-only MCP tools (recall, briefing, incidents, profile) over stdio."""
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    from web.app.logs import configure_logging
+
+    configure_logging("WARNING")  # stderr: stdout carries the protocol
     run(_run())

@@ -6,7 +6,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
-from web.app import metrics
+from web.app import logs, metrics
 from web.app.briefings import track_briefing_jobs
 from web.app.container import Container
 from web.app.grading import track_grades
@@ -36,11 +36,13 @@ from web.mcp import http as mcp_http
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
+    logs.configure_logging()  # before any library (the MCP SDK) configures it its own way
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         container = Container.build(settings)
         app.state.container = container
+        logs.hide([*container.notifier.secrets, *settings.secrets()])
         metrics.track_open_incidents(container.sessions)
         track_memory_outbox(container.sessions)
         track_delivery_outbox(container.sessions)

@@ -111,12 +111,26 @@ class AppriseChannel(_Channel):
     url: SecretStr
 
     def label(self) -> str:
-        import apprise
-
-        plugin = apprise.Apprise.instantiate(self.url.get_secret_value())
+        plugin = self._plugin()
         if plugin is None:
             return "apprise (unrecognised URL)"
-        return str(plugin.url(privacy=True)).split("?", 1)[0][:255]  # type: ignore[no-untyped-call]
+        label = str(plugin.url(privacy=True)).split("?", 1)[0]
+        for topic in self._topics(plugin):
+            label = label.replace(topic, "****")
+        return label[:255]
+
+    def secrets(self) -> list[str]:
+        """The URL and, for ntfy, each topic: whoever knows a topic can read and post to it."""
+        return [*super().secrets(), *self._topics(self._plugin())]
+
+    def _plugin(self) -> Any:
+        import apprise
+
+        return apprise.Apprise.instantiate(self.url.get_secret_value())
+
+    @staticmethod
+    def _topics(plugin: Any) -> list[str]:
+        return [str(topic) for topic in getattr(plugin, "topics", None) or [] if str(topic)]
 
 
 class WebhookChannel(_Channel):

@@ -1,4 +1,8 @@
-"""Liveness, readiness (database, memory, LLM) and Prometheus metrics."""
+"""Liveness, readiness (database, memory, LLM) and Prometheus metrics.
+
+Readiness asks the database for a committed write, not a read: a full disk or a read-only database
+still answers ``SELECT 1`` while every write fails, and a replica in that state must leave the pool.
+"""
 
 import asyncio
 import secrets
@@ -7,9 +11,11 @@ from typing import Any
 from fastapi import APIRouter, Depends, HTTPException, Request, Response
 from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
-from sqlalchemy import text
+from sqlalchemy import Engine, update
 
 from agent.llm import STATUS as LLM_STATUS
+from incidents.database import insert_ignoring_conflicts, table_of
+from incidents.incident.models import Counter
 from web.app.container import Container
 from web.app.tasks import lane_status
 from web.http.auth import CHALLENGE, bearer_secret
@@ -23,15 +29,29 @@ def healthz() -> dict[str, str]:
     return {"status": "ok"}
 
 
+_COUNTERS = table_of(Counter)
+PROBE = "readyz"  # the counter row readiness writes: how many probes this database has taken
+
+
+def _write_probe(engine: Engine) -> None:
+    """Commit one small write (bump the probe counter), or raise why the database cannot."""
+    with engine.begin() as connection:
+        connection.execute(
+            insert_ignoring_conflicts(engine.dialect.name, _COUNTERS, ["name"]).values(name=PROBE)
+        )
+        connection.execute(
+            update(_COUNTERS).where(_COUNTERS.c.name == PROBE).values(value=_COUNTERS.c.value + 1)
+        )
+
+
 @router.get("/readyz")
 async def readyz(container: Container = Depends(get_container)) -> JSONResponse:
     checks: dict[str, Any] = {}
     try:
-        with container.engine.connect() as connection:
-            connection.execute(text("SELECT 1"))
+        await asyncio.to_thread(_write_probe, container.engine)
         checks["database"] = {"ok": True}
     except Exception as exc:
-        checks["database"] = {"ok": False, "detail": str(exc)}
+        checks["database"] = {"ok": False, "detail": f"cannot take a write: {type(exc).__name__}: {exc}"}
     health = await container.bank.health()
     checks["memory"] = {"ok": health.ok, "driver": health.driver, "detail": health.detail}
     llm = container.settings.llm

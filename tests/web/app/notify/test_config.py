@@ -57,3 +57,18 @@ def test_errors_are_scrubbed_of_secrets_and_of_a_webhook_urls_path() -> None:
     text = f"ConnectError: {url} and then /services/T1/B2/very-secret-path, token xoxb-9"
     scrubbed = redact(text, [url, "xoxb-9"])
     assert "very-secret-path" not in scrubbed and "xoxb-9" not in scrubbed
+
+
+def test_an_ntfy_topic_is_a_secret_and_its_label_does_not_show_it() -> None:
+    [hosted, cloud] = load_channels(
+        NotifySettings(
+            notify_channels=[
+                {"name": "phones", "kind": "apprise", "url": "ntfys://ntfy.example.org/topic-secret-1"},
+                {"name": "cloud", "kind": "apprise", "url": "ntfy://topic-secret-2"},
+            ]
+        )
+    )
+    assert "topic-secret-1" not in hosted.route().label and "ntfy.example.org" in hosted.route().label
+    assert "topic-secret-2" not in cloud.route().label
+    assert "topic-secret-1" in hosted.secrets() and "topic-secret-2" in cloud.secrets()
+    assert "topic-secret-1" not in redact("failed to post to topic-secret-1", hosted.secrets())

@@ -1,0 +1,26 @@
+"""Bad settings and bad database URLs end a command with a one-line reason and exit 2, never a
+traceback (a file that is not UTF-8 is covered with the import, in test_history)."""
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.server import LiveServer
+
+
+@pytest.mark.parametrize(
+    ("command", "env", "reason"),
+    [
+        (["db", "upgrade"], {"RECALLOPS_DATABASE_URL": "nonsense"}, "database URL"),
+        (["db", "upgrade"], {"RECALLOPS_DATABASE_URL": "nosuchdb://host/x"}, "database URL"),
+        (["notify", "status"], {"RECALLOPS_NOTIFY_CHANNELS": '[{"name": "a",'}, "notify_channels"),
+        (["token", "list"], {"RECALLOPS_NOTIFY_CHANNELS": "not json"}, "notify_channels"),
+    ],
+)
+def test_a_bad_setting_is_a_message_not_a_traceback(
+    tmp_path: Path, command: list[str], env: dict[str, str], reason: str
+) -> None:
+    result = LiveServer(tmp_path / "data", env=env).cli(*command, check=False)
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr and "╭" not in result.stderr
+    assert result.stderr.startswith("recallops: ") and reason in result.stderr

@@ -1,0 +1,79 @@
+"""The process's logging, set up once by RecallOps and never by a library it imports.
+
+A library may call ``logging.basicConfig`` when it is constructed (the MCP SDK's server does, at INFO,
+which turns on httpx's line for every request and its full URL); ``basicConfig`` does nothing once
+the root logger has a handler, so ``configure_logging`` installs ours first. Every line our handler
+writes passes ``Scrubbed``: a URL keeps its scheme and host only (webhook paths, ntfy topics and query
+tokens are secrets), and every configured secret is replaced wherever it appears.
+"""
+
+import logging
+import re
+import sys
+
+from web.app.notify.config import redact
+
+FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+_URL = re.compile(r"\b([a-z][a-z0-9+.-]*://)([^\s/?#\"'<>]*)([^\s\"'<>]*)", re.IGNORECASE)
+_USERINFO = re.compile(r"^[^@]*@")
+QUIET = ("httpx", "httpcore", "urllib3", "apprise")  # per-request lines: WARNING and above only
+
+
+def scrub_urls(text: str) -> str:
+    """Every URL as ``scheme://host/…``: no credentials, no path, no query."""
+
+    def short(match: re.Match[str]) -> str:
+        host = _USERINFO.sub("", match.group(2))
+        return f"{match.group(1)}{host}" + ("/…" if match.group(3) else "")
+
+    return _URL.sub(short, text)
+
+
+class Scrubbed(logging.Filter):
+    """Rewrites each record's message without URLs' paths and queries and without known secrets."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.secrets: list[str] = []
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        clean = scrub_urls(redact(message, self.secrets))
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = scrub_urls(redact(record.exc_text, self.secrets))
+        if clean != message:
+            record.msg, record.args = clean, None
+        return True
+
+
+class _Handler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Ours, so ``configure_logging`` can tell it is already installed."""
+
+
+def _ours() -> _Handler | None:
+    return next((h for h in logging.getLogger().handlers if isinstance(h, _Handler)), None)
+
+
+def configure_logging(level: str = "INFO") -> None:
+    """Install the scrubbing handler on the root logger (once) and quiet per-request loggers."""
+    if _ours() is None:
+        handler = _Handler(sys.stderr)
+        handler.setFormatter(logging.Formatter(FORMAT))
+        handler.addFilter(Scrubbed())
+        root = logging.getLogger()
+        root.addHandler(handler)
+        root.setLevel(level)
+    for name in QUIET:
+        logging.getLogger(name).setLevel(logging.WARNING)
+
+
+def hide(secrets: list[str]) -> None:
+    """Secrets the log must never show, whatever logs them (the delivery channels' URLs and keys)."""
+    handler = _ours()
+    if handler is None:
+        return
+    for found in handler.filters:
+        if isinstance(found, Scrubbed):
+            found.secrets = sorted({*found.secrets, *(s for s in secrets if s)}, key=len, reverse=True)

@@ -1,0 +1,36 @@
+"""What the operator got wrong, said in one line: settings, addresses and files a command could not use.
+
+Imported only when a command fails, so the libraries named here cost nothing on the way in.
+"""
+
+import re
+
+_LINK = re.compile(r"\s*\(Background on this error at: [^)]*\)")
+
+
+def user_error(exc: BaseException) -> str | None:
+    """A one-line reason when ``exc`` comes from the operator's settings, address or file, else None."""
+    from pydantic import ValidationError
+    from pydantic_settings import SettingsError
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
+
+    from web.app.notify.config import NotifyConfigError
+
+    if isinstance(exc, SettingsError):
+        cause = f": {exc.__cause__}" if exc.__cause__ else ""
+        return f"a setting cannot be read: {exc}{cause}".replace("\n", " ")
+    if isinstance(exc, ValidationError):
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in error['loc'])}: {error['msg']}" for error in exc.errors()
+        )
+        return f"invalid setting: {problems}"
+    if isinstance(exc, NotifyConfigError):
+        return str(exc)
+    if isinstance(exc, NoSuchModuleError | ArgumentError):
+        return f"the database URL (RECALLOPS_DATABASE_URL or DATABASE_URL) is not usable: {exc}"
+    if isinstance(exc, OperationalError):
+        reason = _LINK.sub("", str(exc.orig)).strip().splitlines()
+        return f"cannot reach the database: {reason[0] if reason else type(exc.orig).__name__}"
+    if isinstance(exc, UnicodeDecodeError):
+        return f"a file is not UTF-8 (byte {exc.start}); save it as UTF-8"
+    return None
