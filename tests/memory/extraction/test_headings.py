@@ -115,3 +115,21 @@ def test_headings_name_fields_by_the_template_words() -> None:
     assert field_of("Resolution kind") == "resolution_kind"
     assert field_of("Next steps") == "outcome"
     assert field_of("Summary of the AWS Service Event in the US East Region") is None
+
+
+def test_a_section_longer_than_its_field_keeps_its_leading_paragraphs_within_the_limit() -> None:
+    paragraph = "The pool drained because " + "every retry opened a connection " * 40
+    text = "## Root cause\n\n" + "\n\n".join(f"{n}. {paragraph}" for n in range(40)) + "\n"
+    root = extract(from_text("long.md", text, "markdown"))["root_cause"]
+    limit = next(f.max_length for f in FIELDS if f.name == "root_cause")
+    assert limit is not None and 0 < len(root.value) <= limit
+    assert root.value.startswith("0. The pool drained")
+    assert len(root.spans) < 40 and root.spans == tuple(sorted(root.spans))
+
+
+def test_one_huge_paragraph_is_cut_to_the_limit_at_its_start() -> None:
+    text = "Error signature:\n\n" + "timeout " * 2_000
+    field = extract(from_text("big.txt", text))["error_signature"]
+    limit = next(f.max_length for f in FIELDS if f.name == "error_signature")
+    assert limit is not None and limit - 20 < len(field.value) <= limit
+    assert field.value.startswith("timeout timeout")
