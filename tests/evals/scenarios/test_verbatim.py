@@ -4,7 +4,7 @@ from dataclasses import asdict
 
 import pytest
 
-from evals.scenarios.report import DEFAULT_SCENARIOS
+from evals.scenarios import DEFAULT_SCENARIOS
 from evals.scenarios.scenario import AlertIn, RecordIn, Scenario, load_scenarios, records_for
 from evals.scenarios.verbatim import EXACT, MAX_EXACT_SHARE, copies, expected_ids, is_recall, words
 from web.app.history import load_seeds
