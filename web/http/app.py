@@ -22,6 +22,7 @@ from web.http.routes import (
     alerts,
     briefings,
     check_action,
+    drafts,
     health,
     incidents,
     labels,
@@ -76,6 +77,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(resolution_conversation.router)
     app.include_router(profile.router)
     app.include_router(memory.router)
+    app.include_router(drafts.router)
     app.add_middleware(BodyGate, settings=settings, identify=gate_identify)  # inside the session cookie
     pages.install(app, settings.web)
     mcp_sessions = mcp_http.mount(app)

@@ -67,6 +67,7 @@ RULES: tuple[tuple[str, BodyRule], ...] = (
     ("/api/v1/alerts", BodyRule(intake_limit)),
     ("/api/v1/alerts/{source}", BodyRule(intake_limit)),
     ("/api/v1/memory/import", BodyRule(import_limit, advice="; split the file")),
+    ("/api/v1/drafts/import", BodyRule(import_limit, advice="; split the file")),
     ("/signin", BodyRule(16 * 1024, anonymous=True)),  # the password in the form is the credential
 )
 _COMPILED = tuple((compile_path(path)[0], rule) for path, rule in RULES)

@@ -137,6 +137,16 @@ def row_of(draft: Draft) -> dict[str, str]:
     return row
 
 
+def _storable(name: str, text: str) -> None:
+    """NUL and unpaired surrogates mean nothing in a post-mortem, and PostgreSQL refuses both."""
+    if "\x00" in text:
+        raise DraftRefused([f"{name}: contains a NUL character"])
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise DraftRefused([f"{name}: contains an unpaired surrogate"]) from exc
+
+
 def _pending(draft: Draft) -> None:
     if draft.state != "pending":
         raise DraftRefused([f"draft {draft.id} was already {draft.state}"])
@@ -152,8 +162,7 @@ def edit(*, db_session: Session, draft: Draft, values: Mapping[str, str]) -> lis
     fields = dict(draft.fields)
     changed = []
     for name, text in values.items():
-        if "\x00" in text:
-            raise DraftRefused([f"{name}: contains a NUL character"])
+        _storable(name, text)
         new = text.strip()
         if new != value(draft, name):
             fields[name] = {"value": new, "spans": [], "origin": "edited"}
@@ -215,6 +224,7 @@ def accept(*, db_session: Session, draft: Draft, actor: str) -> Incident:
 def reject(*, db_session: Session, draft: Draft, actor: str, reason: str) -> None:
     """Keep the draft out of memory, with why; the same document imported again stays rejected."""
     _pending(draft)
+    _storable("reason", reason)
     text = reason.strip()
     if not text:
         raise DraftRefused(["reason: say why the draft is rejected"])

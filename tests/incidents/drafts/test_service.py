@@ -88,6 +88,10 @@ def test_editing_refuses_fields_that_are_not_drafted(db: Session) -> None:
     draft = _queued(db)
     with pytest.raises(drafts.DraftRefused, match="incident_id: not a drafted field"):
         drafts.edit(db_session=db, draft=draft, values={"incident_id": "INC-0001"})
+    with pytest.raises(drafts.DraftRefused, match="unpaired surrogate"):
+        drafts.edit(db_session=db, draft=draft, values={"symptom": "bad \ud800"})
+    with pytest.raises(drafts.DraftRefused, match="NUL"):
+        drafts.reject(db_session=db, draft=draft, actor="oncall", reason="a\x00b")
 
 
 def test_the_same_incident_written_up_twice_is_flagged_as_a_near_duplicate(db: Session) -> None:
