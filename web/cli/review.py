@@ -84,11 +84,20 @@ def _print_report(report: ImportReport, synced: int) -> None:
     if report.accepted or report.not_accepted:
         held = len(report.not_accepted)
         typer.echo(f"accepted {report.accepted} (written to memory: {synced}), left for review {held}")
+        _queued(report.accepted - synced)
         for refusal in report.not_accepted:
             typer.echo(f"  draft {refusal.draft} ({refusal.source}): {'; '.join(refusal.reasons)}")
     elif report.draft_ids:
         typer.echo(
             f"{len(report.draft_ids)} drafts wait for review: `recallops review list`, or the /review page"
+        )
+
+
+def _queued(waiting: int) -> None:
+    if waiting > 0:
+        typer.echo(
+            f"{waiting} accepted records still wait in the memory outbox (memory slow or unreachable): "
+            "the running service delivers them, or `recallops memory sync`"
         )
 
 
@@ -182,7 +191,9 @@ def accept(
             await container.aclose()
 
     if refused < len(draft_ids):
-        typer.echo(f"written to memory: {run(sync())}")
+        synced = run(sync())
+        typer.echo(f"written to memory: {synced}")
+        _queued(len(draft_ids) - refused - synced)
     if refused:
         raise typer.Exit(code=1)
 
