@@ -4,6 +4,8 @@ Every request must carry ``Authorization: Bearer <token>`` for a live token with
 (the tools only read): no token or an unknown one is a 401, a token without ``read`` a 403, checked
 before the SDK sees the request. Session cookies are not accepted here; an MCP client is a machine.
 The transport is stateless (every request stands alone), so any replica can answer any request.
+Stateless, it never has a message of its own to push, so it offers no GET stream: ``GET /mcp`` is a
+405, as the protocol provides, instead of an event stream held open forever by each caller.
 """
 
 from collections.abc import AsyncIterator, Callable
@@ -63,7 +65,7 @@ def mount(app: FastAPI) -> Callable[[], AbstractAsyncContextManager[None]]:
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
     app.router.routes.append(
-        Route(PATH, GuardedMCP(server), methods=["GET", "POST", "DELETE"], include_in_schema=False)
+        Route(PATH, GuardedMCP(server), methods=["POST", "DELETE"], include_in_schema=False)
     )
 
     @asynccontextmanager

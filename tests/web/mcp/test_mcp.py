@@ -153,3 +153,14 @@ async def test_http_refuses_no_token_a_wrong_token_and_the_wrong_scope(server: L
         async with over_http(server, sender):
             pass
     assert refused.group_contains(MCPError, depth=None)
+
+
+async def test_http_holds_no_get_stream_open(server: LiveServer) -> None:
+    secret = await asyncio.to_thread(token, server, "mcp-streamer", "read")
+    headers = {"Accept": "text/event-stream", "Authorization": f"Bearer {secret}"}
+    async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
+        for _ in range(3):
+            async with client.stream("GET", "/mcp", headers=headers) as response:
+                assert response.status_code == 405
+                assert "text/event-stream" not in response.headers.get("content-type", "")
+                assert "POST" in response.headers["allow"]
