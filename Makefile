@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint format system-deps hindsight-env matrix-env clean
+.PHONY: run test test-llm lint format system-deps hindsight-env matrix-env llm-env clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -25,11 +25,18 @@ hindsight-env:
 matrix-env:
 	scripts/matrix-env.sh
 
+llm-env:
+	scripts/local-llm-env.sh
+
 test: $(STAMP) system-deps hindsight-env matrix-env
 	$(BIN)/ruff check src web tests
 	$(BIN)/ruff format --check src web tests
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
+
+# The tests against the real local model (minutes per briefing on a CPU): not part of `test` yet.
+test-llm: $(STAMP) llm-env
+	$(BIN)/python -m pytest -m llm
 
 lint: $(STAMP)
 	$(BIN)/ruff check src web tests

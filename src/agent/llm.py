@@ -158,6 +158,8 @@ class EndpointChatModel:
             "temperature": 0.2,
         }
         forced = next((t for t in tools or [] if t["function"]["name"] == require), None)
+        if forced is not None and self._settings.llm_force_call == "loop":
+            return ModelTurn(content=None)  # the loop makes the call itself
         if forced is not None and self._settings.llm_force_call == "json_schema":
             kwargs["response_format"] = forced_answer_format(forced)
         elif tools:

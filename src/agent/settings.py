@@ -43,9 +43,10 @@ class LLMSettings(BaseSettings):
     # was read (429, 5xx, refused connection): a request that timed out is never sent again.
     llm_max_retries: int = Field(default=3, ge=0)
     llm_max_tokens: int = Field(default=2048, ge=1)
-    # How the first hop's recall is asked for: ``tool_choice`` naming the tool, or a JSON schema on
-    # the answer (servers that ignore a named tool_choice, such as llama.cpp's).
-    llm_force_call: Literal["tool_choice", "json_schema"] = "tool_choice"
+    # How the first hop's recall is asked for: ``tool_choice`` naming the tool; a JSON schema on the
+    # answer (servers that ignore a named tool_choice, such as llama.cpp's); or ``loop``: the loop
+    # makes it without asking (a slow local model is spared a call whose answer is known).
+    llm_force_call: Literal["tool_choice", "json_schema", "loop"] = "tool_choice"
     llm_mode: Literal["auto", "llm", "groq", "evidence-only"] = "auto"
 
     @property

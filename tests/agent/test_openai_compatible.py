@@ -114,3 +114,12 @@ def test_the_base_url_picks_the_client_and_the_timeout(
 def test_an_endpoint_alone_turns_the_model_on_and_evidence_only_wins() -> None:
     assert LLMSettings(llm_base_url="http://127.0.0.1:8089/v1").uses_llm
     assert not LLMSettings(llm_base_url="http://127.0.0.1:8089/v1", llm_mode="evidence-only").uses_llm
+
+
+async def test_loop_forcing_spares_the_model_the_first_call(llm: ScriptedLLM, recall: FakeRecall) -> None:
+    llm.replies = [answer(GOOD)]
+    briefing = await brief(local(llm, llm_force_call="loop"), recall)
+    assert len(llm.requests) == 1 and briefing.mode == "llm"
+    [call] = briefing.hops[0].calls
+    assert call.note == LOOP_CALL and call.args["alert_description"] == ALERT.description
+    assert [m["role"] for m in llm.requests[0]["messages"]][-2:] == ["assistant", "tool"]

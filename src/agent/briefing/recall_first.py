@@ -3,10 +3,11 @@
 A briefing from memory needs memory: a model that answers from the alert alone writes history it
 never read ("two incidents in the last 24 hours", "the fix that worked before"), and small models do
 exactly that when recall is left to them. So hop 1 asks for ``recall_similar_incidents`` by name
-(``tool_choice``, or a JSON schema on the answer where a server ignores a named tool); when the turn
-comes back without it (an endpoint that ignores the request, a model that writes the call as prose,
-a call the provider rejected), the loop makes the call itself with the alert's own text and hands
-the result to the model. Later hops are the model's to choose.
+(``tool_choice``, or a JSON schema on the answer where a server ignores a named tool, or not at all
+where the model is too slow to be asked what is already known). When the turn comes back without
+it (an endpoint that ignores the request, a model that writes the call as prose, a call the
+provider rejected), the loop makes the call itself with the alert's own text and hands the result
+to the model. Later hops are the model's to choose.
 
 Every recall query is checked, on every hop: one that carries none of the alert's words once the
 evidence label's are set aside ("The alert on checkout-service (untrusted, possibly stale)") is
@@ -22,7 +23,7 @@ from agent.core.tools import RECALL, RecallArgs
 from memory.text import tokens
 
 _LABEL = "alert untrusted possibly stale uncertain evidence data"
-LOOP_CALL = "called by the loop: a briefing's first hop recalls the alert, and the model's turn did not"
+LOOP_CALL = "called by the loop: a briefing's first hop recalls the alert"
 REPLACED_QUERY = "the query named the evidence label, not the alert: the alert's text was used"
 
 

@@ -1,0 +1,151 @@
+"""RecallOps in LLM mode against a real small model on loopback (llama.cpp, Qwen2.5-Coder-1.5B).
+
+These tests assert the guards, never the model's prose: the small model writes history it has not
+read and offers failed attempts as fixes, so it is an adversarial test of what RecallOps lets through.
+One model server and one RecallOps server (the demo history) for the module; the model is slow
+(a hop takes up to minutes on a CPU), so each test waits on its answer with a generous deadline.
+"""
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+
+from agent.briefing.loop import MAX_HOPS
+from agent.briefing.recall_first import names_the_alert
+from agent.core.evidence import AlertInput
+from agent.core.tools import RECALL
+from tests.e2e.test_replicas import sign_in
+from tests.support.local_llm import LocalLLM, local_llm
+from tests.support.net import wait_for
+from tests.support.server import LiveServer
+from web.cli.demo import DEMO_ALERT
+
+pytestmark = [pytest.mark.e2e, pytest.mark.llm]
+
+HOP_TIMEOUT_S = 1800.0  # one model call, as an upper bound on a loaded CPU; a briefing is at most three
+PASSWORD = "local-model-test-password"
+
+
+@dataclass
+class Site:
+    server: LiveServer
+    token: str
+
+    def api(self) -> httpx.Client:
+        return httpx.Client(
+            base_url=self.server.url, headers={"Authorization": f"Bearer {self.token}"}, timeout=60
+        )
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalLLM]:
+    with local_llm(tmp_path_factory.mktemp("local-llm")) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def site(model: LocalLLM, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    data_dir = tmp_path_factory.mktemp("llm-mode") / "data"
+    LiveServer(data_dir).cli("seed")  # seeded in evidence-only mode: the model is for the briefing
+    server = LiveServer(
+        data_dir, env={**model.env(HOP_TIMEOUT_S), "RECALLOPS_PROFILE_REFRESH_DEBOUNCE_S": "86400"}
+    ).launch()
+    try:
+        server.wait_up(timeout=300)
+        done = server.cli("user", "add", "oncall", "--role", "engineer", "--password", PASSWORD, check=False)
+        assert done.returncode == 0, done.stderr
+        token = (
+            server.cli(
+                *("token", "create", "--name", "oncall", "--scope", "alerts:write"),
+                *("--scope", "incidents:write", "--scope", "read"),
+            )
+            .stdout.strip()
+            .splitlines()[-1]
+        )
+        yield Site(server, token)
+    finally:
+        server.stop()
+
+
+def assert_llm_or_repair_fallback(answer: dict[str, Any]) -> None:
+    """The model answered, or what it answered failed the loop's checks and the evidence took over,
+    saying why. Either is the product working; a model that could not be reached is not."""
+    warnings = answer["warnings"]
+    assert not any(w.startswith("The LLM was unavailable") for w in warnings), warnings
+    if answer["mode"] != "llm":
+        assert any(w.endswith("assembled from the evidence only.") for w in warnings), warnings
+
+
+def briefed(http: httpx.Client, incident: str) -> dict[str, Any]:
+    return wait_for(
+        lambda: (r := http.get(f"/api/v1/incidents/{incident}/briefing")).status_code == 200 and r.json(),
+        timeout=HOP_TIMEOUT_S * MAX_HOPS + 60,
+        interval=2.0,
+        what="the briefing from the local model",
+    )["briefing"]
+
+
+@pytest.fixture(scope="module")
+def demo(site: Site) -> tuple[str, dict[str, Any]]:
+    """The demo alert posted once, and its briefing: the incident both tests work on."""
+    with site.api() as http:
+        posted = http.post("/api/v1/alerts", json=DEMO_ALERT)
+        assert posted.status_code in (200, 202), posted.text
+        [incident] = posted.json()["incidents"]
+        return incident, briefed(http, incident)
+
+
+def test_the_demo_alert_briefed_by_the_local_model_passes_the_guards(
+    site: Site, demo: tuple[str, dict[str, Any]]
+) -> None:
+    alert = AlertInput(
+        text=DEMO_ALERT["description"], service=DEMO_ALERT["service"], title=DEMO_ALERT["title"]
+    )
+    incident, briefing = demo
+    assert_llm_or_repair_fallback(briefing)
+    hops = briefing["hops"]
+    assert 1 <= len(hops) <= MAX_HOPS
+    first = hops[0]["calls"][0]
+    assert first["tool"] == RECALL and first["status"] == "ok"
+    assert names_the_alert(first["args"]["alert_description"], alert), first
+
+    # What the model names and cites is held to the evidence: no invented incident, no citation
+    # outside the numbered list, and the related incidents' scores are recall's, not the model's.
+    evidence = {e["n"]: e for e in briefing["evidence"]}
+    recalled = {e["id"]: e for e in evidence.values() if e["kind"] == "incident"}
+    related = briefing["related_incidents"]
+    assert all(r["id"] in recalled for r in related), (related, sorted(recalled))
+    claims = [
+        c for s in ("likely_causes", "first_checks", "suggested_fix", "risky_actions") for c in briefing[s]
+    ]
+    assert all(n in evidence for c in claims for n in c["citations"]), claims
+    if not recalled:
+        assert briefing["seen_before"] == "novel"
+
+    with httpx.Client(base_url=site.server.url, timeout=60) as browser:
+        assert sign_in(browser, "oncall", PASSWORD).status_code == 303
+        page = browser.get(f"/incidents/{incident}")
+    assert page.status_code == 200
+    assert all(r["id"] in page.text for r in related)
+
+
+def test_the_resolution_conversation_cannot_log_without_support(
+    site: Site, demo: tuple[str, dict[str, Any]]
+) -> None:
+    incident, _ = demo
+    notes = "Still looking. Paged the database team; nothing confirmed yet."
+    with site.api() as http:
+        response = http.post(
+            f"/api/v1/incidents/{incident}/resolution-conversation",
+            json={"notes": notes, "commit": True},
+            timeout=HOP_TIMEOUT_S * MAX_HOPS + 60,
+        )
+        assert response.status_code == 200, response.text
+        draft = response.json()
+        assert_llm_or_repair_fallback(draft)
+        assert not draft["logged"] and draft["resolution_version"] is None
+        assert http.get(f"/api/v1/incidents/{incident}/memory").json()["state"] is None
+        assert http.get(f"/api/v1/incidents/{incident}/resolution").status_code == 404
