@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from evals.scenarios.report import DEFAULT_SCENARIOS, evaluate
+from evals.scenarios import DEFAULT_SCENARIOS
+from evals.scenarios.report import evaluate
 from tests.support.scripted_llm import Reply, ScriptedLLM, answer, tool_call
 
 ANSWER = {

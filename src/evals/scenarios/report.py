@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.scenarios.faithfulness import Faithfulness
+from evals.scenarios.roles import RoleSupport, check_roles
 from evals.scenarios.runner import MemoryTemplates, Mode, ScenarioResult, run_scenario
 from evals.scenarios.scenario import load_scenarios
 
@@ -25,8 +26,11 @@ async def run_all(directory: Path, *, mode: Mode, only: list[str] | None = None)
 
 def summarize(results: list[ScenarioResult], *, mode: Mode, seconds: float) -> dict[str, Any]:
     faithfulness = Faithfulness()
+    roles = RoleSupport()
     for result in results:
         faithfulness.add(result.faithfulness)
+        if result.briefing is not None:
+            roles.add(check_roles(result.briefing))
     effects = {r.id: r.memory_effect for r in results if r.memory_effect is not None}
     passed = sum(r.passed for r in results)
     gaps = sum(r.gap for r in results)
@@ -36,7 +40,9 @@ def summarize(results: list[ScenarioResult], *, mode: Mode, seconds: float) -> d
         "failed": len(results) - passed - gaps,
         "known_gaps": gaps,
         "total": len(results),
+        "pass_rate": passed / len(results) if results else None,
         "seconds": round(seconds, 1),
+        "roles": roles.as_dict(),
         "faithfulness": faithfulness.as_dict() | {"briefings": sum(r.briefing is not None for r in results)},
         "memory_replay": {
             "scenarios": len(effects),
@@ -98,6 +104,13 @@ def render(summary: dict[str, Any]) -> str:
         + ", ".join(f"{name} {_rate(rates[name])}" for name in ("cited", "in_range", "supported", "canary"))
         + f" over {summary['faithfulness']['briefings']} briefings, {summary['faithfulness']['items']} items"
     )
+    roles = summary["roles"]
+    by_role = ", ".join(f"{s} {c['in_role']}/{c['kept']}" for s, c in roles["by_role"].items())
+    lines.append(
+        f"in-role support: {_rate(roles['in_role_rate'])} ({by_role}); "
+        f"failed attempts offered as a fix: {len(roles['failed_attempt_fixes'])}"
+    )
+    lines += [f"  - fix: {text}" for text in roles["failed_attempt_fixes"]]
     replay = summary["memory_replay"]
     lines.append(
         f"memory replay: memory changed the top likely cause or the risky actions in "

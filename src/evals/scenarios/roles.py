@@ -1,0 +1,120 @@
+"""Is every claim a briefing keeps supported in its role? The eval's own check, not the guard's report.
+
+A claim's role is the list it is in. By its words it rests on one part of what it cites: the field
+of a cited record (root cause, resolution steps, failed attempts, ...) or the cited runbook, profile
+pattern or synthesis, whichever holds the largest share of the claim's content words. It is
+supported in its role when that part is one the role may rest on and holds at least half its words:
+
+- a likely cause on a root cause, a correction, a profile pattern or a synthesis;
+- a first check on an error signature, a symptom, a resolution step, a runbook, a pattern or the alert;
+- a fix on a resolution step, an outcome or a runbook;
+- a risky action on a failed attempt or a profile pattern (the profile's risky actions).
+
+A fix that rests on a recorded failed attempt is also counted on its own: it is the one claim that
+sends an engineer to repeat what made things worse.
+"""
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent.core.overlap import terms
+from evals.scenarios.faithfulness import SECTIONS, marker_numbers, strip_markers
+from memory.schema import RecordFormatError, parse_record
+
+SUPPORTED = 0.5
+RECORD_FIELDS = (
+    "symptom",
+    "error_signature",
+    "root_cause",
+    "resolution_steps",
+    "runbook_used",
+    "outcome",
+    "failed_attempts",
+)
+ROLE_SOURCES: dict[str, frozenset[str]] = {
+    "likely_causes": frozenset({"root_cause", "correction", "profile", "synthesis"}),
+    "first_checks": frozenset(
+        {"error_signature", "symptom", "resolution_steps", "runbook_used", "runbook", "profile", "alert"}
+    ),
+    "suggested_fix": frozenset({"resolution_steps", "outcome", "runbook_used", "runbook"}),
+    "risky_actions": frozenset({"failed_attempts", "profile"}),
+}
+
+
+@dataclass
+class RoleSupport:
+    """Claims kept, and how many of them are supported in their role, per section."""
+
+    kept: Counter[str] = field(default_factory=Counter)
+    in_role: Counter[str] = field(default_factory=Counter)
+    failed_attempt_fixes: list[str] = field(default_factory=list)
+
+    def add(self, other: "RoleSupport") -> None:
+        self.kept.update(other.kept)
+        self.in_role.update(other.in_role)
+        self.failed_attempt_fixes += other.failed_attempt_fixes
+
+    def rate(self) -> float | None:
+        total = sum(self.kept.values())
+        return sum(self.in_role.values()) / total if total else None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "in_role_rate": self.rate(),
+            "by_role": {s: {"kept": self.kept[s], "in_role": self.in_role[s]} for s in SECTIONS},
+            "failed_attempt_fixes": self.failed_attempt_fixes,
+        }
+
+
+def parts_of(item: Mapping[str, Any]) -> dict[str, str]:
+    """What a cited evidence entry offers a claim to rest on, by name."""
+    text = str(item.get("text") or "")
+    if item.get("kind") != "incident":
+        return {str(item.get("kind")): text}
+    try:
+        record = parse_record(text)
+    except RecordFormatError:
+        return {"record": text}
+    return {name: str(getattr(record, name) or "") for name in RECORD_FIELDS}
+
+
+def resting_place(claim: str, parts: Mapping[str, str]) -> tuple[str | None, float]:
+    """The part holding the largest share of the claim's content words, and that share."""
+    words = terms(claim)
+    if not words:
+        return None, 0.0
+    best, share = None, 0.0
+    for name, text in parts.items():
+        found = len(words & terms(text)) / len(words)
+        if found > share:
+            best, share = name, found
+    return best, share
+
+
+def check_roles(briefing: Mapping[str, Any]) -> RoleSupport:
+    evidence = {int(e["n"]): e for e in briefing.get("evidence") or []}
+    support = RoleSupport()
+    for section in SECTIONS:
+        for item in briefing.get(section) or []:
+            text = str(item.get("statement") or item.get("text") or "")
+            cited = list(item.get("citations") or []) or marker_numbers(str(item.get("text") or ""))
+            parts = {
+                f"{n}:{name}": value
+                for n in cited
+                if n in evidence
+                for name, value in parts_of(evidence[n]).items()
+            }
+            place, share = resting_place(strip_markers(text), parts)
+            name = place.split(":", 1)[1] if place else None
+            support.kept[section] += 1
+            if (
+                share >= SUPPORTED
+                and name is not None
+                and (name == "record" or name in ROLE_SOURCES[section])
+            ):
+                support.in_role[section] += 1
+            if section == "suggested_fix" and name == "failed_attempts" and share >= SUPPORTED:
+                support.failed_attempt_fixes.append(text)
+    return support

@@ -1,0 +1,48 @@
+"""The eval's in-role check: a claim counts as supported only by a field its role may rest on."""
+
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from evals.scenarios.roles import ROLE_SOURCES, check_roles
+from memory.schema import format_record
+from tests.agent.fakes import record
+
+RECORD = record("INC-0001")
+EVIDENCE = [
+    {"n": 1, "kind": "alert", "text": "checkout 500s: remaining connection slots are reserved"},
+    {"n": 2, "kind": "incident", "text": format_record(RECORD)},
+]
+FIELD_TEXT = {
+    "root_cause": RECORD.root_cause,
+    "resolution_steps": "Raise the pool size to 50",
+    "failed_attempts": RECORD.failed_attempts,
+    "error_signature": RECORD.error_signature,
+}
+
+
+def briefing(**sections: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"evidence": EVIDENCE, **sections}
+
+
+def test_a_failed_attempt_offered_as_a_fix_is_out_of_role_and_named() -> None:
+    fix = {"text": f"{RECORD.failed_attempts} [2]", "citations": [2]}
+    support = check_roles(briefing(suggested_fix=[fix], risky_actions=[fix]))
+    assert support.as_dict()["by_role"]["suggested_fix"] == {"kept": 1, "in_role": 0}
+    assert support.as_dict()["by_role"]["risky_actions"] == {"kept": 1, "in_role": 1}
+    assert support.failed_attempt_fixes == [fix["text"]] and support.rate() == 0.5
+
+
+def test_a_claim_citing_nothing_that_says_it_is_unsupported() -> None:
+    claim = {"text": "Restart the payment processor [1]", "citations": [1]}
+    assert check_roles(briefing(suggested_fix=[claim])).rate() == 0.0
+
+
+@given(st.sampled_from(list(ROLE_SOURCES)), st.sampled_from(sorted(FIELD_TEXT)))
+def test_a_claim_quoting_a_field_is_in_role_exactly_when_its_role_may_rest_on_it(
+    section: str, field: str
+) -> None:
+    claim = {"text": FIELD_TEXT[field], "citations": [2]}
+    in_role = check_roles(briefing(**{section: [claim]})).rate() == 1.0
+    assert in_role == (field in ROLE_SOURCES[section])
