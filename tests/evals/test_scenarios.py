@@ -8,7 +8,8 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from evals.scenarios.report import DEFAULT_SCENARIOS, run_all, summarize
+from evals.scenarios import DEFAULT_SCENARIOS
+from evals.scenarios.report import run_all, summarize
 from evals.scenarios.runner import ScenarioResult
 from evals.scenarios.scenario import load_scenarios
 from web.cli import app
