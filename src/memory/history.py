@@ -151,16 +151,19 @@ class Rejections:
     _skipped: int = 0
     _kept: list[tuple[int, int, Rejected]] = field(default_factory=list)  # a max-heap on the line
 
-    def add(self, rejected: Rejected) -> None:
+    def add(self, line: int, incident_id: str | None, reasons: list[str]) -> None:
+        """Count a rejected line; its ``Rejected`` is built only if this page shows it."""
         self.count += 1
-        if rejected.line <= self.after:
+        if line <= self.after:
             self._skipped += 1
             return
-        entry = (-rejected.line, self.count, rejected)
+        if len(self._kept) >= self.limit and -self._kept[0][0] < line:
+            return
+        entry = (-line, self.count, Rejected(line=line, incident_id=incident_id, reasons=reasons))
         if len(self._kept) < self.limit:
             heapq.heappush(self._kept, entry)
         else:
-            heapq.heappushpop(self._kept, entry)
+            heapq.heapreplace(self._kept, entry)
 
     def shown(self) -> list[Rejected]:
         return sorted((r for _, _, r in self._kept), key=lambda r: r.line)
@@ -215,7 +218,7 @@ def _json_lines(text: str, rejections: Rejections) -> Iterator[tuple[int, Any]]:
         try:
             yield number, _loads(line)
         except json.JSONDecodeError as exc:
-            rejections.add(Rejected(line=number, incident_id=None, reasons=[f"not valid JSON: {exc.msg}"]))
+            rejections.add(number, None, [f"not valid JSON: {exc.msg}"])
 
 
 def validate_items(items: Iterable[tuple[int, Any]], rejections: Rejections) -> list[tuple[int, HistoryRow]]:
@@ -223,22 +226,22 @@ def validate_items(items: Iterable[tuple[int, Any]], rejections: Rejections) -> 
     seen: dict[str, int] = {}
     for number, item in items:
         if not isinstance(item, dict):
-            rejections.add(Rejected(line=number, incident_id=None, reasons=["expected a JSON object"]))
+            rejections.add(number, None, ["expected a JSON object"])
             continue
         label = item.get("incident_id")
         label = label[:64] if isinstance(label, str) and not _UNSTORABLE.search(label) else None
         if item.pop("kind", "incident") != "incident":
             reason = "kind: only incident records can be imported; runbooks change through `recallops seed`"
-            rejections.add(Rejected(line=number, incident_id=label, reasons=[reason]))
+            rejections.add(number, label, [reason])
             continue
         try:
             row = HistoryRow.model_validate(item)
         except ValidationError as exc:
-            rejections.add(Rejected(line=number, incident_id=label, reasons=describe(exc)))
+            rejections.add(number, label, describe(exc))
             continue
         if row.incident_id in seen:
             reason = f"incident_id repeats line {seen[row.incident_id]}"
-            rejections.add(Rejected(line=number, incident_id=row.incident_id, reasons=[reason]))
+            rejections.add(number, row.incident_id, [reason])
             continue
         seen[row.incident_id] = number
         rows.append((number, row))

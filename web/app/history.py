@@ -105,7 +105,7 @@ async def import_history(
             await _check_id(bank, row.incident_id)
             outcome = await asyncio.to_thread(_store, sessions, row, origin, actor, replace)
         except HistoryConflict as exc:
-            rejections.add(Rejected(line=line, incident_id=row.incident_id, reasons=[str(exc)]))
+            rejections.add(line, row.incident_id, [str(exc)])
         else:
             severity = None if row.severity.lower() == SEVERITY_UNKNOWN else row.severity.lower()
             metadata = {"origin": origin, "title": row.display_title()}
