@@ -17,8 +17,6 @@ if TYPE_CHECKING:
     from incidents.drafts.models import Draft, DraftState
     from web.app.drafts import ImportReport
 
-STATES = ("pending", "accepted", "rejected")
-
 app = typer.Typer(help="Review imported drafts before they reach memory.", no_args_is_help=True)
 
 
@@ -114,9 +112,10 @@ def list_command(
 ) -> None:
     """Drafts with their fill rate (share of the post-mortem fields found) and what is missing."""
     from incidents.drafts import service as drafts
+    from incidents.drafts.models import DRAFT_STATES
 
-    if state != "all" and state not in STATES:
-        typer.echo(f"error: --state is one of {', '.join(STATES)} or all", err=True)
+    if state != "all" and state not in DRAFT_STATES:
+        typer.echo(f"error: --state is one of {', '.join(DRAFT_STATES)} or all", err=True)
         raise typer.Exit(code=1)
     with cli_session() as db:
         wanted = None if state == "all" else cast("DraftState", state)

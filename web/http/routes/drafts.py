@@ -6,6 +6,8 @@ answers with the import report; an unreadable file is a 422 naming why, and draf
 routes list, read, edit, accept and reject drafts, as the review page and ``recallops review`` do.
 """
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request
@@ -111,6 +113,18 @@ def _load(db: Session, draft_id: int) -> Draft:
     return draft
 
 
+@contextmanager
+def _deciding(db: Session, draft_id: int) -> Iterator[Draft]:
+    """One change to a draft under the write lock, committed; a refusal is a 409 with its reasons."""
+    with serialized_writes(db):
+        draft = _load(db, draft_id)
+        try:
+            yield draft
+        except drafts.DraftRefused as exc:
+            raise HTTPException(409, str(exc)) from exc
+        db.commit()
+
+
 @router.post(
     "/import",
     response_model=ImportReport,
@@ -167,14 +181,9 @@ def edit_draft(
     db: Session = Depends(get_db),
 ) -> DraftRead:
     """Set fields as a person wrote them (an edited field keeps no span)."""
-    with serialized_writes(db):
-        draft = _load(db, draft_id)
-        try:
-            drafts.edit(db_session=db, draft=draft, values=edit.fields)
-        except drafts.DraftRefused as exc:
-            raise HTTPException(409, str(exc)) from exc
-        db.commit()
-        return read(draft)
+    with _deciding(db, draft_id) as draft:
+        drafts.edit(db_session=db, draft=draft, values=edit.fields)
+    return read(draft)
 
 
 @router.post("/{draft_id}/accept", response_model=Accepted, responses=WRITE_ERRORS)
@@ -185,13 +194,9 @@ def accept_draft(
     db: Session = Depends(get_db),
 ) -> Accepted:
     """Accept the draft: stored as resolved history, its record owed to memory, accepted by the caller."""
-    with serialized_writes(db):
-        try:
-            incident = drafts.accept(db_session=db, draft=_load(db, draft_id), actor=principal.name)
-        except drafts.DraftRefused as exc:
-            raise HTTPException(409, str(exc)) from exc
-        db.commit()
-        accepted = Accepted(draft=draft_id, incident_id=incident.public_id)
+    with _deciding(db, draft_id) as draft:
+        incident = drafts.accept(db_session=db, draft=draft, actor=principal.name)
+    accepted = Accepted(draft=draft_id, incident_id=incident.public_id)
     worker = get_container(request).worker
     if worker is not None:
         worker.wake()
@@ -206,11 +211,6 @@ def reject_draft(
     db: Session = Depends(get_db),
 ) -> DraftRead:
     """Keep the draft out of memory, with the reason; the same file imported again stays rejected."""
-    with serialized_writes(db):
-        draft = _load(db, draft_id)
-        try:
-            drafts.reject(db_session=db, draft=draft, actor=principal.name, reason=rejection.reason)
-        except drafts.DraftRefused as exc:
-            raise HTTPException(409, str(exc)) from exc
-        db.commit()
-        return read(draft)
+    with _deciding(db, draft_id) as draft:
+        drafts.reject(db_session=db, draft=draft, actor=principal.name, reason=rejection.reason)
+    return read(draft)
