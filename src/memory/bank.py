@@ -8,7 +8,7 @@ reached in time, so callers degrade in one place.
 """
 
 from abc import abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol
@@ -82,6 +82,18 @@ class Health:
     last_memory_seen_at: datetime | None = None
 
 
+@dataclass(frozen=True)
+class DocumentWrite:
+    """One document to retain (replace mode): what ``Retain.retain_many`` takes a list of."""
+
+    document_id: str
+    content: str
+    tags: list[str]
+    metadata: dict[str, str]
+    timestamp: datetime
+    context: str | None = None
+
+
 def check_retain(*, document_id: str, timestamp: datetime, metadata: Mapping[str, object]) -> None:
     """What every driver refuses before a write, so a bad record fails the same way on either."""
     if not document_id:
@@ -140,6 +152,25 @@ class Retain(Protocol):
         context: str | None = None,
         update_mode: UpdateMode = "replace",
     ) -> None: ...
+
+    async def retain_many(self, writes: Sequence[DocumentWrite]) -> None:
+        """Retain (replace) many documents in one call: the door for bulk loads (imports, replays).
+
+        Each write is checked as ``retain`` checks it, all before any is stored. A driver that can
+        batches the work: the embedded one embeds every text of the call in batches across documents
+        and commits them in one transaction. This default retains them one by one, in order.
+        """
+        for write in writes:
+            check_retain(document_id=write.document_id, timestamp=write.timestamp, metadata=write.metadata)
+        for write in writes:
+            await self.retain(
+                document_id=write.document_id,
+                content=write.content,
+                tags=write.tags,
+                metadata=write.metadata,
+                timestamp=write.timestamp,
+                context=write.context,
+            )
 
     @abstractmethod
     async def stored_tags(self, document_id: str) -> list[str] | None:

@@ -92,9 +92,12 @@ class MiniLMEmbedder:
             for start in range(0, max(len(body), 1), MAX_TOKENS - 2):
                 windows.append([self._cls, *body[start : start + MAX_TOKENS - 2], self._sep])
                 owner.append(n)
+        # Windows of about the same length share a batch, so a batch pads little.
+        order = sorted(range(len(windows)), key=lambda w: len(windows[w]))
         sums = np.zeros((len(texts), DIMENSION), dtype=np.float32)
-        for start in range(0, len(windows), BATCH_SIZE):
-            batch = windows[start : start + BATCH_SIZE]
+        for start in range(0, len(order), BATCH_SIZE):
+            chosen = order[start : start + BATCH_SIZE]
+            batch = [windows[w] for w in chosen]
             width = max(map(len, batch))
             ids = np.zeros((len(batch), width), dtype=np.int64)
             mask = np.zeros((len(batch), width), dtype=np.int64)
@@ -107,7 +110,7 @@ class MiniLMEmbedder:
             )
             weights = mask[:, :, None].astype(np.float32)
             pooled = (hidden * weights).sum(axis=1) / weights.sum(axis=1)
-            np.add.at(sums, np.asarray(owner[start : start + len(batch)]), normalize(pooled))
+            np.add.at(sums, np.asarray([owner[w] for w in chosen]), normalize(pooled))
         return normalize(sums)
 
 

@@ -9,11 +9,19 @@ that role and nothing more.
 by service with ``any_strict`` (only that service's records; untagged ones are excluded) or searches
 every service when no service is given. ``log_incident`` retains the labeled record under its
 incident id, so writing the same incident again replaces it.
+
+Bulk loads (a history import, a replay of many incidents) build one ``incident_write`` per record and
+hand a few hundred at a time to ``log_incidents``: the embedded driver then embeds the texts in
+batches across records and commits once per call, instead of one embedding batch and one commit per
+record. The progress of a long load is counted per call.
 """
+
+from collections.abc import Sequence
 
 from memory.bank import (
     Admin,
     Budget,
+    DocumentWrite,
     Health,
     MemoryBank,
     MemoryUnavailable,
@@ -80,6 +88,7 @@ __all__ = [
     "SOURCE_QUERY",
     "Admin",
     "CorrectionRecord",
+    "DocumentWrite",
     "Embedder",
     "FileRead",
     "Health",
@@ -103,11 +112,13 @@ __all__ = [
     "describe",
     "format_record",
     "get_record",
+    "incident_write",
     "is_labeled_history",
     "kind_tag",
     "load_patterns",
     "log_correction",
     "log_incident",
+    "log_incidents",
     "log_runbook",
     "parse_rows",
     "read_bytes",
@@ -152,6 +163,29 @@ async def get_record(bank: Recall, incident_id: str) -> RecalledIncident | None:
     return next((r for r in recalled if r.id == incident_id), None)
 
 
+def incident_write(
+    record: IncidentRecord,
+    *,
+    kind: str = "incident",
+    severity: str | None = None,
+    metadata: dict[str, str] | None = None,
+) -> DocumentWrite:
+    """The document an incident's labeled record is retained as: its text, tags, string metadata
+    (``metadata`` adds to the incident id, service, kind and severity) and timestamp."""
+    meta = {"incident_id": record.incident_id, "service": record.service, "kind": kind}
+    if severity:
+        meta["severity"] = severity
+    meta.update(metadata or {})
+    return DocumentWrite(
+        document_id=record.incident_id,
+        content=format_record(record),
+        tags=record_tags(record, kind=kind, severity=severity),
+        metadata=meta,
+        timestamp=record.timestamp,
+        context=f"resolved {kind} of {record.service}",
+    )
+
+
 async def log_incident(
     bank: Retain,
     record: IncidentRecord,
@@ -160,19 +194,27 @@ async def log_incident(
     severity: str | None = None,
     metadata: dict[str, str] | None = None,
 ) -> None:
-    """Retain (upsert) the incident's labeled record with its tags, string metadata and timestamp."""
-    meta = {"incident_id": record.incident_id, "service": record.service, "kind": kind}
-    if severity:
-        meta["severity"] = severity
-    meta.update(metadata or {})
+    """Retain (upsert) the incident's labeled record under its incident id."""
+    write = incident_write(record, kind=kind, severity=severity, metadata=metadata)
     await bank.retain(
-        document_id=record.incident_id,
-        content=format_record(record),
-        tags=record_tags(record, kind=kind, severity=severity),
-        metadata=meta,
-        timestamp=record.timestamp,
-        context=f"resolved {kind} of {record.service}",
+        document_id=write.document_id,
+        content=write.content,
+        tags=write.tags,
+        metadata=write.metadata,
+        timestamp=write.timestamp,
+        context=write.context,
     )
+
+
+async def log_incidents(bank: Retain, writes: Sequence[DocumentWrite]) -> None:
+    """Retain many records in one call (each from ``incident_write``), replacing any under the same id.
+
+    The bulk form of ``log_incident`` for imports and replays: pass a few hundred writes per call
+    (each call is one embedding pass and one commit on the embedded driver; Hindsight takes them one
+    by one). Every write is checked before any is stored; ``MemoryUnavailable`` means none or only
+    some of this call's writes landed, and calling again with the same writes repairs it.
+    """
+    await bank.retain_many(writes)
 
 
 async def log_correction(bank: Retain, record: CorrectionRecord, *, severity: str | None = None) -> None:

@@ -1,13 +1,14 @@
 """The memory contract: every driver behaves the same, checked on each one against a real store."""
 
 import asyncio
+import dataclasses
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from memory.bank import BankConfig, MemoryBank, MemoryUnavailable, TagsMatch
 from memory.schema import IncidentRecord
-from memory.service import log_incident, recall_similar_incidents
+from memory.service import incident_write, log_incident, log_incidents, recall_similar_incidents
 from tests.memory.conftest import UNAVAILABLE_TIMEOUT_S, wait_operation
 
 T0 = datetime(2026, 2, 1, 12, 0, tzinfo=UTC)
@@ -99,6 +100,23 @@ async def test_reseeding_twice_leaves_one_record_per_incident(bank: MemoryBank) 
     found = await bank.recall(query="incident root cause resolution", budget="high", limit=20)
     ids = [r.id for r in found]
     assert sorted(ids) == sorted(r.incident_id for r in ALL)
+
+
+async def test_a_batch_is_stored_as_the_same_records_one_by_one(bank: MemoryBank) -> None:
+    await log_incidents(bank, [incident_write(rec, severity="high") for rec in ALL])
+    await log_incidents(bank, [incident_write(POOL, severity="critical")])  # replaces, never duplicates
+    found = await bank.recall(query="incident root cause resolution", budget="high", limit=20)
+    assert sorted(r.id for r in found) == sorted(r.incident_id for r in ALL)
+    assert {r.id: r.record for r in found} == {rec.incident_id: rec for rec in ALL}
+    assert "severity:critical" in (await bank.stored_tags(POOL.incident_id) or [])
+
+
+async def test_a_batch_with_one_bad_write_stores_none(bank: MemoryBank) -> None:
+    naive = incident_write(JWT)
+    bad = dataclasses.replace(naive, timestamp=naive.timestamp.replace(tzinfo=None))
+    with pytest.raises(ValueError, match="timezone-aware"):
+        await log_incidents(bank, [incident_write(POOL), bad])
+    assert await bank.stored_tags(POOL.incident_id) is None
 
 
 async def test_stored_tags_say_what_an_id_holds(bank: MemoryBank) -> None:

@@ -10,6 +10,10 @@ change only through ``recallops seed``. An id that is already history is rewritt
 import asks to ``replace`` it (a right of its own), and the replaced version stays on the timeline.
 Every other row still lands, with ``imported_by`` (the importing token or user) in its memory
 metadata; ``resolved_by`` is the row's own data.
+
+Rows go in batches of ``IMPORT_BATCH``: one database transaction (a savepoint per row, so a refused
+row leaves the others) and then one ``log_incidents`` call, which embeds the batch's texts together.
+Progress is reported per batch.
 """
 
 import asyncio
@@ -34,13 +38,15 @@ from incidents.history import (
 from incidents.locking import serialized_writes
 from memory.service import (
     CORRECTION_ID,
+    DocumentWrite,
     HistoryRow,
     Rejected,
     Rejections,
     Retain,
     Runbook,
     describe,
-    log_incident,
+    incident_write,
+    log_incidents,
     log_runbook,
     tag_value,
     validate_items,
@@ -49,6 +55,7 @@ from web.app.metrics import HISTORY_RECORDS
 
 SEEDS_DIR = Path(str(resources.files("seeds")))  # package data, so an installed wheel finds it
 SEVERITY_UNKNOWN = "unknown"
+IMPORT_BATCH = 128  # rows per transaction and per embedding call
 
 
 class ImportSummary(BaseModel):
@@ -73,14 +80,32 @@ class Seeds:
 
 
 def _store(
-    sessions: sessionmaker[Session], row: HistoryRow, origin: Origin, actor: str, replace: bool
-) -> Outcome:
+    sessions: sessionmaker[Session], rows: list[HistoryRow], origin: Origin, actor: str, replace: bool
+) -> list[Outcome | HistoryConflict]:
+    """Every row's outcome, or the conflict that refused it, in one transaction."""
+    outcomes: list[Outcome | HistoryConflict] = []
     with sessions() as db, serialized_writes(db):
-        outcome = upsert_historical(
-            db_session=db, history=historical(row), origin=origin, actor=actor, replace=replace
-        )
+        for row in rows:
+            try:
+                with db.begin_nested():
+                    history = historical(row)
+                    outcomes.append(
+                        upsert_historical(
+                            db_session=db, history=history, origin=origin, actor=actor, replace=replace
+                        )
+                    )
+            except HistoryConflict as exc:
+                outcomes.append(exc)
         db.commit()
-        return outcome
+    return outcomes
+
+
+def _write(row: HistoryRow, origin: Origin, actor: str) -> DocumentWrite:
+    severity = None if row.severity.lower() == SEVERITY_UNKNOWN else row.severity.lower()
+    metadata = {"origin": origin, "title": row.display_title()}
+    if origin == "import":
+        metadata["imported_by"] = actor
+    return incident_write(row.record(), severity=severity, metadata=metadata)
 
 
 async def import_history(
@@ -100,25 +125,30 @@ async def import_history(
     history is its own decision, and the version it replaces stays on the incident's timeline."""
     rejections = rejections if rejections is not None else Rejections()
     summary = ImportSummary()
-    for line, row in rows:
-        try:
-            await _check_id(bank, row.incident_id)
-            outcome = await asyncio.to_thread(_store, sessions, row, origin, actor, replace)
-        except HistoryConflict as exc:
-            rejections.add(line, row.incident_id, [str(exc)])
-        else:
-            severity = None if row.severity.lower() == SEVERITY_UNKNOWN else row.severity.lower()
-            metadata = {"origin": origin, "title": row.display_title()}
-            await log_incident(
-                bank,
-                row.record(),
-                severity=severity,
-                metadata=metadata | ({"imported_by": actor} if origin == "import" else {}),
-            )
+    for start in range(0, len(rows), IMPORT_BATCH):
+        batch = rows[start : start + IMPORT_BATCH]
+        admitted: list[tuple[int, HistoryRow]] = []
+        for line, row in batch:
+            try:
+                await _check_id(bank, row.incident_id)
+            except HistoryConflict as exc:
+                rejections.add(line, row.incident_id, [str(exc)])
+            else:
+                admitted.append((line, row))
+        outcomes = await asyncio.to_thread(
+            _store, sessions, [row for _, row in admitted], origin, actor, replace
+        )
+        stored: list[HistoryRow] = []
+        for (line, row), outcome in zip(admitted, outcomes, strict=True):
+            if isinstance(outcome, HistoryConflict):
+                rejections.add(line, row.incident_id, [str(outcome)])
+                continue
+            stored.append(row)
             setattr(summary, outcome, getattr(summary, outcome) + 1)
             HISTORY_RECORDS.labels(origin=origin, outcome=outcome).inc()
+        await log_incidents(bank, [_write(row, origin, actor) for row in stored])
         if on_progress is not None:
-            on_progress(1)
+            on_progress(len(batch))
     summary.rejected_count = rejections.count
     summary.rejected = rejections.shown()
     summary.rejected_next = rejections.next_after()

@@ -92,7 +92,7 @@ async def build_bank(
             )
             for r, text in zip(chunk, texts, strict=True)
         ]
-        await bank.retain_many(list(zip(drafts, vectors, strict=True)))
+        await bank.retain_embedded(list(zip(drafts, vectors, strict=True)))
     return embedded
 
 

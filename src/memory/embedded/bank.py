@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import copy
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from functools import partial
 from typing import Any, TypeVar
@@ -21,6 +21,7 @@ from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt,
 from memory.bank import (
     BankConfig,
     Budget,
+    DocumentWrite,
     Health,
     MemoryBank,
     MemoryUnavailable,
@@ -136,11 +137,38 @@ class EmbeddedBank(MemoryBank):
                 break
         self._sync()
 
-    async def retain_many(self, documents: list[tuple[Draft, np.ndarray]]) -> None:
-        """Replace-mode retain of many documents whose vectors are already computed, in one transaction.
+    async def retain_many(self, writes: Sequence[DocumentWrite]) -> None:
+        """Embed every text of the call in batches across documents, then store them in one transaction."""
+        for write in writes:
+            check_retain(document_id=write.document_id, timestamp=write.timestamp, metadata=write.metadata)
+        drafts = [
+            Draft(
+                w.document_id,
+                w.content,
+                list(dict.fromkeys(w.tags)),
+                dict(w.metadata),
+                w.timestamp,
+                w.context,
+            )
+            for w in writes
+        ]
+        if drafts:
+            await asyncio.to_thread(self._retain_many_sync, drafts)
 
-        For bulk loads (benchmarks, migrations): one commit instead of one per document.
+    def _retain_many_sync(self, drafts: list[Draft]) -> None:
+        vectors = self.embedder.embed([d.content for d in drafts])
+        self._store_embedded(list(zip(drafts, vectors, strict=True)))
+        self._sync()
+
+    async def retain_embedded(self, documents: list[tuple[Draft, np.ndarray]]) -> None:
+        """Replace-mode retain of documents whose vectors are already computed, in one transaction.
+
+        For benchmarks that build a large bank from a few distinct vectors.
         """
+        await asyncio.to_thread(self._store_embedded, documents)
+        await asyncio.to_thread(self._sync)
+
+    def _store_embedded(self, documents: list[tuple[Draft, np.ndarray]]) -> None:
         model_id = self.embedder.model_id
 
         def write(conn: sqlite3.Connection) -> None:
@@ -148,8 +176,7 @@ class EmbeddedBank(MemoryBank):
                 for draft, vector in documents:
                     upsert_document(conn, draft=draft, vector=vector, model_id=model_id)
 
-        await asyncio.to_thread(self.store.run, write)
-        await asyncio.to_thread(self._sync)
+        self.store.run(write)
 
     # ----- reads -----
 
