@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol
 
+import numpy as np
+
 from memory.schema import IncidentRecord
 
 TagsMatch = Literal["any", "any_strict", "all", "all_strict", "exact"]
@@ -219,6 +221,17 @@ class Admin(Protocol):
     async def close(self) -> None: ...
 
 
-class MemoryBank(Recall, Retain, ProfileModels, Admin, Protocol):
+class ItemVectors(Protocol):
+    """The vectors of retained records' items (``memory.items``), computed when they were retained."""
+
+    @abstractmethod
+    def item_vectors(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored vector of each text that is an item of a retained record (others are left out).
+
+        Blocking, and never raises: a bank that cannot answer returns nothing, and the caller embeds.
+        """
+
+
+class MemoryBank(Recall, Retain, ProfileModels, Admin, ItemVectors, Protocol):
     """Every role: what a driver implements. One company bank; every record tagged (``service:``,
     ``kind:``, ``severity:``). Callers ask for the narrowest role they use."""

@@ -17,7 +17,7 @@ For teams that outgrow one machine. Behaviour matches the embedded driver:
 
 import asyncio
 import weakref
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -25,6 +25,7 @@ from functools import partial
 from typing import Any
 
 import aiohttp
+import numpy as np
 from hindsight_client import Hindsight
 from hindsight_client_api.exceptions import ApiException
 from pydantic import ValidationError
@@ -183,6 +184,10 @@ class HindsightBank(MemoryBank):
                 tags=tags,
                 update_mode=update_mode,
             )
+
+    def item_vectors(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        """None: the server keeps no vectors of record items, so a briefing embeds its items itself."""
+        return {}
 
     # ----- reads -----
 

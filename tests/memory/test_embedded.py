@@ -26,6 +26,8 @@ from memory.embedded.search import (
     tag_condition,
 )
 from memory.embedded.store import IndexRow
+from memory.schema import IncidentRecord
+from memory.service import log_incident
 from memory.settings import MemorySettings
 from tests.memory.conftest import wait_operation
 from tests.memory.fakes import HashingEmbedder, RecordingSynthesizer
@@ -356,3 +358,47 @@ async def test_refresh_that_cannot_save_or_record_still_ends_failed(tmp_path: Pa
             await reopened.close()
     finally:
         await bank.close()
+
+
+async def test_items_are_embedded_when_a_record_is_retained(bank: EmbeddedBank) -> None:
+    record = make_record()
+    await log_incident(bank, record)
+    head_text = "Raised the pool to 40"  # as the briefing head writes the step
+    found = bank.item_vectors([head_text, "Checked pg_stat_activity", "Something nobody recorded"])
+    assert set(found) == {head_text, "Checked pg_stat_activity"}
+    assert np.allclose(found[head_text], bank.embedder.embed([head_text])[0])
+
+
+async def test_a_bank_without_item_vectors_is_migrated_and_backfilled(tmp_path: Path) -> None:
+    old = make_bank(tmp_path)
+    await log_incident(old, make_record())
+    await old.close()
+    with sqlite3.connect(tmp_path / "memory.db") as conn:  # back to layout 2, as an older release left it
+        conn.executescript(
+            "DROP TABLE item_vectors; ALTER TABLE vectors DROP COLUMN items_model; PRAGMA user_version = 2;"
+        )
+    reopened = make_bank(tmp_path)
+    try:
+        assert reopened.item_vectors(["Raised the pool to 40"]) == {}  # not backfilled before it syncs
+        assert [r.id for r in await reopened.recall(query="pool")] == ["INC-9"]
+        assert set(reopened.item_vectors(["Raised the pool to 40"])) == {"Raised the pool to 40"}
+        with sqlite3.connect(tmp_path / "memory.db") as conn:
+            assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
+    finally:
+        await reopened.close()
+
+
+def make_record() -> IncidentRecord:
+    return IncidentRecord(
+        incident_id="INC-9",
+        service="checkout-service",
+        timestamp=T0,
+        symptom="Checkout times out.",
+        error_signature="pool timeout",
+        root_cause="The pool was too small.",
+        resolution_steps="Checked pg_stat_activity (on db-2); raised the pool to 40.",
+        runbook_used="RB-1",
+        outcome="Resolved.",
+        failed_attempts="Restarting pods did not help.",
+        resolved_by="dana",
+    )

@@ -97,6 +97,7 @@ async def open_agent(container: Container, *, fit: Scorer | None = None) -> Asyn
             profile=ProfileSource(container.bank, timeout_s=settings.memory.memory_timeout_s),
             embedder=container.embedder,
             fit=fit,
+            known_vectors=container.bank.item_vectors,
         )
     finally:
         await model.aclose()

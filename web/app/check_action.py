@@ -75,7 +75,7 @@ async def recorded_moves(
 async def judge(
     container: Container, action: str, moves: list[RecordedMove], service: str | None
 ) -> ActionCheck:
-    similarity = Similarity(container.embedder)
+    similarity = Similarity(container.embedder, container.bank.item_vectors)
     return await asyncio.to_thread(check_action, action, moves, service=service, similarity=similarity)
 
 

@@ -65,7 +65,7 @@ def grade_incident(container: Container, incident_id: int) -> int:
     if found is None:
         return 0
     post_mortem, owed = found
-    similarity = Similarity(container.embedder)
+    similarity = Similarity(container.embedder, container.bank.item_vectors)
     results = [(briefing, grade(briefing.data, post_mortem, similarity)) for briefing in owed]
     stored = 0
     with transaction(container.sessions) as db, serialized_writes(db):

@@ -26,6 +26,7 @@ from datetime import date, datetime
 from agent.core.evidence import Evidence, Match
 from agent.core.schema import Briefing, BriefingHead, Claim, ClaimField, EvidenceItem, HeadItem
 from agent.core.similarity import Similarity, stem, stems
+from memory.items import without_details
 
 MAX_CHECKS = 3
 MAX_FIXES = 3
@@ -43,7 +44,6 @@ RECENCY_BONUS = 0.04
 # share ("pending 0" and "pending > 200" are opposite findings), and never one item citing both.
 ERROR_LEAD = "Look for this error: "
 DISPUTED_LEAD = "Disputed (the closest precedents disagree): "
-_PAREN = re.compile(r"\s*\([^()]*\)")
 # Whether a claim resting on this field is an action as it stands (``None``: its words must read as one).
 _ACTION_BY_FIELD: dict[ClaimField, bool] = {
     "signature": True,
@@ -149,7 +149,7 @@ def _same(a: _Candidate | HeadItem, b: _Candidate | HeadItem, similarity: Simila
 
 def same_meaning(a: str, b: str, similarity: Similarity) -> bool:
     """The one similarity question the head asks of two lines (as written, or without parentheses)."""
-    return _close(a, b, similarity) or _close(_PAREN.sub("", a), _PAREN.sub("", b), similarity)
+    return _close(a, b, similarity) or _close(without_details(a), without_details(b), similarity)
 
 
 def _close(a: str, b: str, similarity: Similarity) -> bool:

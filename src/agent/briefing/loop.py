@@ -32,7 +32,7 @@ from agent.core.conversation import (
 from agent.core.evidence import AlertInput, Evidence
 from agent.core.prompts import FINAL_HOP, SYSTEM_PROMPT, alert_message, malformed_message, repair_message
 from agent.core.schema import Briefing, Claim, Hop, ModelAnswer, RelatedIncident, ToolCallTrace
-from agent.core.similarity import Similarity
+from agent.core.similarity import KnownVectors, Similarity
 from agent.core.tools import RECALL, ToolBox
 from memory.bank import Recall
 from memory.embedder import Embedder
@@ -97,9 +97,11 @@ class Agent:
         profile: ProfileSource | None = None,
         embedder: Embedder | None = None,
         fit: Scorer | None = None,
+        known_vectors: KnownVectors | None = None,
     ) -> None:
         self.model = model
         self.fit = fit
+        self.known_vectors = known_vectors
         self.bank = bank
         self.memory_timeout_s = memory_timeout_s
         self.profile = profile
@@ -168,7 +170,7 @@ class Agent:
                 ],
             )
         briefing = _finish(answer, conversation, model, hops, warnings)
-        similarity = Similarity(self.embedder)
+        similarity = Similarity(self.embedder, self.known_vectors)
         briefing.head = await asyncio.to_thread(build_head, briefing, evidence, similarity)
         return briefing
 

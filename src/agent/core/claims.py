@@ -7,11 +7,11 @@ than the precedent that brought it in), how many incidents it cites, and when th
 happened. ``stamp`` writes them, the same way for the evidence-only assembler and for a model.
 """
 
-import re
 from collections.abc import Iterator
 
 from agent.core.evidence import Evidence, Match
 from agent.core.schema import Claim, Role
+from memory.items import steps as steps  # memory embeds these same steps when it retains a record
 from memory.text import clip
 
 # The briefing's lists and the role each holds (a cause list may also hold noise claims: precedents
@@ -24,22 +24,6 @@ SECTIONS: dict[str, Role] = {
 }
 # A runbook or profile pattern is as good as the precedent that brought it in, a little less.
 BROUGHT_IN = 0.9
-_LIST_ITEM = re.compile(r"\n\s*(?:\d{1,2}[.)]|[-•*])\s+")
-_CLAUSE = re.compile(r";\s+|(?<=[.!?])\s+(?=[A-Z])")
-
-
-def steps(text: str) -> list[str]:
-    """A recorded field as separate steps: list items, then semicolons and sentences within them.
-
-    Post-mortems are often hard-wrapped, so a line break ends a step only where a list item starts.
-    """
-    out: list[str] = []
-    for chunk in _LIST_ITEM.sub("\x00", "\n" + (text or "")).split("\x00"):
-        for part in _CLAUSE.split(" ".join(chunk.split())):
-            part = part.strip(" -•*").rstrip(".")
-            if len(part) > 2:
-                out.append(part)
-    return out
 
 
 def flat(text: str, limit: int) -> str:

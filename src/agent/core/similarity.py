@@ -5,10 +5,12 @@ The briefing head merges near-duplicate steps, the action guard matches a propos
 recorded ones and the grader compares a likely cause with the recorded root cause; all three ask this
 one question, so they share one answer. Words are crudely stemmed ("scaling", "scaled" and "scale"
 meet at "scal") because post-mortems are written in the past tense and checks in the imperative.
-Vectors are cached per text: a briefing compares each item with every other.
+Vectors are cached per text: a briefing compares each item with every other. Texts memory embedded
+when it retained their record (``known``, the bank's item vectors) are looked up, not embedded again;
+this lookup is the one place the comparison meets stored vectors.
 """
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -29,6 +31,8 @@ _SAME_MOVE = (
     ("stop", "halt"),
     ("cert", "certificat"),
 )
+# Stored vectors of the texts memory knows, by text (the bank's ``item_vectors``).
+KnownVectors = Callable[[Sequence[str]], Mapping[str, np.ndarray]]
 _CANONICAL = {word: group[0] for group in _SAME_MOVE for word in group}
 _SUFFIXES = ("ingly", "ing", "ied", "ies", "ed", "es", "s", "ly")
 _KEEP_DOUBLE = frozenset("lsz")
@@ -68,15 +72,20 @@ def coverage(query: set[str], target: set[str]) -> float:
 class Similarity:
     """Lexical and (with an embedder) semantic similarity of short texts, vectors cached per text."""
 
-    def __init__(self, embedder: Embedder | None) -> None:
+    def __init__(self, embedder: Embedder | None, known: KnownVectors | None = None) -> None:
         self.embedder = embedder
+        self.known = known
         self._vectors: dict[str, np.ndarray] = {}
 
     def prepare(self, texts: Iterable[str]) -> None:
-        """Embed every text not seen yet, in one batch (a batch is much cheaper than single calls)."""
+        """A vector for every text not seen yet: stored ones looked up, the rest embedded in one batch
+        (a batch is much cheaper than single calls)."""
         if self.embedder is None:
             return
         missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+        if missing and self.known is not None:
+            self._vectors.update(self.known(missing))
+            missing = [t for t in missing if t not in self._vectors]
         if missing:
             for text, vector in zip(missing, self.embedder.embed(missing), strict=True):
                 self._vectors[text] = vector

@@ -34,6 +34,7 @@ from memory.bank import (
     UpdateMode,
     check_retain,
 )
+from memory.embedded import items as item_vectors
 from memory.embedded import models
 from memory.embedded.documents import fetch_by_document_id, fetch_by_ids, recalled, upsert_document
 from memory.embedded.index import VectorIndex
@@ -47,6 +48,7 @@ from memory.embedded.store import (
 )
 from memory.embedded.sync import catch_up
 from memory.embedder import Embedder
+from memory.items import item_key
 from memory.settings import MemorySettings
 from memory.synthesis import Synthesizer
 
@@ -122,12 +124,15 @@ class EmbeddedBank(MemoryBank):
                 else None
             )
             final = draft.appended_to(base) if base is not None else draft
-            vector = self.embedder.embed([final.content])[0]
+            vectors, items = self.store.run(
+                partial(item_vectors.embed_with_items, embedder=self.embedder, contents=[final.content])
+            )
             written = self.store.run(
                 partial(
                     _write,
                     draft=final,
-                    vector=vector,
+                    vector=vectors[0],
+                    items=items,
                     model_id=self.embedder.model_id,
                     expect_seq=base.seq if base is not None else None,
                     check=appending,
@@ -156,25 +161,49 @@ class EmbeddedBank(MemoryBank):
             await asyncio.to_thread(self._retain_many_sync, drafts)
 
     def _retain_many_sync(self, drafts: list[Draft]) -> None:
-        vectors = self.embedder.embed([d.content for d in drafts])
-        self._store_embedded(list(zip(drafts, vectors, strict=True)))
+        contents = [d.content for d in drafts]
+        vectors, items = self.store.run(lambda c: item_vectors.embed_with_items(c, self.embedder, contents))
+        self._store_embedded(list(zip(drafts, vectors, strict=True)), items)
         self._sync()
 
     async def retain_embedded(self, documents: list[tuple[Draft, np.ndarray]]) -> None:
         """Replace-mode retain of documents whose vectors are already computed, in one transaction.
 
-        For benchmarks that build a large bank from a few distinct vectors.
+        For benchmarks that build a large bank from a few distinct vectors; the records' items are
+        embedded as on every write (each distinct item once).
         """
-        await asyncio.to_thread(self._store_embedded, documents)
-        await asyncio.to_thread(self._sync)
+        await asyncio.to_thread(self._retain_embedded_sync, documents)
 
-    def _store_embedded(self, documents: list[tuple[Draft, np.ndarray]]) -> None:
+    def _retain_embedded_sync(self, documents: list[tuple[Draft, np.ndarray]]) -> None:
+        keys = [k for draft, _ in documents for k in item_vectors.item_keys(draft.content)]
+        new = self.store.run(lambda c: item_vectors.missing(c, keys, self.embedder.model_id))
+        items = dict(zip(new, self.embedder.embed(new), strict=True)) if new else {}
+        self._store_embedded(documents, items)
+        self._sync()
+
+    def item_vectors(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored vectors of these texts, for those that are items of a retained record.
+
+        One indexed read; a busy or unreadable file answers nothing (the caller embeds instead).
+        """
+        keys = {text: item_key(text) for text in texts}
+        try:
+            found = self.store.run(lambda c: item_vectors.stored(c, keys.values(), self.embedder.model_id))
+        except MemoryUnavailable:
+            return {}
+        return {text: found[key] for text, key in keys.items() if key in found}
+
+    def _store_embedded(
+        self, documents: list[tuple[Draft, np.ndarray]], items: dict[str, np.ndarray]
+    ) -> None:
         model_id = self.embedder.model_id
 
         def write(conn: sqlite3.Connection) -> None:
             with Store.write(conn):
-                for draft, vector in documents:
-                    upsert_document(conn, draft=draft, vector=vector, model_id=model_id)
+                for n, (draft, vector) in enumerate(documents):
+                    # The new items go in with the first document; the rest find them stored.
+                    fresh = items if n == 0 else {}
+                    upsert_document(conn, draft=draft, vector=vector, model_id=model_id, items=fresh)
 
         self.store.run(write)
 
@@ -414,6 +443,7 @@ def _write(
     *,
     draft: Draft,
     vector: np.ndarray,
+    items: dict[str, np.ndarray],
     model_id: str,
     expect_seq: int | None,
     check: bool,
@@ -424,5 +454,5 @@ def _write(
             current = fetch_by_document_id(conn, document_id=draft.document_id)
             if (current.seq if current else None) != expect_seq:
                 return False
-        upsert_document(conn, draft=draft, vector=vector, model_id=model_id)
+        upsert_document(conn, draft=draft, vector=vector, model_id=model_id, items=items)
     return True

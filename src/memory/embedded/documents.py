@@ -2,10 +2,12 @@
 
 import sqlite3
 import time
+from collections.abc import Mapping
 
 import numpy as np
 
 from memory.bank import RecalledIncident
+from memory.embedded import items as item_vectors
 from memory.embedded.store import (
     DOCUMENT_COLUMNS,
     Draft,
@@ -18,8 +20,16 @@ from memory.embedded.store import (
 from memory.schema import RecordFormatError, parse_record, tag_value
 
 
-def upsert_document(conn: sqlite3.Connection, *, draft: Draft, vector: np.ndarray, model_id: str) -> None:
-    """Insert or replace one document (inside the caller's write transaction), with a fresh seq."""
+def upsert_document(
+    conn: sqlite3.Connection,
+    *,
+    draft: Draft,
+    vector: np.ndarray,
+    model_id: str,
+    items: Mapping[str, np.ndarray],
+) -> None:
+    """Insert or replace one document (inside the caller's write transaction), with a fresh seq, and
+    the vectors of its items that were not stored yet (``items``: every other one already is)."""
     seq = Store.next_seq(conn)
     doc = conn.execute(
         "INSERT INTO documents(document_id, seq, ts, kind, tags, metadata, context, updated_at, content) "
@@ -40,10 +50,12 @@ def upsert_document(conn: sqlite3.Connection, *, draft: Draft, vector: np.ndarra
         ),
     ).fetchone()[0]
     conn.execute(
-        "INSERT INTO vectors(doc, model_id, vector) VALUES (?, ?, ?) "
-        "ON CONFLICT(doc) DO UPDATE SET model_id = excluded.model_id, vector = excluded.vector",
-        (doc, model_id, np.ascontiguousarray(vector, dtype=np.float32).tobytes()),
+        "INSERT INTO vectors(doc, model_id, vector, items_model) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT(doc) DO UPDATE SET model_id = excluded.model_id, vector = excluded.vector, "
+        "items_model = excluded.items_model",
+        (doc, model_id, np.ascontiguousarray(vector, dtype=np.float32).tobytes(), model_id),
     )
+    item_vectors.write(conn, items, model_id)
     conn.execute("DELETE FROM document_tags WHERE doc = ?", (doc,))
     conn.executemany("INSERT INTO document_tags(tag, doc) VALUES (?, ?)", [(t, doc) for t in draft.tags])
 

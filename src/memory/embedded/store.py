@@ -3,6 +3,10 @@
 One file (``memory.db``) shared by the web app, the worker and the CLI. WAL lets readers run beside a
 writer; the busy timeout is the memory timeout, after which a locked file becomes ``MemoryUnavailable``.
 Every write stamps the document with a fresh ``seq`` so another process can load exactly what changed.
+
+Layout 3 added the vectors of record items (``memory.items``): ``item_vectors`` holds one vector per
+item key, and ``vectors.items_model`` says which model embedded a document's items (``NULL``: not yet,
+so the bank backfills them when it opens). A layout-2 file is migrated in place.
 """
 
 import json
@@ -20,7 +24,7 @@ import numpy as np
 
 from memory.bank import MemoryUnavailable
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 APPEND_SEPARATOR = "\n\n"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
@@ -38,9 +42,15 @@ CREATE TABLE IF NOT EXISTS documents (
 CREATE TABLE IF NOT EXISTS vectors (
     doc INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
     model_id TEXT NOT NULL,
-    vector BLOB NOT NULL
+    vector BLOB NOT NULL,
+    items_model TEXT
 );
 CREATE INDEX IF NOT EXISTS vectors_model ON vectors(model_id);
+CREATE TABLE IF NOT EXISTS item_vectors (
+    key TEXT PRIMARY KEY,
+    model_id TEXT NOT NULL,
+    vector BLOB NOT NULL
+);
 CREATE INDEX IF NOT EXISTS documents_seq ON documents(seq);
 CREATE TABLE IF NOT EXISTS document_tags (
     tag TEXT NOT NULL,
@@ -88,6 +98,12 @@ CREATE TABLE IF NOT EXISTS bank_config (
     dispositions TEXT NOT NULL
 );
 """
+# From layout 2: item vectors, backfilled when the bank opens.
+MIGRATE_2_TO_3 = (
+    "ALTER TABLE vectors ADD COLUMN items_model TEXT",
+    "CREATE TABLE IF NOT EXISTS item_vectors "
+    "(key TEXT PRIMARY KEY, model_id TEXT NOT NULL, vector BLOB NOT NULL)",
+)
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -191,6 +207,9 @@ class Store:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
             raise MemoryUnavailable(f"{self.path} has schema {version}, newer than this release")
+        if version == 2:
+            self._migrate(conn, MIGRATE_2_TO_3)
+            return
         if 0 < version < SCHEMA_VERSION:
             raise MemoryUnavailable(
                 f"{self.path} has the pre-release layout {version}: move it aside and re-seed"
@@ -204,6 +223,22 @@ class Store:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
                 raise
+
+    @staticmethod
+    def _migrate(conn: sqlite3.Connection, statements: tuple[str, ...]) -> None:
+        """Run ``statements`` and stamp the current layout, all or nothing. Two processes opening an old
+        file at once take the write lock in turn, and the second finds the layout already current."""
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            if conn.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
+                for statement in statements:
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
 
     def run(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``work`` on this thread's connection, mapping any SQLite failure to ``MemoryUnavailable``."""

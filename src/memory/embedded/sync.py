@@ -10,6 +10,7 @@ import sqlite3
 
 import numpy as np
 
+from memory.embedded import items as item_vectors
 from memory.embedded.index import VectorIndex
 from memory.embedded.store import IndexRow, Store
 from memory.embedder import Embedder
@@ -24,6 +25,7 @@ def catch_up(conn: sqlite3.Connection, *, index: VectorIndex, embedder: Embedder
     with index.lock:
         if not index.loaded:
             _reembed_stale(conn, embedder)
+            item_vectors.backfill(conn, embedder)
             _bulk_load(conn, index, embedder.dimension)
         elif latest > index.seq:
             rows = conn.execute(
