@@ -9,17 +9,16 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, MetaData, Table, create_engine, event, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import CursorResult, Result, make_url
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 from sqlalchemy.sql.dml import Insert
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 # pg_advisory_xact_lock key held while migrating: any constant all replicas share.
@@ -95,7 +94,9 @@ def insert_ignoring_conflicts(dialect: str, table: Table, index_elements: list[s
     return sqlite.insert(table).on_conflict_do_nothing(index_elements=index_elements)
 
 
-def alembic_config(url: str) -> Config:
+def alembic_config(url: str) -> "Config":
+    from alembic.config import Config  # migrations only: a process that never migrates never loads alembic
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
@@ -110,6 +111,8 @@ def upgrade(engine: Engine) -> None:
     commit and then find the schema at head. PostgreSQL's DDL is transactional, so a replica killed
     mid-upgrade leaves the schema as it was, and the lock with it.
     """
+    from alembic import command
+
     config = alembic_config(engine.url.render_as_string(hide_password=False))
     with engine.begin() as connection:
         if connection.dialect.name == "postgresql":
@@ -124,6 +127,9 @@ class SchemaNotReady(RuntimeError):
 
 def schema_revisions(engine: Engine) -> tuple[set[str], set[str]]:
     """The revisions the database is at, and the head revisions this release expects."""
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
     config = alembic_config(engine.url.render_as_string(hide_password=False))
     heads = set(ScriptDirectory.from_config(config).get_heads())
     with engine.connect() as connection:

@@ -26,10 +26,12 @@ import httpx
 
 from agent.settings import LLMSettings
 from evals.bench import briefing as briefing_bench
+from evals.bench import history as history_bench
 from evals.bench import ingest as ingest_bench
 from evals.bench import pages as pages_bench
 from evals.bench import recall as recall_bench
 from evals.bench import retrieval as retrieval_bench
+from evals.bench import startup as startup_bench
 from evals.bench.sizes import Sizes
 from evals.scenarios import DEFAULT_SCENARIOS
 from evals.scenarios.report import evaluate as evaluate_scenarios
@@ -153,6 +155,15 @@ async def _pages(sizes: Sizes) -> dict[str, Any]:
     return result.as_dict()
 
 
+async def _startup(sizes: Sizes) -> dict[str, Any]:
+    result = await asyncio.to_thread(startup_bench.run_startup_bench, runs=sizes.startup_runs)
+    return result.as_dict()
+
+
+async def _history(sizes: Sizes) -> dict[str, Any]:
+    return (await history_bench.run_history_bench(records=sizes.history_records)).as_dict()
+
+
 async def _retrieval(sizes: Sizes) -> dict[str, Any]:
     return await retrieval_bench.run_retrieval(sizes.corpus, sizes.qrels, hindsight_url=sizes.hindsight_url)
 
@@ -162,10 +173,12 @@ async def _evals(sizes: Sizes) -> dict[str, Any]:
 
 
 STEPS: dict[str, Callable[[Sizes], Awaitable[Any]]] = {
+    "startup": _startup,
     "ingest": _ingest,
     "recall": _recall,
     "briefing": _briefing,
     "pages": _pages,
+    "history": _history,
     "retrieval": _retrieval,
     "evals": _evals,
 }
@@ -243,6 +256,8 @@ def markdown(report: dict[str, Any]) -> str:
             for s in (s for s in value["scenarios"] if not s["passed"]):
                 mark = "GAP" if s.get("known_gap") else "FAIL"
                 lines.append(f"- {mark} {s['id']}: {'; '.join(s['failures']) or s['error']}")
+        elif name == "startup":
+            lines.append(startup_bench.summary(startup_bench.StartupResult.of(value)))
         elif name == "pages":
             lines.append(
                 f"{value['incidents']} incidents, {value['runs']} runs a page; floor p50 "

@@ -18,6 +18,8 @@ class Sizes:
     briefing_alerts: int = 100
     pages_incidents: int = 1000
     pages_runs: int = 20
+    startup_runs: int = 3
+    history_records: int = 500
     corpus: Path = CORPUS_DIR / "dev.jsonl"
     qrels: Path = CORPUS_DIR / "dev-qrels.tsv"
     hindsight_url: str | None = None  # also measure recall and retrieval on this Hindsight server

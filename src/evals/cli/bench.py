@@ -199,6 +199,29 @@ def briefing(
     _print(result, as_json=as_json, summary=briefing_bench.summary)
 
 
+@app.command("startup")
+def startup(
+    runs: int = typer.Option(5, min=1, help="Timed runs of each command (after one untimed run)."),
+    as_json: bool = AS_JSON,
+) -> None:
+    """Seconds from the shell to exit for --help, ask and check-action, against `python -c pass`."""
+    from evals.bench import startup as startup_bench
+
+    _print(startup_bench.run_startup_bench(runs=runs), as_json=as_json, summary=startup_bench.summary)
+
+
+@app.command("history")
+def history(
+    records: int = typer.Option(1000, min=1, help="Generated post-mortems imported into a fresh bank."),
+    as_json: bool = AS_JSON,
+) -> None:
+    """Post-mortem import records/s (store + memory, real embeddings), against the embedder alone."""
+    from evals.bench import history as history_bench
+
+    result = run(history_bench.run_history_bench(records=records))
+    _print(result, as_json=as_json, summary=history_bench.summary)
+
+
 @app.command("ingest")
 def ingest(
     url: str = typer.Option("http://127.0.0.1:8000", help="A running RecallOps server."),

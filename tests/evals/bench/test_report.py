@@ -16,6 +16,12 @@ def _report() -> dict[str, object]:
         "machine": machine(),
         "sizes": {"ingest_alerts": 10},
         "benchmarks": {
+            "startup": {
+                "runs": 3,
+                "floor_p50_s": 0.03,
+                "commands": {"help": {"p50_s": 0.15, "p95_s": 0.2, "ratio_to_floor": 5.0}},
+            },
+            "history": {"records": 500, "records_per_s": 90.0, "embed_floor_records_per_s": 100.0},
             "ingest": {"alerts_per_s": 400.0, "p50_ms": 5.0, "floor_rps": 900.0},
             "recall": [{"size": 1000, "recall_p50_ms": 3.2}],
             "pages": {"incidents": 10, "runs": 2, "floor_p50_ms": 1.0, "pages": {"list": {"p50_ms": 9.0}}},
@@ -47,6 +53,7 @@ def test_markdown_has_every_step_and_names_failures(tmp_path: Path) -> None:
     for name in STEPS:
         assert f"## {name}" in text
     assert "**Failed:** RuntimeError: boom" in text
+    assert "| help | 0.15 | 0.2 | 5.0 |" in text and "| 500 | 90 | 100 |" in text
     assert "| hybrid | scoped | 0.500 |" in text
     assert "Passed 1, failed 1, known gaps 0, total 2" in text and "- FAIL b: x missing" in text
     assert "in 1 of 2 scenarios: a" in text
