@@ -253,7 +253,7 @@ async def measure_size(
                     None,
                 )
                 batch.append((draft, pool_vectors[n % len(pool)]))
-            await bank.retain_embedded(batch)
+            await bank.retain_embedded(batch, {})
         await bank.close()
 
         start = time.perf_counter()

@@ -166,20 +166,16 @@ class EmbeddedBank(MemoryBank):
         self._store_embedded(list(zip(drafts, vectors, strict=True)), items)
         self._sync()
 
-    async def retain_embedded(self, documents: list[tuple[Draft, np.ndarray]]) -> None:
-        """Replace-mode retain of documents whose vectors are already computed, in one transaction.
+    async def retain_embedded(
+        self, documents: list[tuple[Draft, np.ndarray]], items: dict[str, np.ndarray]
+    ) -> None:
+        """Replace-mode retain of documents whose vectors, and their items' (by ``item_key``), are
+        already computed, in one transaction.
 
-        For benchmarks that build a large bank from a few distinct vectors; the records' items are
-        embedded as on every write (each distinct item once).
+        For benchmarks that build a large bank from a few distinct vectors.
         """
-        await asyncio.to_thread(self._retain_embedded_sync, documents)
-
-    def _retain_embedded_sync(self, documents: list[tuple[Draft, np.ndarray]]) -> None:
-        keys = [k for draft, _ in documents for k in item_vectors.item_keys(draft.content)]
-        new = self.store.run(lambda c: item_vectors.missing(c, keys, self.embedder.model_id))
-        items = dict(zip(new, self.embedder.embed(new), strict=True)) if new else {}
-        self._store_embedded(documents, items)
-        self._sync()
+        await asyncio.to_thread(self._store_embedded, documents, items)
+        await asyncio.to_thread(self._sync)
 
     def item_vectors(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
         """The stored vectors of these texts, for those that are items of a retained record.
