@@ -33,7 +33,7 @@ async def test_rate_limited_then_tool_call_then_answer_over_http(
         tool_call(RECALL, {"alert_description": ALERT.text, "service": "checkout-service"}),
         answer(
             {
-                "summary": "Recurring: INC-0001 [2].",
+                "summary": "Pool exhausted, as in INC-0001 [2].",
                 "likely_causes": [{"text": "Pool sized for average load 【2】"}],
                 "risky_actions": [{"text": "Scaling replicas without checking max_connections [2]"}],
                 "related_incidents": ["INC-0001"],

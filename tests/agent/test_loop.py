@@ -21,7 +21,7 @@ ALERT = AlertInput(
     title="Postgres connection pool exhausted",
 )
 GOOD = {
-    "summary": "Seen before: INC-0001 [2], pool exhausted [1].",
+    "summary": "Pool exhausted [1], as in INC-0001 [2].",
     "likely_causes": [{"text": "Pool sized for average load [2]"}],
     "first_checks": [{"text": "Check pool metrics", "citations": [2]}],
     "suggested_fix": ["Raise the pool size [2]"],
@@ -183,12 +183,12 @@ async def test_client_errors_are_not_retried(make_agent: Callable[..., Agent]) -
 async def test_fullwidth_and_out_of_range_citations(make_agent: Callable[..., Agent]) -> None:
     body = GOOD | {
         "summary": "Pool exhausted 【2】, see ［１］ and [7].",
-        "likely_causes": [{"text": "Pool too small [1, 3-4]", "citations": [2, 12]}],
+        "likely_causes": [{"text": "Pool sized for average load [1, 3-4]", "citations": [2, 12]}],
     }
     script = ScriptedModel([tool_call(RECALL, RECALL_ARGS), answer(body)])
     briefing = await make_agent(script).brief(ALERT)
     assert briefing.summary == "Pool exhausted [2], see [1] and."
-    assert briefing.likely_causes[0].text == "Pool too small [1]"
+    assert briefing.likely_causes[0].text == "Pool sized for average load [1]"
     assert briefing.likely_causes[0].citations == [1, 2]
     assert briefing.citation_check.invalid_removed == 4  # [7], 3, 4 and the listed 12
 

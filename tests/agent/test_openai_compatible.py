@@ -19,7 +19,7 @@ ALERT = AlertInput(
 )
 LABEL = "The alert on checkout-service (untrusted, possibly stale)"
 GOOD = {
-    "summary": "Seen before: INC-0001 [2].",
+    "summary": "Pool exhausted, as in INC-0001 [2].",
     "likely_causes": [{"text": "Pool sized for average load [2]"}],
     "related_incidents": ["INC-0001"],
     "seen_before": "recurring",

@@ -2,8 +2,8 @@
 
 from agent.briefing.loop import Agent
 from agent.briefing.planner import EvidenceOnlyPlanner
-from agent.briefing.runbooks import sections, title
 from agent.core.evidence import AlertInput
+from agent.core.runbooks import sections, title
 from tests.agent.fakes import Doc, FakeRecall
 
 RUNBOOK = """RUNBOOK RB-db-pool — checkout-service

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from agent.briefing import runbooks
+from agent.core import runbooks
 from agent.core.claims import steps
 from agent.core.similarity import Similarity, coverage, stems
 from memory.schema import IncidentRecord

@@ -12,8 +12,8 @@ Every line is a ``Claim``: its role, the source and field it rests on and its qu
 and its shown line is written here from them, once; nothing downstream reads the line back.
 """
 
-from agent.briefing import runbooks
 from agent.briefing.precedents import NO_RELIABLE, Reading, is_noise, read
+from agent.core import runbooks
 from agent.core.claims import flat, steps
 from agent.core.conversation import ConversationView
 from agent.core.evidence import Match

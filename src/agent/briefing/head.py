@@ -25,18 +25,11 @@ from datetime import date, datetime
 
 from agent.core.evidence import Evidence, Match
 from agent.core.schema import Briefing, BriefingHead, Claim, ClaimField, EvidenceItem, HeadItem
-from agent.core.similarity import Similarity, stem, stems
-from memory.items import without_details
+from agent.core.similarity import Similarity, stem
 
 MAX_CHECKS = 3
 MAX_FIXES = 3
 MAX_RISKY = 3
-# Merge when shared stems and meaning together reach this (tuned on the demo's pool briefing, where
-# "rolled the pods one at a time" and "Roll pods one at a time" must meet and a pool raise and a pod
-# restart must not), or when the meaning alone is this close.
-MERGE_AT = 0.5
-MERGE_COSINE = 0.8
-MERGE_LEXICAL = 0.6  # without an embedder
 SUPPORT_BONUS = 0.08
 RECENCY_BONUS = 0.04
 
@@ -65,7 +58,7 @@ rebalance reboot rebuild recreate redeploy reduce refresh reindex reload remove 
 replace replay reroute reset resize restart restore resume retry revert review revoke rewrite roll rollback
 rotate run scale search set shed shift shut skip snapshot split start stop suspend switch tail
 throttle trace trim tune turn update upgrade validate verify watch
-built kept put ran rebuilt rewrote took
+built kept put ran rebuilt rewrote
 """
 _ACTION_VERBS = frozenset(stem(v) for v in _VERBS.split())
 
@@ -144,21 +137,7 @@ def _same(a: _Candidate | HeadItem, b: _Candidate | HeadItem, similarity: Simila
     """Whether two lines say the same thing; an error string only ever meets the same string."""
     if "signature" in (a.field, b.field):
         return a.field == b.field and " ".join(a.text.lower().split()) == " ".join(b.text.lower().split())
-    return same_meaning(a.text, b.text, similarity)
-
-
-def same_meaning(a: str, b: str, similarity: Similarity) -> bool:
-    """The one similarity question the head asks of two lines (as written, or without parentheses)."""
-    return _close(a, b, similarity) or _close(without_details(a), without_details(b), similarity)
-
-
-def _close(a: str, b: str, similarity: Similarity) -> bool:
-    sa, sb = stems(a), stems(b)
-    lexical = len(sa & sb) / max(1, min(len(sa), len(sb)))
-    cosine = similarity.cosine(a, b)
-    if cosine is None:
-        return lexical >= MERGE_LEXICAL
-    return cosine >= MERGE_COSINE or 0.5 * cosine + 0.5 * lexical >= MERGE_AT
+    return similarity.same(a.text, b.text)
 
 
 def _merge(candidates: list[_Candidate], similarity: Similarity) -> list[_Candidate]:

@@ -11,13 +11,12 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from agent.briefing import precedents
+from agent.briefing.finish import finish
 from agent.briefing.head import build_head
 from agent.briefing.planner import EvidenceOnlyPlanner
 from agent.briefing.profile_evidence import ProfileSource
 from agent.briefing.recall_first import RecallFirst
-from agent.core.citations import Tally, check_items, check_text
-from agent.core.claims import SECTIONS, stamp
+from agent.core.claims import SECTIONS
 from agent.core.confidence import Scorer
 from agent.core.conversation import (
     Conversation,
@@ -27,16 +26,15 @@ from agent.core.conversation import (
     ModelTurn,
     Planner,
     ToolOutcome,
-    run_fields,
 )
 from agent.core.evidence import AlertInput, Evidence
 from agent.core.prompts import FINAL_HOP, SYSTEM_PROMPT, alert_message, malformed_message, repair_message
-from agent.core.schema import Briefing, Claim, Hop, ModelAnswer, RelatedIncident, ToolCallTrace
+from agent.core.schema import Briefing, Hop, ModelAnswer, ToolCallTrace
 from agent.core.similarity import KnownVectors, Similarity
 from agent.core.tools import RECALL, ToolBox
 from memory.bank import Recall
 from memory.embedder import Embedder
-from memory.text import json_object, replace_unknown_ids, validated
+from memory.text import json_object, validated
 
 log = logging.getLogger(__name__)
 
@@ -169,8 +167,8 @@ class Agent:
                     f"{failure}: this briefing was assembled from the evidence only.",
                 ],
             )
-        briefing = _finish(answer, conversation, model, hops, warnings)
         similarity = Similarity(self.embedder, self.known_vectors)
+        briefing = await asyncio.to_thread(finish, answer, conversation, model, hops, warnings, similarity)
         briefing.head = await asyncio.to_thread(build_head, briefing, evidence, similarity)
         return briefing
 
@@ -255,96 +253,3 @@ async def run_hops(
             repairing = True
             conversation.messages.append({"role": "user", "content": repair(str(exc))})
     return None, f"The model gave no answer within {MAX_HOPS} hops"
-
-
-def _finish(
-    answer: ModelAnswer, conversation: Conversation, model: Model, hops: list[Hop], warnings: list[str]
-) -> Briefing:
-    """Citation check, id check, related incidents from recall (never from the model), warnings."""
-    evidence = conversation.evidence
-    count = len(evidence.items)
-    tally = Tally()
-    summary, _ = check_text(answer.summary, count, tally)
-    sections = {
-        key: [stamp(c, evidence) for c in check_items(_claims(answer, key, model), count, tally)]
-        for key in SECTIONS
-    }
-    known = evidence.known_ids
-    invented: list[str] = []
-    summary = _strip_unknown_ids(summary, known, invented)
-    for items in sections.values():
-        for item in items:
-            item.text = _strip_unknown_ids(item.text, known, invented)
-    related: list[RelatedIncident] = []
-    cited = {n for items in sections.values() for item in items for n in item.citations}
-    cited_ids = [m.incident.id for m in evidence.ranked() if m.item.n in cited and m.confidence.reliable]
-    for ident in [*answer.related_incidents, *cited_ids]:
-        match = evidence.matches.get(ident)
-        if match is None:
-            invented.append(ident)
-        elif all(r.id != ident for r in related):
-            related.append(
-                RelatedIncident(
-                    id=ident,
-                    service=match.item.service or "unknown",
-                    score=match.confidence.probability,
-                    why=evidence.why(match),
-                )
-            )
-    if invented:
-        warnings.append(
-            "The answer named incident id(s) not in the evidence, removed: "
-            + ", ".join(dict.fromkeys(invented))
-        )
-    uncited = sum(1 for items in sections.values() for item in items if not item.citations)
-    if uncited and model.mode == "llm":
-        warnings.append(f"{uncited} statement(s) carry no citation: treat them as unverified.")
-    seen = answer.seen_before
-    if not any(m.confidence.reliable for m in evidence.matches.values()):
-        seen = "novel"
-    reading = precedents.read(evidence.ranked())
-    summary = _lead(summary or answer.summary, reading, seen, bool(evidence.matches))
-    if reading.disputed and seen == "recurring":
-        seen = "similar"
-    if conversation.memory_errors:
-        reason = conversation.memory_errors[0]
-        warnings.append(f"Memory was unavailable ({reason}): no recalled history backs this briefing.")
-    warnings.extend(evidence.injection_warnings())
-    return Briefing(
-        summary=summary,
-        **sections,
-        related_incidents=related,
-        seen_before=seen,
-        noise=[m.incident.id for m in reading.noise],
-        disputed=[m.incident.id for m in reading.disputed],
-        evidence=evidence.items,
-        **run_fields(conversation, model, hops, tally.as_check(), warnings),
-    )
-
-
-def _claims(answer: ModelAnswer, key: str, model: Model) -> list[Claim]:
-    """The claims of one list. A model's take their role from the list they are in and keep only
-    their words, citations and the field they name: everything else is read from the evidence."""
-    items: list[Claim] = getattr(answer, key)
-    if isinstance(model, Planner):
-        return items
-    return [Claim(text=c.text, citations=c.citations, role=SECTIONS[key], field=c.field) for c in items]
-
-
-def _lead(summary: str, reading: precedents.Reading, seen: str, recalled: bool) -> str:
-    """What the precedents say together goes first, in either mode, so the model cannot bury it."""
-    if reading.noise:
-        head = precedents.noise_sentence(reading)
-    elif reading.disputed:
-        head = precedents.dispute_sentence(reading)
-    elif seen == "novel" and recalled and precedents.NO_RELIABLE.lower() not in summary.lower():
-        head = precedents.no_reliable_sentence()
-    else:
-        return summary
-    return f"{head} {summary}"
-
-
-def _strip_unknown_ids(text: str, known: set[str], invented: list[str]) -> str:
-    replaced, unknown = replace_unknown_ids(text, known)
-    invented.extend(unknown)
-    return replaced

@@ -1,5 +1,6 @@
 """Claims as values: which list holds which role, what a recorded field looks like as steps, and the
-numbers a claim takes from its evidence.
+numbers a claim takes from its evidence, and the fields of each source a claim can rest on (``Grounds``,
+read by ``agent.core.guard``).
 
 A claim's confidence, support and date are read from the evidence it cites, never from its words: the
 calibrated probability of its best cited precedent (a runbook or profile pattern counts a little less
@@ -8,9 +9,11 @@ happened. ``stamp`` writes them, the same way for the evidence-only assembler an
 """
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
+from agent.core import runbooks
 from agent.core.evidence import Evidence, Match
-from agent.core.schema import Claim, Role
+from agent.core.schema import Claim, ClaimField, Role
 from memory.items import steps as steps  # memory embeds these same steps when it retains a record
 from memory.text import clip
 
@@ -74,3 +77,64 @@ def claims_of(sections: dict[str, list[Claim]]) -> Iterator[tuple[str, Claim]]:
     for key, items in sections.items():
         for item in items:
             yield key, item
+
+
+@dataclass(frozen=True)
+class Ground:
+    """One field of one source, as a claim resting on it would have to say it."""
+
+    field: ClaimField
+    text: str
+    record: str | None
+
+
+class Grounds:
+    """Every field of every numbered source, for checking a claim against what it cites."""
+
+    def __init__(self, evidence: Evidence) -> None:
+        self.evidence = evidence
+        self._matches = by_number(evidence)
+        self._items = {item.n: item for item in evidence.items}
+
+    def of(self, n: int) -> list[Ground]:
+        item = self._items.get(n)
+        if item is None:
+            return []
+        if item.kind == "alert":
+            return [Ground("signature", item.text, None)]
+        if item.kind == "runbook":
+            found = runbooks.sections(item.text)
+            return [
+                Ground("runbook", runbooks.title(item.text), item.id),
+                *(Ground("first_check", t, item.id) for t in found.get("first checks", [])),
+                *(Ground("mitigation", t, item.id) for t in runbooks.mitigations(item.text)),
+                *(Ground("risky_action", t, item.id) for t in found.get("risky actions", [])),
+            ]
+        if item.kind == "profile" and item.id is not None:
+            return [
+                Ground("pattern", item.text, item.id),
+                *(Ground("first_check", t, item.id) for t in self.evidence.profile_checks.get(item.id, [])),
+                *(Ground("risky_action", t, item.id) for t in self.evidence.profile_risks.get(item.id, [])),
+            ]
+        if item.kind == "synthesis":
+            return [Ground("pattern", item.text, None)]
+        match = self._matches.get(n)
+        return _record_grounds(match) if match is not None else []
+
+
+def _record_grounds(match: Match) -> list[Ground]:
+    record, ident = match.incident.record, match.incident.id
+    found = [Ground("correction", c, ident) for c in match.corrections]
+    if record is None:
+        return found
+    singles: tuple[tuple[ClaimField, str], ...] = (
+        ("root_cause", record.root_cause),
+        ("symptom", record.symptom),
+        ("signature", record.error_signature),
+        ("outcome", record.outcome),
+        ("runbook_used", record.runbook_used),
+    )
+    found += [Ground(name, flat(text, 2000), ident) for name, text in singles if text.strip()]
+    found += [Ground("resolution_step", s, ident) for s in steps(record.resolution_steps)]
+    found += [Ground("failed_attempt", s, ident) for s in steps(record.failed_attempts)]
+    return found

@@ -8,6 +8,7 @@ produced it. Briefings stored before claims were typed hold items with only ``te
 ``citations``; they still load (every other field has a default) and render as they did.
 """
 
+from collections import Counter
 from datetime import datetime
 from typing import Any, Literal
 
@@ -25,7 +26,7 @@ EvidenceKind = Literal[
 # is likely noise, or when it comes back.
 Role = Literal["cause", "check", "fix", "risky", "noise", "recurrence"]
 # The part of the cited source a claim rests on: a record's fields (``memory.template``), a runbook's
-# sections (``agent.briefing.runbooks``), a team-profile pattern and its lists.
+# sections (``agent.core.runbooks``), a team-profile pattern and its lists.
 ClaimField = Literal[
     "root_cause",
     "correction",
@@ -126,6 +127,60 @@ class CitationCheck(BaseModel):
     invalid_removed: int = 0
 
 
+# Why a claim was removed: it cites nothing; no cited field of its role says it; a field of another
+# role says it better (a failed attempt offered as a fix); it names a field its role cannot rest on; or
+# (a summary sentence) it states history that only the calibrated numbers and the records may state.
+RemovalReason = Literal["uncited", "unsupported", "other role", "wrong field", "history"]
+_REASON_TEXT: dict[str, str] = {
+    "uncited": "cite no source",
+    "unsupported": "are not what any cited field of their role says",
+    "other role": "rest on a field of another role (a failed attempt offered as a fix, say)",
+    "wrong field": "name a field their role cannot rest on",
+    "history": "state history (seen before, noise, counts, dates) the records and numbers do not give",
+}
+
+
+class RemovedClaim(BaseModel):
+    """A claim (or summary sentence, role ``summary``) the guard took out, and why."""
+
+    role: str
+    reason: RemovalReason
+    text: str
+    field: ClaimField | None = None  # the field of another role it rested on, for "other role"
+
+
+class ClaimCheck(BaseModel):
+    """What the claim guard (``agent.core.guard``) kept, by role, and what it removed and why."""
+
+    kept: dict[str, int] = Field(default_factory=dict)
+    removed: list[RemovedClaim] = Field(default_factory=list)
+
+    def removed_by_role(self) -> dict[str, int]:
+        return dict(Counter(r.role for r in self.removed))
+
+    def removed_by_reason(self) -> dict[str, int]:
+        return dict(Counter(r.reason for r in self.removed))
+
+    @property
+    def in_role_support(self) -> float:
+        """The share of the claims checked that were supported in their role (1.0 when none were)."""
+        kept = sum(self.kept.values())
+        checked = kept + sum(1 for r in self.removed if r.role != "summary")
+        return kept / checked if checked else 1.0
+
+    def sentence(self) -> str | None:
+        """How many were removed, by role and why, as a briefing says it; ``None`` when none were."""
+        if not self.removed:
+            return None
+        parts = []
+        for reason, text in _REASON_TEXT.items():
+            roles = Counter(r.role for r in self.removed if r.reason == reason)
+            if roles:
+                counted = ", ".join(f"{n} {role}" for role, n in sorted(roles.items()))
+                parts.append(f"{counted} that {text}")
+        return f"{len(self.removed)} claim(s) removed: " + "; ".join(parts) + "."
+
+
 class HeadItem(BaseModel):
     """One merged, ranked line: every source it came from, and why it ranks where it does."""
 
@@ -179,6 +234,7 @@ class Briefing(BaseModel):
     memory: MemorySwitch
     hops: list[Hop] = Field(default_factory=list)
     citation_check: CitationCheck = Field(default_factory=CitationCheck)
+    claim_check: ClaimCheck = Field(default_factory=ClaimCheck)
     warnings: list[str] = Field(default_factory=list)
     generated_at: datetime
     head: BriefingHead | None = None

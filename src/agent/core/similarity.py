@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from memory.embedder import Embedder
+from memory.items import without_details
 from memory.text import tokens
 
 # Operations verbs and nouns that name the same move, folded to one stem after stemming: "add replicas",
@@ -36,6 +37,12 @@ KnownVectors = Callable[[Sequence[str]], Mapping[str, np.ndarray]]
 _CANONICAL = {word: group[0] for group in _SAME_MOVE for word in group}
 _SUFFIXES = ("ingly", "ing", "ied", "ies", "ed", "es", "s", "ly")
 _KEEP_DOUBLE = frozenset("lsz")
+# Two lines say the same when shared stems and meaning together reach this (tuned on the demo's pool
+# briefing, where "rolled the pods one at a time" and "Roll pods one at a time" must meet and a pool
+# raise and a pod restart must not), or when the meaning alone is this close.
+SAME_AT = 0.5
+SAME_COSINE = 0.8
+SAME_LEXICAL = 0.6  # without an embedder
 
 
 def stem(word: str) -> str:
@@ -96,6 +103,24 @@ class Similarity:
             return None
         self.prepare((a, b))
         return float(np.dot(self._vectors[a], self._vectors[b]))
+
+    def score(self, a: str, b: str) -> float:
+        """How close two lines are: shared stems and meaning, half each (stems alone without an
+        embedder), on the scale ``same`` reads against ``SAME_AT`` (``SAME_LEXICAL`` without one)."""
+        lexical = overlap(stems(a), stems(b))
+        cosine = self.cosine(a, b)
+        return lexical if cosine is None else 0.5 * cosine + 0.5 * lexical
+
+    def same(self, a: str, b: str) -> bool:
+        """Whether two lines say the same thing, as written or without their parenthesized details:
+        the one question the briefing head and the claim guard ask."""
+        return self._same(a, b) or self._same(without_details(a), without_details(b))
+
+    def _same(self, a: str, b: str) -> bool:
+        cosine = self.cosine(a, b)
+        if cosine is None:
+            return self.score(a, b) >= SAME_LEXICAL
+        return cosine >= SAME_COSINE or self.score(a, b) >= SAME_AT
 
     def best(self, query: str, candidates: Sequence[str]) -> list[float]:
         """The cosine of ``query`` with each candidate (zeros without an embedder)."""

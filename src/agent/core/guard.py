@@ -1,0 +1,92 @@
+"""Claims checked in their role: each must rest on a field of its cited source that can hold it.
+
+A fix rests on a resolution step, a mitigation or a recorded outcome; a risky move on a failed attempt
+or a recorded risky action; a cause on a root cause, a correction or a team-profile pattern; a check on
+an error signature, a first check, the first things a record did or a runbook. A claim is compared
+with every field of every source it cites (``Similarity.same``, the question the briefing head asks),
+and the field that says it best decides: a failed attempt offered as a fix, or a record's fix offered
+as a risky move, rests on a field of another role and is removed; so is a claim no field of its role
+says, and one that cites nothing. The evidence-only assembler's claims pass by construction; a model's
+are what this is for. Both go through it.
+
+The ``ClaimCheck`` it fills counts what was kept and removed by role and by reason, so a briefing
+can say how many were removed and why, and an evaluation can report in-role support.
+"""
+
+from dataclasses import dataclass
+
+from agent.core.claims import Grounds
+from agent.core.schema import Claim, ClaimCheck, ClaimField, RemovedClaim, Role
+from agent.core.similarity import Similarity
+
+# The fields a claim of each role may rest on.
+ROLE_FIELDS: dict[Role, frozenset[ClaimField]] = {
+    "cause": frozenset({"root_cause", "correction", "pattern"}),
+    "noise": frozenset({"root_cause"}),
+    "check": frozenset({"signature", "first_check", "resolution_step", "runbook_used", "runbook"}),
+    "fix": frozenset({"resolution_step", "mitigation", "outcome"}),
+    "risky": frozenset({"failed_attempt", "risky_action"}),
+    "recurrence": frozenset({"pattern"}),
+}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The guard's answer for one claim: the claim as kept (its field and record filled), or why not."""
+
+    claim: Claim | None
+    removed: RemovedClaim | None
+
+
+def check(claim: Claim, grounds: Grounds, similarity: Similarity) -> Verdict:
+    """Whether ``claim`` rests on a field of its role in what it cites (the named field, if it names
+    one), and no field of another role says it better."""
+    role = claim.role or "cause"
+    if not claim.citations:
+        return Verdict(None, RemovedClaim(role=role, reason="uncited", text=claim.text))
+    allowed = ROLE_FIELDS[role]
+    if claim.field is not None and claim.field not in allowed:
+        return Verdict(
+            None, RemovedClaim(role=role, reason="wrong field", text=claim.text, field=claim.field)
+        )
+    statement = claim.statement or claim.text
+    said = [
+        (similarity.score(statement, ground.text), ground)
+        for n in claim.citations
+        for ground in grounds.of(n)
+        if similarity.same(statement, ground.text)
+    ]
+    mine = [s for s in said if s[1].field in allowed and claim.field in (None, s[1].field)]
+    other = [s for s in said if s[1].field not in allowed]
+    rival = max(other, key=lambda s: s[0], default=None)
+    best = max(mine, key=lambda s: s[0], default=None)
+    if rival is not None and (best is None or rival[0] > best[0]):
+        return Verdict(
+            None, RemovedClaim(role=role, reason="other role", text=claim.text, field=rival[1].field)
+        )
+    if best is None:
+        return Verdict(None, RemovedClaim(role=role, reason="unsupported", text=claim.text))
+    ground = best[1]
+    return Verdict(
+        claim.model_copy(update={"field": ground.field, "record": ground.record or claim.record}), None
+    )
+
+
+def guard(claims: list[Claim], grounds: Grounds, similarity: Similarity, report: ClaimCheck) -> list[Claim]:
+    """The claims supported in their role; what was kept and removed is counted into ``report``."""
+    similarity.prepare(
+        [
+            *(c.statement or c.text for c in claims),
+            *(g.text for c in claims for n in c.citations for g in grounds.of(n)),
+        ]
+    )
+    kept: list[Claim] = []
+    for claim in claims:
+        verdict = check(claim, grounds, similarity)
+        if verdict.claim is not None:
+            kept.append(verdict.claim)
+            role = verdict.claim.role or "cause"
+            report.kept[role] = report.kept.get(role, 0) + 1
+        elif verdict.removed is not None:
+            report.removed.append(verdict.removed)
+    return kept

@@ -1,0 +1,84 @@
+"""An answer becomes a briefing: history from the calibrated numbers, ids and summaries checked."""
+
+from agent.briefing.finish import finish
+from agent.core.conversation import Conversation, ModelTurn
+from agent.core.evidence import AlertInput, Evidence
+from agent.core.schema import Briefing, Claim, Mode, ModelAnswer
+from agent.core.similarity import Similarity
+from tests.agent.fakes import match, record
+
+
+class _Model:
+    name = "scripted"
+    mode: Mode = "llm"
+
+    async def complete(self, messages: object, tools: object) -> ModelTurn:
+        raise AssertionError("not called")
+
+    async def aclose(self) -> None:
+        return None
+
+
+def _conversation(*probabilities: float) -> Conversation:
+    evidence = Evidence(AlertInput(text="checkout pool exhausted", service="checkout-service"))
+    for i, p in enumerate(probabilities):
+        found = match(record(f"INC-000{i + 1}"), p, i + 2)
+        evidence.items.append(found.item)
+        evidence.matches[found.incident.id] = found
+    evidence.extra_known_ids.add("pattern-pool")
+    return Conversation(messages=[], evidence=evidence)
+
+
+def _brief(answer: ModelAnswer, *probabilities: float) -> tuple[Briefing, list[str]]:
+    warnings: list[str] = []
+    briefing = finish(answer, _conversation(*probabilities), _Model(), [], warnings, Similarity(None))
+    return briefing, warnings
+
+
+def test_related_incidents_read_the_calibrated_threshold_not_the_model() -> None:
+    answer = ModelAnswer(
+        summary="Pool exhausted [2].", related_incidents=["INC-0001", "INC-0002"], seen_before="novel"
+    )
+    briefing, _ = _brief(answer, 0.9, 0.06)
+    assert [r.id for r in briefing.related_incidents] == ["INC-0001"]
+
+
+def test_seen_before_is_never_recurring_below_the_settled_threshold() -> None:
+    answer = ModelAnswer(summary="Pool exhausted [2].", seen_before="recurring")
+    briefing, _ = _brief(answer, 0.68)
+    assert briefing.seen_before == "similar"
+
+
+def test_uncited_and_history_summary_sentences_are_removed_and_counted() -> None:
+    answer = ModelAnswer(
+        summary="Likely noise, two incidents in the last 24 hours [2]. The pool is exhausted [2]. "
+        "Raise it now.",
+        seen_before="recurring",
+    )
+    briefing, warnings = _brief(answer, 0.9)
+    assert briefing.summary == "The pool is exhausted [2]."
+    removed = briefing.claim_check.removed
+    assert sorted(r.reason for r in removed) == ["history", "uncited"]
+    assert any(w.startswith("2 claim(s) removed") for w in warnings)
+
+
+def test_real_ids_joined_by_commas_and_pattern_ids_are_not_called_invented() -> None:
+    answer = ModelAnswer(
+        summary="Pool exhausted [2].",
+        related_incidents=["INC-0001, INC-0002", "pattern-pool", "INC-4242"],
+        seen_before="similar",
+    )
+    briefing, warnings = _brief(answer, 0.9, 0.7)
+    assert [r.id for r in briefing.related_incidents] == ["INC-0001", "INC-0002"]
+    invented = [w for w in warnings if "not in the evidence" in w]
+    assert invented == ["The answer named incident id(s) not in the evidence, removed: INC-4242"]
+
+
+def test_a_fix_the_guard_empties_falls_back_to_the_evidence_only_fixes() -> None:
+    bad = Claim(text="Adding app replicas without checking database max_connections [2]")
+    answer = ModelAnswer(summary="Pool exhausted [2].", suggested_fix=[bad], seen_before="similar")
+    briefing, warnings = _brief(answer, 0.9)
+    fixes = briefing.suggested_fix
+    assert fixes and all(f.field in ("resolution_step", "outcome", "mitigation") for f in fixes)
+    assert "replicas" not in " ".join(f.text for f in fixes)
+    assert any("suggested fix held" in w for w in warnings)

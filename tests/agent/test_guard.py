@@ -1,0 +1,108 @@
+"""The claim guard: a claim stays only when a field of its role in what it cites says it."""
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agent.core.claims import Grounds
+from agent.core.evidence import AlertInput, Evidence
+from agent.core.guard import ROLE_FIELDS, check, guard
+from agent.core.schema import Claim, ClaimCheck, ClaimField, Role
+from agent.core.similarity import Similarity
+from tests.agent.fakes import match, record
+
+POOL = record(
+    "INC-0001",
+    root_cause="The checkout pool was sized for average load, not a flash sale",
+    resolution_steps="1. Rolled the pods one at a time\n2. Enabled the circuit breaker on reservations",
+    failed_attempts="Raised the checkout pool to 80 per pod, which made it worse: "
+    "the primary hit max_connections",
+)
+
+
+def _evidence() -> Evidence:
+    evidence = Evidence(AlertInput(text="checkout p99 high, pool waits", service="checkout-service"))
+    found = match(POOL, 0.9, 2)
+    evidence.items.append(found.item)
+    evidence.matches = {"INC-0001": found}
+    return evidence
+
+
+def _check(
+    role: Role, text: str, field: ClaimField | None = None, citations: tuple[int, ...] = (2,)
+) -> Claim | None:
+    claim = Claim(text=text, citations=list(citations), role=role, field=field)
+    return check(claim, Grounds(_evidence()), Similarity(None)).claim
+
+
+def test_a_recorded_failed_attempt_offered_as_a_fix_is_removed() -> None:
+    """The small model's "Raise the checkout's pool to 80 per pod [2]", where [2] says it made it worse."""
+    verdict = check(
+        Claim(text="Raise the checkout pool to 80 per pod", citations=[2], role="fix"),
+        Grounds(_evidence()),
+        Similarity(None),
+    )
+    assert verdict.claim is None and verdict.removed is not None
+    assert (verdict.removed.reason, verdict.removed.field) == ("other role", "failed_attempt")
+    # Even when it names a field of its role.
+    assert _check("fix", "Raise the checkout pool to 80 per pod", "resolution_step") is None
+
+
+def test_a_records_fix_cited_as_a_risky_move_is_removed() -> None:
+    assert _check("risky", "Rolled the pods one at a time") is None
+    kept = _check("fix", "Roll the pods one at a time")
+    assert kept is not None and (kept.field, kept.record) == ("resolution_step", "INC-0001")
+
+
+def test_one_failed_attempt_is_kept_only_as_a_risky_move() -> None:
+    attempt = "Raised the checkout pool to 80 per pod"
+    assert [_check(role, attempt) is not None for role in ("cause", "check", "fix", "risky")] == [
+        False,
+        False,
+        False,
+        True,
+    ]
+
+
+def test_a_cause_rests_on_the_root_cause_and_an_uncited_claim_on_nothing() -> None:
+    assert _check("cause", "checkout pool sized for average load") is not None
+    assert _check("cause", "checkout pool sized for average load", citations=()) is None
+    assert _check("cause", "A bad deploy of the pricing service") is None
+
+
+def test_a_field_the_role_cannot_rest_on_is_refused_as_named() -> None:
+    verdict = check(
+        Claim(text="Rolled the pods one at a time", citations=[2], role="risky", field="resolution_step"),
+        Grounds(_evidence()),
+        Similarity(None),
+    )
+    assert verdict.removed is not None and verdict.removed.reason == "wrong field"
+
+
+def test_the_report_counts_kept_and_removed_by_role_and_says_why() -> None:
+    report = ClaimCheck()
+    claims = [
+        Claim(text="Roll the pods one at a time", citations=[2], role="fix"),
+        Claim(text="Raise the checkout pool to 80 per pod", citations=[2], role="fix"),
+        Claim(text="Raise the checkout pool to 80 per pod", citations=[], role="risky"),
+    ]
+    kept = guard(claims, Grounds(_evidence()), Similarity(None), report)
+    assert [c.text for c in kept] == ["Roll the pods one at a time"]
+    assert report.kept == {"fix": 1}
+    assert report.removed_by_role() == {"fix": 1, "risky": 1}
+    assert report.removed_by_reason() == {"other role": 1, "uncited": 1}
+    assert report.in_role_support == 1 / 3
+    sentence = report.sentence()
+    assert sentence is not None and sentence.startswith("2 claim(s) removed: ")
+    assert (
+        "1 risky that cite no source" in sentence and "1 fix that rest on a field of another role" in sentence
+    )
+
+
+@given(st.sampled_from(sorted(ROLE_FIELDS)), st.text(min_size=1, max_size=60))
+def test_nothing_that_cites_nothing_is_kept(role: Role, text: str) -> None:
+    assert _check(role, text, citations=()) is None
+
+
+def test_every_field_a_claim_can_name_is_in_some_role() -> None:
+    named = {f for fields in ROLE_FIELDS.values() for f in fields}
+    assert named <= set(ClaimField.__args__)  # type: ignore[attr-defined]
