@@ -9,7 +9,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from agent.briefing.finish import finish
 from agent.briefing.head import build_head
@@ -52,14 +52,23 @@ def parse_answer(content: str | None) -> ModelAnswer:
     return validated(ModelAnswer, raw)
 
 
+def _status(outcome: ToolOutcome) -> Literal["ok", "error", "refused"]:
+    """A write the tool turned down is refused, not ok: it ran, and wrote nothing."""
+    if outcome.logged is not None and outcome.logged.refused:
+        return "refused"
+    return "ok" if outcome.ok else "error"
+
+
 def _trace(outcome: ToolOutcome, note: str | None) -> ToolCallTrace:
     return ToolCallTrace(
         tool=outcome.tool,
         args=outcome.args,
         duration_ms=round(outcome.duration_ms, 3),
         result_chars=len(outcome.text),
-        status="ok" if outcome.ok else "error",
-        error=outcome.error,
+        status=_status(outcome),
+        error=outcome.logged.refused
+        if outcome.logged is not None and outcome.logged.refused
+        else outcome.error,
         note=note,
     )
 

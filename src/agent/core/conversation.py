@@ -62,6 +62,7 @@ class LoggedPostMortem:
     version: int | None
     message: str
     unsupported: list[str] = field(default_factory=list)
+    refused: str | None = None  # why a commit the engineer asked for was not written
 
 
 @dataclass(frozen=True)

@@ -104,7 +104,7 @@ class ToolCallTrace(BaseModel):
     args: dict[str, Any] | str
     duration_ms: float
     result_chars: int
-    status: Literal["ok", "error"]
+    status: Literal["ok", "error", "refused"]
     error: str | None = None
     note: str | None = None  # when the loop made or changed the call, and why
 

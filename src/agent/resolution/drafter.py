@@ -17,6 +17,7 @@ from agent.core.conversation import ConversationView, ModelTurn, ToolCall
 from agent.core.evidence import AlertInput
 from agent.core.schema import Briefing, Claim, Mode
 from agent.resolution.log_tool import LOG, REQUIRED_FIELDS
+from agent.resolution.support import is_value
 from memory.template import POST_MORTEM
 from memory.template import POST_MORTEM_NAMES as FIELDS
 from memory.text import clip
@@ -109,7 +110,7 @@ def draft_fields(
     from_briefing = _briefing_fields(briefing) if briefing is not None and briefing_n else {}
     fields: dict[str, DraftedField] = {}
     for name in FIELDS:
-        if sections.get(name):
+        if is_value(sections.get(name, "")):
             fields[name] = DraftedField(sections[name], [notes_n], "notes")
         elif from_alert.get(name):
             fields[name] = DraftedField(from_alert[name], [1], "alert")
@@ -132,7 +133,7 @@ class EvidenceOnlyDrafter:
 
     @property
     def ready(self) -> bool:
-        return all(self.fields[name].text for name in REQUIRED_FIELDS)
+        return all(is_value(self.fields[name].text) for name in REQUIRED_FIELDS)
 
     def _body(self) -> dict[str, str]:
         return {name: field.marked() for name, field in self.fields.items()}

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from agent.core.citations import Tally, plain_cited
 from agent.core.conversation import ConversationView, LoggedPostMortem
 from agent.core.tools import tool_schema
-from agent.resolution.support import unsupported_fields
+from agent.resolution.support import fix_not_in_role, is_value, unsupported_fields
 from incidents.incident.models import Incident
 from memory.template import POST_MORTEM, REQUIRED_NAMES
 from memory.text import replace_unknown_ids
@@ -133,20 +133,28 @@ class LogIncident:
         if empty:
             raise ValueError(f"{', '.join(empty)} empty once citations are removed")
         unsupported = unsupported_fields(fields, citations, conversation.evidence.items)
-        recorded = await recorder.record(context, fields, commit=self._commit and not unsupported)
-        message = recorded.message
+        failed_fix = fix_not_in_role(
+            fields["resolution_steps"], citations["resolution_steps"], conversation.evidence
+        )
+        recorded = await recorder.record(
+            context, fields, commit=self._commit and not unsupported and not failed_fix
+        )
+        message, refused = recorded.message, None
         if self._commit and unsupported:
-            message = (
-                f"Not logged: {', '.join(unsupported)} cite(s) neither the engineer's notes nor a record. "
-                + message
-            )
+            refused = f"{', '.join(unsupported)} cite(s) neither the engineer's notes nor a record"
+        elif self._commit and failed_fix:
+            refused = "the resolution steps propose what the cited records say failed or made it worse"
+        if refused:
+            message = f"Not logged: {refused}. {message}"
         return LoggedPostMortem(
             fields=fields,
             citations=citations,
             written=recorded.written,
             version=recorded.version,
             message=message,
-            unsupported=unsupported,
+            unsupported=unsupported
+            + (["resolution_steps"] if failed_fix and "resolution_steps" not in unsupported else []),
+            refused=refused,
         )
 
 
@@ -162,7 +170,7 @@ def clean_post_mortem(
     invented: list[str] = []
     for name, value in raw.items():
         text, cited = plain_cited(value or "", count, tally)
-        fields[name], unknown = replace_unknown_ids(text, known)
+        fields[name], unknown = replace_unknown_ids(text if is_value(text) else "", known)
         citations[name] = cited
         invented += [ident for ident in unknown if ident not in invented]
     return fields, citations, invented

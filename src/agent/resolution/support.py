@@ -10,7 +10,11 @@ model's own kind of output. A field that fails is returned for the engineer to c
 import re
 from collections.abc import Mapping, Sequence
 
-from agent.core.schema import EvidenceItem
+from agent.core.claims import Grounds, steps
+from agent.core.evidence import Evidence
+from agent.core.guard import check
+from agent.core.schema import Claim, EvidenceItem
+from agent.core.similarity import Similarity
 
 SUPPORTING_KINDS = frozenset({"notes", "alert", "timeline", "incident", "runbook"})
 MIN_SHARED = 0.34  # of the field's distinct content words, at least this share must appear in its sources
@@ -60,6 +64,34 @@ _STOP = frozenset(
 
 def _words(text: str) -> set[str]:
     return {w.strip(".:/-") for w in _WORD.findall(text.lower())} - _STOP - {""}
+
+
+# What people write in a field when they have nothing to put there: not a value.
+_PLACEHOLDER = re.compile(
+    r"(?:n/?a|none|unknown|not (?:provided|known|specified|available|applicable|given|recorded)|"
+    r"no (?:information|info|data)|tbd|todo|to be determined|\?+|-+|—|\.+)",
+    re.IGNORECASE,
+)
+
+
+def is_value(text: str) -> bool:
+    """Whether a field holds something: not empty, and not a stand-in such as "not provided" or "n/a"."""
+    return bool(text.strip()) and not _PLACEHOLDER.fullmatch(text.strip().strip(".:;!").strip())
+
+
+def fix_not_in_role(resolution_steps: str, citations: Sequence[int], evidence: Evidence) -> bool:
+    """Whether a drafted fix that does not cite the engineer's notes proposes a step that the records it
+    cites say failed or made things worse (checked like a briefing's fix, ``agent.core.guard``)."""
+    kinds = {item.n: item.kind for item in evidence.items}
+    if not resolution_steps.strip() or any(kinds.get(n) == "notes" for n in citations):
+        return False
+    grounds, similarity = Grounds(evidence), Similarity(None)
+    for step in steps(resolution_steps):
+        claim = Claim(text=step, statement=step, citations=list(citations), role="fix")
+        removed = check(claim, grounds, similarity).removed
+        if removed is not None and removed.reason == "other role":
+            return True
+    return False
 
 
 def unsupported_fields(
