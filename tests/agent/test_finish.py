@@ -82,3 +82,20 @@ def test_a_fix_the_guard_empties_falls_back_to_the_evidence_only_fixes() -> None
     assert fixes and all(f.field in ("resolution_step", "outcome", "mitigation") for f in fixes)
     assert "replicas" not in " ".join(f.text for f in fixes)
     assert any("suggested fix held" in w for w in warnings)
+
+
+def test_a_briefing_stored_before_claims_were_typed_still_loads() -> None:
+    stored = {
+        "summary": "s",
+        "first_checks": [{"text": "Look for the error seen in INC-1: HTTP 503 [2]", "citations": [2]}],
+        "seen_before": "similar",
+        "mode": "evidence-only",
+        "memory": "on",
+        "generated_at": "2026-03-01T00:00:00Z",
+        "head": {"first_line": "x", "checks": [{"text": "Look for this error: HTTP 503", "citations": [2]}]},
+    }
+    briefing = Briefing.model_validate(stored)
+    [check] = briefing.first_checks
+    assert check.text.startswith("Look for the error") and check.role is None and check.field is None
+    assert briefing.head is not None and briefing.head.checks[0].field is None
+    assert briefing.claim_check.removed == []

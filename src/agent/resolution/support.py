@@ -79,6 +79,9 @@ def is_value(text: str) -> bool:
     return bool(text.strip()) and not _PLACEHOLDER.fullmatch(text.strip().strip(".:;!").strip())
 
 
+_FAILED = frozenset({"failed_attempt", "risky_action"})
+
+
 def fix_not_in_role(resolution_steps: str, citations: Sequence[int], evidence: Evidence) -> bool:
     """Whether a drafted fix that does not cite the engineer's notes proposes a step that the records it
     cites say failed or made things worse (checked like a briefing's fix, ``agent.core.guard``)."""
@@ -89,7 +92,7 @@ def fix_not_in_role(resolution_steps: str, citations: Sequence[int], evidence: E
     for step in steps(resolution_steps):
         claim = Claim(text=step, statement=step, citations=list(citations), role="fix")
         removed = check(claim, grounds, similarity).removed
-        if removed is not None and removed.reason == "other role":
+        if removed is not None and removed.reason == "other role" and removed.field in _FAILED:
             return True
     return False
 
