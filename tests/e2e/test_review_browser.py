@@ -50,7 +50,7 @@ def test_drafts_accepted_on_the_review_page_are_recalled_and_link_to_their_sourc
     rows = page.locator("#drafts tbody tr")
     assert rows.count() == 3
     assert re.search(r"\t\d+%\t", rows.filter(has_text="checkout-db-failover.md").inner_text())  # fill rate
-    assert "symptom" in rows.filter(has_text="search-outage.md").inner_text()  # missing, named
+    assert "root_cause" in rows.filter(has_text="search-outage.md").inner_text()  # missing, named
     shot(page, "review-01-queue")
 
     page.click("a:text-is('postmortems/checkout-db-failover.md')")
