@@ -75,7 +75,8 @@ def check_text(text: str, evidence_count: int, tally: Tally | None = None) -> tu
         found.extend(n for n in valid if n not in found)
         if not valid:
             return ""
-        lead = " " if match.group(0)[0].isspace() else ""
+        # The space before a marker stays as written, so a checked text checks to itself.
+        lead = match.group(0)[0] if match.group(0)[0].isspace() else ""
         return lead + _canonical(valid)
 
     return _MARKER.sub(replace, text).strip(), found
