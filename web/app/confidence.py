@@ -12,6 +12,8 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime
 
+from sqlalchemy import inspect
+
 from agent.core.confidence import Fit, Scorer, shipped_fit
 from agent.core.team_fit import INFERRED_WEIGHT, Label, TeamFit, decide
 from incidents.confidence import service as fits
@@ -64,8 +66,11 @@ def _scorer(row: ConfidenceFit | None, base: Fit) -> Scorer:
 
 
 def load_fit(container: Container) -> Scorer:
-    """The fit briefings of this bank use: the active refit, else the shipped fit."""
+    """The fit briefings of this bank use: the active refit, else the shipped fit. A database not yet
+    migrated to hold fits has none (``recallops ask`` reads without migrating)."""
     with container.sessions() as db:
+        if not inspect(db.get_bind()).has_table(ConfidenceFit.__tablename__):
+            return shipped_fit()
         row = fits.active_fit(db_session=db, bank_id=container.settings.memory.bank_id)
         return _scorer(row, shipped_fit())
 

@@ -66,6 +66,7 @@ def test_briefings_go_on_while_every_send_is_stuck_on_a_receiver(
     later = [owe_briefing(container, n) for n in (2, 3, 4)]
     worker.wake()
     wait_for(lambda: all(briefed(container, i) for i in later), timeout=60, what="the later briefings")
-    assert all(r.open_connections == 1 for r in stuck), "the stuck sends were still in flight"
+    # Every send a receiver took in is still open (the later briefings' messages may have joined them).
+    assert all(r.open_connections == r.requests >= 1 for r in stuck), "the stuck sends were still in flight"
     status = lane_status(worker.lanes)
     assert status["delivery"]["in_flight"] >= 2 and status["briefing"]["depth"] == 0
