@@ -20,6 +20,7 @@ def test_ready_while_the_database_takes_writes_and_not_once_it_refuses_them(api:
             cursor.execute("PRAGMA query_only = ON")
         else:
             cursor.execute("SET default_transaction_read_only = on")
+            connection.commit()  # a SET inside the driver's open transaction would be rolled back with it
         cursor.close()
 
     engine.dispose()
