@@ -99,7 +99,14 @@ def deployment(database_url: str, hindsight: HindsightServer, tmp_path: Path) ->
     with holding_proxy(hindsight.url) as proxy:
         a = LiveServer(
             tmp_path / "a",
-            env={**common, "HINDSIGHT_BASE_URL": proxy.url, "RECALLOPS_MEMORY_TIMEOUT_S": "120"},
+            env={
+                **common,
+                "HINDSIGHT_BASE_URL": proxy.url,
+                "RECALLOPS_MEMORY_TIMEOUT_S": "120",
+                # One job at a time, so a held recall pins exactly one briefing job on A.
+                "RECALLOPS_BRIEFING_CONCURRENCY": "1",
+                "RECALLOPS_MEMORY_WRITE_CONCURRENCY": "1",
+            },
         )
         b = LiveServer(tmp_path / "b", env={**common, "HINDSIGHT_BASE_URL": hindsight.url})
         engine = make_engine(database_url)

@@ -18,9 +18,17 @@ from web.app.container import Container
 from web.app.memory_outbox import deliver_due
 
 
-@pytest.fixture
-async def container(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Container]:
-    monkeypatch.setenv("RECALLOPS_MEMORY_TIMEOUT_S", "0.5")
+@pytest.fixture(params=[None])
+async def container(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[Container]:
+    """A container whose memory calls wait ``request.param`` seconds (the default when None).
+
+    Only the test that locks the memory file wants a short wait; elsewhere the first write loads the
+    embedding model, which on a busy machine takes longer than a short timeout allows.
+    """
+    if request.param is not None:
+        monkeypatch.setenv("RECALLOPS_MEMORY_TIMEOUT_S", str(request.param))
     built = Container.build(configure(monkeypatch, tmp_path / "data", f"sqlite:///{tmp_path / 'r.db'}"))
     yield built
     await built.aclose()
@@ -58,6 +66,7 @@ async def test_the_record_and_its_correction_land_under_their_own_ids(container:
         assert len(kinds) == 2
 
 
+@pytest.mark.parametrize("container", [0.5], indirect=True)
 async def test_memory_down_leaves_the_writes_failing_with_the_error_and_a_next_attempt(
     container: Container,
 ) -> None:
