@@ -9,7 +9,9 @@ Two kinds of endpoint, told apart by the base URL alone:
   through the ``openai`` SDK, which posts to ``{base}/chat/completions``.
 
 Timeouts fit the endpoint unless set: a hosted API answers a hop in seconds, a model on a team's
-own CPU box can take minutes.
+own CPU box can take minutes. So does the reliability profile: the model writes it on Groq, and on an
+OpenAI-compatible endpoint only when asked, since a server with one slot would take the profile's
+calls ahead of the briefings.
 """
 
 from typing import Literal
@@ -48,6 +50,9 @@ class LLMSettings(BaseSettings):
     # makes it without asking (a slow local model is spared a call whose answer is known).
     llm_force_call: Literal["tool_choice", "json_schema", "loop"] = "tool_choice"
     llm_mode: Literal["auto", "llm", "groq", "evidence-only"] = "auto"
+    # Who writes the reliability profile in LLM mode: ``model``, ``offline`` (grouped from the records
+    # alone, as in evidence-only mode), or ``auto``: the model on Groq, offline on a ``/v1`` endpoint.
+    llm_profile: Literal["auto", "model", "offline"] = "auto"
 
     @property
     def endpoint(self) -> Endpoint:
@@ -59,6 +64,12 @@ class LLMSettings(BaseSettings):
         if self.llm_timeout_s is not None:
             return self.llm_timeout_s
         return HOSTED_TIMEOUT_S if self.endpoint == "groq" else SELF_HOSTED_TIMEOUT_S
+
+    @property
+    def profile_uses_llm(self) -> bool:
+        if not self.uses_llm or self.llm_profile == "offline":
+            return False
+        return self.llm_profile == "model" or self.endpoint == "groq"
 
     @property
     def uses_llm(self) -> bool:

@@ -8,7 +8,8 @@ import pytest
 from tenacity import wait_none
 
 from agent.llm import EndpointChatModel
-from agent.profile.synthesis import LLMProfileSynthesizer, checked
+from agent.profile.synthesis import LLMProfileSynthesizer, checked, profile_synthesizer
+from agent.settings import LLMSettings
 from memory.patterns import OfflineSynthesizer
 from memory.profile import SOURCE_QUERY
 from tests.agent.conftest import llm_settings
@@ -82,3 +83,21 @@ def test_checked_drops_unknown_citations() -> None:
     offline = OfflineSynthesizer().patterns(HISTORY)
     assert checked(offline, {"INC-0004"})[0].incidents == ["INC-0004"]
     assert checked(offline, set()) == []
+
+
+@pytest.mark.parametrize(
+    ("settings", "by_model"),
+    [
+        ({"llm_api_key": "gsk-test"}, True),
+        ({"llm_base_url": "http://127.0.0.1:8089/v1"}, False),
+        ({"llm_base_url": "http://127.0.0.1:8089/v1", "llm_profile": "model"}, True),
+        ({"llm_api_key": "gsk-test", "llm_profile": "offline"}, False),
+        ({"llm_api_key": "gsk-test", "llm_mode": "evidence-only", "llm_profile": "model"}, False),
+    ],
+)
+def test_a_self_hosted_model_writes_the_profile_only_when_asked(
+    settings: dict[str, str], by_model: bool
+) -> None:
+    """A server with one slot would take the profile's calls ahead of the briefings."""
+    chosen = profile_synthesizer(LLMSettings(_env_file=None, **settings))  # type: ignore[call-arg]
+    assert isinstance(chosen, LLMProfileSynthesizer) is by_model

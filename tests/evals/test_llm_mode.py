@@ -14,7 +14,7 @@ ANSWER = {
     "summary": "This looks like PM-1001 [2].",
     "likely_causes": [{"text": "maximumPoolSize 20 was sized for average load [2]", "citations": [2]}],
     "first_checks": [{"text": "Check max_connections is above 900 [2]", "citations": [2]}],
-    "suggested_fix": [],
+    "suggested_fix": [{"text": "Scale checkout from 6 to 18 pods [2]", "citations": [2]}],
     "risky_actions": [{"text": "Scaling checkout pods made it worse [2]", "citations": [2]}],
     "related_incidents": ["PM-1001"],
     "seen_before": "similar",
@@ -54,5 +54,9 @@ async def test_llm_run_is_scored_and_checked_like_evidence_only(llm: ScriptedLLM
         "unsupported claim in first_checks item 1: '900' is in none of its cited sources nor the alert"
     ]
     assert summary["faithfulness"]["rates"]["cited"] == 1.0
+    # The recorded failed attempt offered as the fix is taken out by the guard and counted by role.
+    assert summary["guard"]["removed_by_role"] == {"fix": 1}, summary["guard"]
+    assert summary["guard"]["removed_by_reason"] == {"other role": 1}
+    assert summary["roles"]["failed_attempt_fixes"] == []
     assert llm.requests, "the model was never called"
     assert json.dumps(llm.requests[0]).count("recall_similar_incidents") >= 1

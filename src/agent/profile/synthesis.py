@@ -126,7 +126,8 @@ def _answer(patterns: list[Pattern], note: str) -> ReflectAnswer:
 
 
 def profile_synthesizer(settings: LLMSettings) -> LLMProfileSynthesizer | None:
-    """The LLM profile writer when a model is configured; None leaves the offline synthesizer in charge."""
-    if not settings.uses_llm:
+    """The LLM profile writer when the settings give the profile to the model; None leaves the offline
+    synthesizer in charge (evidence-only mode, and by default a self-hosted endpoint)."""
+    if not settings.profile_uses_llm:
         return None
     return LLMProfileSynthesizer(EndpointChatModel(settings), offline=OfflineSynthesizer(MiniLMEmbedder()))

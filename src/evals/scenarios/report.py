@@ -3,9 +3,12 @@
 import asyncio
 import tempfile
 import time
+from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from agent.core.schema import ClaimCheck
 from evals.scenarios.faithfulness import Faithfulness
 from evals.scenarios.roles import RoleSupport, check_roles
 from evals.scenarios.runner import MemoryTemplates, Mode, ScenarioResult, run_scenario
@@ -22,6 +25,23 @@ async def run_all(directory: Path, *, mode: Mode, only: list[str] | None = None)
                 continue
             results.append(await run_scenario(scenario, directory, mode=mode, templates=templates))
     return results
+
+
+def guard_removals(briefings: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """What the product's claim guard took out of the briefings, by role and by reason: the eval's
+    in-role support reads what it left."""
+    checks = [ClaimCheck.model_validate(b.get("claim_check") or {}) for b in briefings]
+    by_role: Counter[str] = Counter()
+    by_reason: Counter[str] = Counter()
+    for check in checks:
+        by_role.update(check.removed_by_role())
+        by_reason.update(check.removed_by_reason())
+    return {
+        "kept": sum(sum(c.kept.values()) for c in checks),
+        "removed": sum(by_role.values()),
+        "removed_by_role": dict(sorted(by_role.items())),
+        "removed_by_reason": dict(sorted(by_reason.items())),
+    }
 
 
 def summarize(results: list[ScenarioResult], *, mode: Mode, seconds: float) -> dict[str, Any]:
@@ -43,6 +63,7 @@ def summarize(results: list[ScenarioResult], *, mode: Mode, seconds: float) -> d
         "pass_rate": passed / len(results) if results else None,
         "seconds": round(seconds, 1),
         "roles": roles.as_dict(),
+        "guard": guard_removals(r.briefing for r in results if r.briefing is not None),
         "faithfulness": faithfulness.as_dict() | {"briefings": sum(r.briefing is not None for r in results)},
         "memory_replay": {
             "scenarios": len(effects),
@@ -111,6 +132,10 @@ def render(summary: dict[str, Any]) -> str:
         f"failed attempts offered as a fix: {len(roles['failed_attempt_fixes'])}"
     )
     lines += [f"  - fix: {text}" for text in roles["failed_attempt_fixes"]]
+    guard = summary["guard"]
+    removed = ", ".join(f"{role} {n}" for role, n in guard["removed_by_role"].items()) or "none"
+    checked = guard["kept"] + guard["removed"]
+    lines.append(f"claims removed by the guard: {guard['removed']} of {checked} ({removed})")
     replay = summary["memory_replay"]
     lines.append(
         f"memory replay: memory changed the top likely cause or the risky actions in "
