@@ -211,6 +211,19 @@ def parse_rows(text: str, rejections: Rejections) -> list[tuple[int, HistoryRow]
     return validate_items(_json_lines(text, rejections), rejections)
 
 
+def parse_body(data: bytes, after: int = 0) -> tuple[list[tuple[int, HistoryRow]], Rejections]:
+    """An import's raw body: its valid rows, and its rejections with the page after line ``after``.
+    ``UnreadableImport`` when it is not UTF-8, holds nothing, or is a JSON list that does not parse."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UnreadableImport("body is not UTF-8") from exc
+    if not text.strip():
+        raise UnreadableImport("empty body: expected one JSON record per line, or a JSON list")
+    rejections = Rejections(after=after)
+    return parse_rows(text, rejections), rejections
+
+
 def _json_lines(text: str, rejections: Rejections) -> Iterator[tuple[int, Any]]:
     for number, line in enumerate(io.StringIO(text, newline=None), start=1):
         if not line.strip():

@@ -48,6 +48,7 @@ from memory.history import (
     Runbook,
     UnreadableImport,
     describe,
+    parse_body,
     parse_rows,
     validate_items,
 )
@@ -120,6 +121,7 @@ __all__ = [
     "log_incident",
     "log_incidents",
     "log_runbook",
+    "parse_body",
     "parse_rows",
     "read_bytes",
     "read_files",

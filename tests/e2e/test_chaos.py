@@ -1,6 +1,7 @@
 """Four webhook channels routed for every event, three of them broken the way receivers break, and 20
 alerts: every briefing is still stored within seconds, memory writes drain, the healthy channel gets
-each message once and the broken channels' rows end failed within their attempt budget."""
+each message once, the broken channels' rows end failed within their attempt budget, and the server's
+log holds none of the channels' secrets."""
 
 import functools
 import json
@@ -17,7 +18,7 @@ import pytest
 
 from tests.e2e.resolution_helpers import POST_MORTEM, client, issue_token, wait_synced
 from tests.support.chaos import ChaosReceiver
-from tests.support.net import wait_for
+from tests.support.net import free_port, wait_for
 from tests.support.server import LiveServer
 from tests.support.webhook import WebhookReceiver
 
@@ -33,6 +34,7 @@ BRIEFING_BOUND_S = 5.0
 ALONE_S = 0.5
 MAX_ATTEMPTS = 3
 BROKEN = ("drip", "hang", "nan")
+TOPIC_SECRET = "chaos-ntfy-topic-secret"
 
 
 @pytest.fixture
@@ -52,6 +54,9 @@ def server(
     broken, healthy = receivers
     channels = [{"name": r.mode, "kind": "webhook", "url": r.url} for r in broken]
     channels.append({"name": "healthy", "kind": "webhook", "url": healthy.url, "secret": healthy.secret})
+    # An ntfy topic on a port nobody listens on: Apprise fails at once, and for ntfy the topic is the secret.
+    url = f"ntfy://127.0.0.1:{free_port()}/{TOPIC_SECRET}"
+    channels.append({"name": "phones", "kind": "apprise", "url": url})
     env = {
         "RECALLOPS_DATABASE_URL": database_url,
         "RECALLOPS_NOTIFY_CHANNELS": json.dumps(channels),
@@ -104,7 +109,8 @@ def test_broken_receivers_hold_up_no_briefing_and_no_healthy_message(
     record_property: Callable[[str, object], None],
 ) -> None:
     broken, healthy = receivers
-    with client(server, issue_token(server)) as http:
+    token = issue_token(server)
+    with client(server, token) as http:
         # Two alerts first, one at a time: the first loads the embedder, the second is a briefing alone
         # (its messages already stuck on the broken receivers).
         warmups: list[str] = []
@@ -157,4 +163,12 @@ def test_broken_receivers_hold_up_no_briefing_and_no_healthy_message(
         retried = metric(text, f'recallops_deliveries_total{{channel="{channel}",outcome="failing"}}')
         assert retried == owed * (MAX_ATTEMPTS - 1), channel  # each row used its budget, no more
         assert receiver.requests == owed * MAX_ATTEMPTS, channel
+    assert metric(text, 'recallops_deliveries_total{channel="phones",outcome="failed"}') == owed
     assert metric(text, 'recallops_lane_depth{lane="memory"}') == 0
+
+    server.stop()  # the log is read whole, shutdown included
+    log = server.log()
+    assert "delivery failed" in log  # the lines a leak would be in were written
+    secrets = [f"{r.mode}-path-secret" for r in broken] + [f"{r.mode}-query-secret" for r in broken]
+    for secret in (*secrets, TOPIC_SECRET, healthy.secret, token):
+        assert secret not in log, f"{secret} in the server log"

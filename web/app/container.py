@@ -11,6 +11,7 @@ from memory.factory import open_bank, open_embedder
 from memory.service import Embedder, MemoryBank
 from web.app.lanes import Lane, Worker
 from web.app.notify.deliver import Notifier
+from web.app.offload import Offload
 from web.app.settings import Settings
 
 
@@ -24,6 +25,7 @@ class Container:
     notifier: Notifier
     worker: Worker | None = field(default=None)
     lanes: list[Lane] = field(default_factory=list)
+    offload: Offload = field(default_factory=Offload)
 
     @classmethod
     def build(cls, settings: Settings | None = None, *, migrate: bool = True) -> "Container":
@@ -60,5 +62,6 @@ class Container:
     async def aclose(self) -> None:
         if self.worker is not None:
             self.worker.stop()
+        self.offload.close()
         await self.bank.close()
         self.engine.dispose()

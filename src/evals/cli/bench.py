@@ -245,6 +245,25 @@ def ingest(
     _print(result, as_json=as_json, summary=ingest_bench.summary)
 
 
+@app.command("import-health")
+def import_health(
+    url: str = typer.Option("http://127.0.0.1:8000", help="A running RecallOps server."),
+    token: str = typer.Option(..., envvar="RECALLOPS_BENCH_TOKEN", help="A token with incidents:write."),
+    body: str = typer.Option("junk", help="junk (one-character lines, all rejected) or records."),
+    mib: float = typer.Option(2.0, min=0.01, max=20, help="Size of each import's body."),
+    runs: int = typer.Option(3, min=1, help="Imports, one after another (figures are medians)."),
+    as_json: bool = AS_JSON,
+) -> None:
+    """/healthz p50/p99 while a large import runs, against /healthz alone in the same run."""
+    from evals.bench import import_health as import_health_bench
+
+    if body not in ("junk", "records"):
+        raise typer.BadParameter("junk or records", param_hint="--body")
+    kind: import_health_bench.Body = "junk" if body == "junk" else "records"
+    result = run(import_health_bench.run_import_health(url, token, body=kind, mib=mib, runs=runs))
+    _print(result, as_json=as_json, summary=import_health_bench.summary)
+
+
 @app.command("soak")
 def soak(
     urls: list[str] = typer.Option(..., "--url", help="A replica; repeat for each (alerts go round-robin)."),

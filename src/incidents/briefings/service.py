@@ -128,8 +128,8 @@ def claim_due_jobs(
         where=(Job.kind == kind,),
         now=now,
     )
-    jobs = [db_session.get(Job, lease.id, populate_existing=True) for lease in leases]
-    return [job for job in jobs if job is not None]
+    jobs: list[Job] = JOBS.claimed(db_session, leases)
+    return jobs
 
 
 def renew_job_lease(

@@ -35,7 +35,7 @@ from incidents.database import rowcount
 from incidents.delivery.models import Delivery
 from incidents.delivery.routing import enabled_routes
 from incidents.incident.models import Incident
-from incidents.queue.table import OUTBOX_OPEN_STATES, Lease, Queue
+from incidents.queue.table import OUTBOX_OPEN_STATES, Claimed, Queue
 from incidents.timeutil import utcnow
 
 OPEN_STATES = OUTBOX_OPEN_STATES
@@ -46,19 +46,13 @@ MESSAGES = Queue.outbox(Delivery, done_state="sent", max_error_chars=MAX_ERROR_C
 
 
 @dataclass(frozen=True)
-class Claim:
+class Claim(Claimed):
     """A row this worker may send while its lease holds; complete or fail it by its lease."""
 
-    id: int
     incident_id: int | None
     channel: str
     event: str
     payload: dict[str, Any]
-    attempts: int
-
-    @property
-    def lease(self) -> Lease:
-        return Lease(self.id, self.attempts)
 
 
 def owe(*, db_session: Session, incident: Incident, event: str, data: dict[str, Any] | None = None) -> int:
@@ -136,13 +130,7 @@ def claim_due(
     leases = MESSAGES.claim(
         db_session, limit=limit, lease_s=lease_s, max_attempts=max_attempts, where=tuple(where), now=now
     )
-    rows = db_session.scalars(
-        select(Delivery)
-        .where(Delivery.id.in_([lease.id for lease in leases]))
-        .order_by(Delivery.id)
-        .execution_options(populate_existing=True)
-    ).all()
-    return [Claim(r.id, r.incident_id, r.channel, r.event, r.payload, r.attempts) for r in rows]
+    return [Claim.of(row) for row in MESSAGES.claimed(db_session, leases)]
 
 
 def thread_ref(*, db_session: Session, incident_id: int | None, channel: str) -> str | None:

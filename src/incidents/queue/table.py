@@ -23,9 +23,9 @@ Guarantees, and how:
 Functions flush nothing and commit nothing: the caller owns the transaction.
 """
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Self
 
 from sqlalchemy import ColumnElement, func, select, update
 from sqlalchemy.orm import InstrumentedAttribute, Session
@@ -45,6 +45,24 @@ class Lease:
 
     id: int
     attempts: int
+
+
+@dataclass(frozen=True)
+class Claimed:
+    """What a queue's claim carries first: the row's id and its fencing attempt number. Each queue's
+    claim extends it with what its worker needs, and hands ``lease`` back to complete or fail it."""
+
+    id: int
+    attempts: int
+
+    @property
+    def lease(self) -> Lease:
+        return Lease(self.id, self.attempts)
+
+    @classmethod
+    def of(cls, row: Any) -> Self:
+        """The claim of a claimed row: each of the claim's fields read from the row's same-named column."""
+        return cls(**{f.name: getattr(row, f.name) for f in fields(cls)})
 
 
 @dataclass(frozen=True)
@@ -144,6 +162,12 @@ class Queue:
         for lease in spent:
             self._give_up(db_session, lease, now)
         return [lease for lease in leases if lease.attempts <= max_attempts]
+
+    def claimed(self, db_session: Session, leases: list[Lease]) -> list[Any]:
+        """The rows just leased, loaded afresh (the claim updated them in the database), in id order."""
+        m = self.model
+        query = select(m).where(m.id.in_([lease.id for lease in leases])).order_by(m.id)
+        return list(db_session.scalars(query.execution_options(populate_existing=True)).all())
 
     def _give_up(self, db_session: Session, lease: Lease, now: datetime) -> None:
         m = self.model

@@ -30,7 +30,7 @@ from sqlalchemy.orm import Session
 
 from incidents.database import rowcount
 from incidents.incident.models import Incident
-from incidents.queue.table import OUTBOX_OPEN_STATES, Lease, Queue
+from incidents.queue.table import OUTBOX_OPEN_STATES, Claimed, Queue
 from incidents.resolution.models import OutboxEntry
 from incidents.timeutil import utcnow
 
@@ -42,20 +42,14 @@ MEMORY_WRITES = Queue.outbox(OutboxEntry, done_state="synced", max_error_chars=M
 
 
 @dataclass(frozen=True)
-class Claim:
+class Claim(Claimed):
     """A row this worker may deliver while its lease holds; complete or fail it by lease and generation."""
 
-    id: int
     generation: int
     incident_id: int | None
     document_id: str
     kind: str
     payload: dict[str, Any]
-    attempts: int
-
-    @property
-    def lease(self) -> Lease:
-        return Lease(self.id, self.attempts)
 
 
 @dataclass(frozen=True)
@@ -102,16 +96,7 @@ def enqueue(
 def claim_due(*, db_session: Session, limit: int, lease_s: float, now: datetime | None = None) -> list[Claim]:
     """Lease up to ``limit`` due rows to the caller, oldest due first. Commit right after."""
     leases = MEMORY_WRITES.claim(db_session, limit=limit, lease_s=lease_s, now=now)
-    rows = db_session.scalars(
-        select(OutboxEntry)
-        .where(OutboxEntry.id.in_([lease.id for lease in leases]))
-        .order_by(OutboxEntry.id)
-        .execution_options(populate_existing=True)
-    ).all()
-    return [
-        Claim(row.id, row.generation, row.incident_id, row.document_id, row.kind, row.payload, row.attempts)
-        for row in rows
-    ]
+    return [Claim.of(row) for row in MEMORY_WRITES.claimed(db_session, leases)]
 
 
 def complete(*, db_session: Session, claim: Claim, now: datetime | None = None) -> bool:

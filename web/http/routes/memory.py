@@ -4,12 +4,12 @@
 sees exactly the incidents a briefing would be built from, with their scores and why they matched.
 ``POST /api/v1/memory/import`` takes JSONL (``application/x-ndjson``) or a JSON list and answers with
 the summary: imported, updated, unchanged, how many lines were rejected and the first of them with
-their reasons. The body is decoded and parsed in a worker thread, one line at a time, so a large or
-junk import never holds the event loop (health checks and alert intake keep answering). Rewriting
+their reasons. The body is decoded and parsed in a worker process (``web.app.offload``), one line at
+a time, so a large or junk import holds neither the event loop nor its GIL (health checks and alert
+intake keep answering). Rewriting
 an id that is already history takes ``replace=true`` and the ``history:replace`` scope.
 """
 
-import asyncio
 from datetime import datetime
 from typing import Annotated
 
@@ -18,19 +18,18 @@ from pydantic import BaseModel
 
 from incidents.auth.tokens import REPLACE_HISTORY
 from memory.service import (
-    HistoryRow,
     IncidentRecord,
     MemoryUnavailable,
     RecalledIncident,
-    Rejections,
     UnreadableImport,
-    parse_rows,
+    parse_body,
     recall_similar_incidents,
     tag_value,
 )
 from web.app.container import Container
 from web.app.history import ImportSummary, import_history
 from web.app.metrics import MEMORY_SEARCH_LATENCY
+from web.app.offload import WorkerDied
 from web.http.auth import authorize, require
 from web.http.deps import get_container
 from web.http.routes.common import errors
@@ -103,20 +102,6 @@ def _media(request: Request) -> None:
         )
 
 
-def _parse(data: bytes, rejections: Rejections) -> list[tuple[int, HistoryRow]]:
-    """Decode and parse the body; run in a worker thread, never on the event loop."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise HTTPException(400, "body is not UTF-8") from exc
-    if not text.strip():
-        raise HTTPException(400, "empty body: expected one JSON record per line, or a JSON list")
-    try:
-        return parse_rows(text, rejections)
-    except UnreadableImport as exc:
-        raise HTTPException(400, str(exc)) from exc
-
-
 @router.post(
     "/import",
     response_model=ImportSummary,
@@ -154,8 +139,12 @@ async def import_records(
     _media(request)
     if replace:
         authorize(principal, REPLACE_HISTORY)
-    rejections = Rejections(after=rejected_after)
-    rows = await asyncio.to_thread(_parse, await request.body(), rejections)
+    try:
+        rows, rejections = await container.offload.call(parse_body, await request.body(), rejected_after)
+    except UnreadableImport as exc:
+        raise HTTPException(400, str(exc)) from exc
+    except WorkerDied as exc:
+        raise HTTPException(503, f"{exc}; the import is safe to send again") from exc
     try:
         return await import_history(
             sessions=container.sessions,

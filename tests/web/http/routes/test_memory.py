@@ -1,15 +1,15 @@
 """Memory search and history import over HTTP, on a real database and the real embedded bank."""
 
-import asyncio
 import json
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-import web.http.routes.memory as memory_route
 from memory.history import Runbook
 from tests.web.http.routes.conftest import Api
 from web.app.history import retain_runbooks
+from web.app.offload import Offload
 
 
 def post_mortem(incident_id: str, **overrides: Any) -> dict[str, Any]:
@@ -224,19 +224,15 @@ def test_a_junk_import_is_answered_with_counts_and_one_page_of_rejections(api: A
     assert len(last["rejected"]) == 10 and last["rejected_next"] is None
 
 
-def test_the_import_is_parsed_off_the_event_loop(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
-    loops: list[bool] = []
-    parse = memory_route.parse_rows
+def test_the_import_is_parsed_in_the_worker_process(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Parsing holds the GIL, so a thread of the server would still stall its event loop."""
+    called: list[str] = []
+    call = Offload.call
 
-    def watched(*args: Any) -> Any:
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            loops.append(False)
-        else:
-            loops.append(True)
-        return parse(*args)
+    async def watched(self: Offload, fn: Callable[..., Any], *args: object) -> Any:
+        called.append(fn.__name__)
+        return await call(self, fn, *args)
 
-    monkeypatch.setattr(memory_route, "parse_rows", watched)
+    monkeypatch.setattr(Offload, "call", watched)
     assert import_(api, jsonl(post_mortem("PM-70"))).json()["imported"] == 1
-    assert loops == [False]
+    assert called == ["parse_body"]
