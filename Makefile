@@ -34,7 +34,8 @@ test: $(STAMP) system-deps hindsight-env matrix-env
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
-# The tests against the real local model (minutes per briefing on a CPU): not part of `test` yet.
+# The tests against the real local model: not part of `test`, which must stay within the CI budget;
+# on a loaded two-core machine one briefing outlasted a 30-minute hop timeout (docs/llm.md).
 test-llm: $(STAMP) llm-env
 	$(BIN)/python -m pytest -m llm
 

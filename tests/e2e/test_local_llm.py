@@ -15,8 +15,13 @@ import pytest
 
 from agent.briefing.loop import MAX_HOPS
 from agent.briefing.recall_first import names_the_alert
+from agent.core.claims import SECTIONS
+from agent.core.confidence import MODERATE, SETTLED
 from agent.core.evidence import AlertInput
+from agent.core.guard import ROLE_FIELDS
 from agent.core.tools import RECALL
+from agent.resolution.log_tool import LOG
+from evals.scenarios.roles import check_roles
 from tests.e2e.test_replicas import sign_in
 from tests.support.local_llm import LocalLLM, local_llm
 from tests.support.net import wait_for
@@ -79,6 +84,22 @@ def assert_llm_or_repair_fallback(answer: dict[str, Any]) -> None:
         assert any(w.endswith("assembled from the evidence only.") for w in warnings), warnings
 
 
+def assert_seen_before_is_calibrated(briefing: dict[str, Any], service: str) -> None:
+    """``seen_before`` is read from the recalled incidents' calibrated probabilities, whatever the
+    model said: novel when none is a reliable match, recurring only for a settled, undisputed one
+    on the alert's own service."""
+    recalled = [e for e in briefing["evidence"] if e["kind"] == "incident" and e["probability"] is not None]
+    best = max(recalled, key=lambda e: e["probability"], default=None)
+    seen = briefing["seen_before"]
+    if best is None or best["probability"] < MODERATE:
+        assert seen == "novel", (seen, best)
+    elif seen == "recurring":
+        assert best["probability"] >= SETTLED and best["service"] == service, best
+        assert not briefing["disputed"], briefing["disputed"]
+    else:
+        assert seen == "similar", (seen, best)
+
+
 def briefed(http: httpx.Client, incident: str) -> dict[str, Any]:
     return wait_for(
         lambda: (r := http.get(f"/api/v1/incidents/{incident}/briefing")).status_code == 200 and r.json(),
@@ -118,12 +139,13 @@ def test_the_demo_alert_briefed_by_the_local_model_passes_the_guards(
     recalled = {e["id"]: e for e in evidence.values() if e["kind"] == "incident"}
     related = briefing["related_incidents"]
     assert all(r["id"] in recalled for r in related), (related, sorted(recalled))
-    claims = [
-        c for s in ("likely_causes", "first_checks", "suggested_fix", "risky_actions") for c in briefing[s]
-    ]
-    assert all(n in evidence for c in claims for n in c["citations"]), claims
-    if not recalled:
-        assert briefing["seen_before"] == "novel"
+    claims = [(role, c) for section, role in SECTIONS.items() for c in briefing[section]]
+    assert all(n in evidence for _, c in claims for n in c["citations"]), claims
+    # Every claim left stands on a field its role may rest on, as the guard found it; the eval's own
+    # reading finds no recorded failed attempt among the fixes.
+    assert all(c["field"] in ROLE_FIELDS[c["role"] or role] for role, c in claims), claims
+    assert check_roles(briefing).failed_attempt_fixes == [], briefing["suggested_fix"]
+    assert_seen_before_is_calibrated(briefing, DEMO_ALERT["service"])
 
     with httpx.Client(base_url=site.server.url, timeout=60) as browser:
         assert sign_in(browser, "oncall", PASSWORD).status_code == 303
@@ -147,5 +169,9 @@ def test_the_resolution_conversation_cannot_log_without_support(
         draft = response.json()
         assert_llm_or_repair_fallback(draft)
         assert not draft["logged"] and draft["resolution_version"] is None
+        # A log_incident the model sent was turned down, and the draft says nothing was written.
+        logs = [c for hop in draft["hops"] for c in hop["calls"] if c["tool"] == LOG]
+        assert all(c["status"] != "ok" for c in logs), logs
+        assert any(w.startswith("Nothing was written:") for w in draft["warnings"]), draft["warnings"]
         assert http.get(f"/api/v1/incidents/{incident}/memory").json()["state"] is None
         assert http.get(f"/api/v1/incidents/{incident}/resolution").status_code == 404
