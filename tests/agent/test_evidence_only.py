@@ -124,10 +124,10 @@ async def test_a_tool_reads_the_conversation_and_only_recording_numbers_what_it_
     outcome = await tools.run(call, conversation.view(), tools.offered(conversation.view()))
     assert outcome.ok and outcome.found[0].id == "INC-0001"
     assert len(conversation.evidence.items) == 1 and not outcome.matches  # nothing numbered yet
-    conversation.record(outcome)
-    [match] = outcome.matches
-    assert match.item.n == 2 and match.corrections and conversation.outcomes == [outcome]
-    assert "[2]" in tools.reply(outcome, conversation.evidence)
+    recorded = conversation.record(outcome, tools.reply)
+    [match] = recorded.matches
+    assert match.item.n == 2 and match.corrections and conversation.outcomes == [recorded]
+    assert "[2]" in recorded.text and not outcome.matches and not outcome.text  # the tool's own is kept
 
 
 async def test_the_incident_being_briefed_is_not_its_own_evidence(bank: WatchedRecall) -> None:
@@ -215,7 +215,7 @@ async def test_log_incident_is_offered_and_hands_over_only_in_a_resolution_conve
     assert outcome.logged.citations["symptom"] == [1]
     assert bank.retained == []
 
-    conversation.record(outcome)
+    conversation.record(outcome, tools.reply)
     again = await tools.run(
         ToolCall("c2", LOG, json.dumps(fields | {"outcome": "x"})), conversation.view(), offered
     )

@@ -24,7 +24,16 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from agent.core.evidence import Evidence, Match
-from agent.core.schema import Briefing, BriefingHead, Claim, ClaimField, EvidenceItem, HeadItem
+from agent.core.schema import (
+    Briefing,
+    BriefingHead,
+    Claim,
+    ClaimField,
+    EvidenceItem,
+    HeadItem,
+    Role,
+    field_words,
+)
 from agent.core.similarity import Similarity, stem
 
 MAX_CHECKS = 3
@@ -68,6 +77,7 @@ class _Candidate:
     text: str
     citations: list[int]
     order: int
+    role: Role | None
     field: ClaimField | None
     score: float = 0.0
     date: str | None = None
@@ -149,7 +159,7 @@ def _merge(candidates: list[_Candidate], similarity: Similarity) -> list[_Candid
                 group.members.append(c)
                 break
         else:
-            groups.append(_Candidate(c.text, [], c.order, c.field, c.score, c.date, [c]))
+            groups.append(_Candidate(c.text, [], c.order, c.role, c.field, c.score, c.date, [c]))
     return groups
 
 
@@ -161,6 +171,7 @@ def _item(group: _Candidate, sources: _Sources) -> HeadItem:
     return HeadItem(
         text=group.text,
         citations=citations,
+        role=group.role,
         field=group.field,
         sources=list(dict.fromkeys(i.id for i in cited if i.id and i.kind != "alert")),
         support=len(incident_ids),
@@ -201,7 +212,9 @@ def _section(
             continue
         if local_only and sources.foreign(claim.citations, text):
             continue
-        candidates.append(_Candidate(text, claim.citations, order, claim.field, claim.confidence, claim.date))
+        candidates.append(
+            _Candidate(text, claim.citations, order, claim.role, claim.field, claim.confidence, claim.date)
+        )
     similarity.prepare(c.text for c in candidates)
     return _ordered([_item(g, sources) for g in _merge(candidates, similarity)], now)
 
@@ -282,7 +295,8 @@ def build_head(briefing: Briefing, evidence: Evidence | None, similarity: Simila
 
 
 def render_text(head: BriefingHead, *, more_link: str | None = None) -> str:
-    """The head as plain text (chat messages, email, the CLI): the same items, cited as ``[n]``."""
+    """The head as plain text (the CLI): the same items, cited as ``[n]``, each with the field it rests
+    on."""
 
     def lines(title: str, items: list[HeadItem]) -> list[str]:
         if not items:
@@ -290,8 +304,9 @@ def render_text(head: BriefingHead, *, more_link: str | None = None) -> str:
         out = [title]
         for item in items:
             cites = "".join(f"[{n}]" for n in item.citations)
-            support = f" ({item.support} incidents)" if item.support > 1 else ""
-            out.append(f"- {item.text} {cites}{support}".rstrip())
+            said = [field_words(item.field), f"{item.support} incidents" if item.support > 1 else None]
+            basis = ", ".join(w for w in said if w)
+            out.append(f"- {item.text} {cites}{f' ({basis})' if basis else ''}".rstrip())
         return out
 
     parts = [head.first_line]

@@ -239,9 +239,8 @@ async def run_hops(
                 elif key in seen_calls:
                     text = "This exact call was already made; its results are above."
                 else:
-                    outcome = await tools.run(call, conversation.view(), offered)
-                    conversation.record(outcome)
-                    outcome.text = tools.reply(outcome, conversation.evidence)
+                    found = await tools.run(call, conversation.view(), offered)
+                    outcome = conversation.record(found, tools.reply)
                     seen_calls[key] = outcome
                     hop.calls.append(_trace(outcome, notes.get(call.id)))
                     text = outcome.text

@@ -11,7 +11,8 @@ profile's patterns or the engineer's notes); after that it grows only through
 assembler read a ``ConversationView`` and never number anything themselves.
 """
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel
@@ -74,12 +75,13 @@ class Synthesis:
     service: str | None
 
 
-@dataclass
+@dataclass(frozen=True)
 class ToolOutcome:
     """A tool call's result as a value: ``text`` goes back to the model, the rest stays structured.
 
     What memory returned (``found``, ``synthesis``) is not numbered yet: ``Conversation.record``
-    numbers it and fills ``matches`` and ``cited``, and only then is the reply to the model written."""
+    numbers it and returns the outcome with ``matches``, ``cited`` and the reply to the model filled
+    in; the outcome a tool returned is never changed."""
 
     call: ToolCall
     tool: str
@@ -105,12 +107,14 @@ class Conversation:
     memory_on: bool = True
     memory_errors: list[str] = field(default_factory=list)
 
-    def record(self, outcome: ToolOutcome) -> None:
-        """The one writer of the evidence once the loop runs: what a tool found gets its numbers here."""
-        outcome.matches = self.evidence.add_incidents(list(outcome.found))
+    def record(self, outcome: ToolOutcome, reply: Callable[[ToolOutcome, Evidence], str]) -> ToolOutcome:
+        """The one writer of the evidence once the loop runs: what a tool found gets its numbers here,
+        then ``reply`` writes what the model is told of it. Returns the outcome as recorded."""
+        matches = self.evidence.add_incidents(list(outcome.found))
+        cited: list[EvidenceItem] = []
         if outcome.synthesis is not None:
             synthesis = outcome.synthesis
-            outcome.cited = [
+            cited = [
                 self.evidence.add_item(
                     kind="synthesis",
                     title=synthesis.title,
@@ -119,9 +123,12 @@ class Conversation:
                     uncertain=True,
                 )
             ]
+        numbered = replace(outcome, matches=matches, cited=cited)
+        recorded = replace(numbered, text=reply(numbered, self.evidence))
         if outcome.memory_error is not None:
             self.memory_errors.append(outcome.memory_error)
-        self.outcomes.append(outcome)
+        self.outcomes.append(recorded)
+        return recorded
 
     def view(self) -> "ConversationView":
         return ConversationView(

@@ -42,6 +42,13 @@ ClaimField = Literal[
     "risky_action",
     "pattern",
 ]
+
+
+def field_words(field: str | None) -> str | None:
+    """How a page or a message names a claim's field ("resolution step")."""
+    return field.replace("_", " ") if field else None
+
+
 # How sure the claim's precedent is, when it is less than a settled one.
 Qualifier = Literal["uncertain", "disputed"]
 
@@ -186,6 +193,7 @@ class HeadItem(BaseModel):
 
     text: str
     citations: list[int] = Field(default_factory=list)
+    role: Role | None = None
     field: ClaimField | None = None  # the field of its strongest claim
     sources: list[str] = Field(default_factory=list)
     support: int = 0

@@ -9,9 +9,9 @@ which checks everything again and hands it to the resolution service, never to m
 
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field
 
 from agent.briefing.loop import Agent, run_hops
 from agent.core.citations import Tally, plain_cited
@@ -20,6 +20,7 @@ from agent.core.evidence import AlertInput, Evidence
 from agent.core.prompts import data_block
 from agent.core.schema import Briefing, EvidenceItem, Hop, RunReport
 from agent.core.tools import ToolBox
+from agent.resolution.answer import DraftAnswer
 from agent.resolution.drafter import DraftSource, EvidenceOnlyDrafter, draft_fields
 from agent.resolution.log_tool import (
     LOG,
@@ -85,33 +86,11 @@ class DraftedTemplate(BaseModel):
     """The drafted post-mortem: a ``DraftField`` for each template field (``memory.template``)."""
 
 
-class AnswerFields(BaseModel):
-    """What the model's answer is read as; its fields are added from ``memory.template``."""
-
-
-def _flatten(cls: type[BaseModel], value: Any) -> Any:
-    """Accept a cited item (``{"text", "citations"}``) or a list of steps where text is expected."""
-    if isinstance(value, dict):
-        cites = "".join(f" [{n}]" for n in value.get("citations", []) if isinstance(n, int))
-        return f"{value.get('text', '')}{cites}"
-    if isinstance(value, list):
-        return "\n".join(_flatten(cls, item) for item in value)
-    return "" if value is None else value
-
-
 if TYPE_CHECKING:
     PostMortemDraft = DraftedTemplate
-    DraftAnswer = AnswerFields
 else:
     PostMortemDraft = model_of(
         "PostMortemDraft", DraftedTemplate, None, {n: (DraftField, ...) for n in FIELDS}
-    )
-    DraftAnswer = model_of(
-        "DraftAnswer",
-        AnswerFields,
-        "The JSON the model answers with: the template fields, citations as ``[n]`` in the text.",
-        {name: (str, "") for name in FIELDS},
-        {"_flatten": field_validator(*FIELDS, mode="before")(classmethod(_flatten))},
     )
 
 

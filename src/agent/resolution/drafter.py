@@ -4,7 +4,8 @@ It is a product mode (the default without an LLM key), not a test double. Fields
 engineer's notes first (labeled sections such as ``Root cause:``; unlabeled notes are the resolution
 steps), then the alert (symptom, error signature), then the incident's latest briefing for anything
 still missing, labeled as drafted from the briefing. It submits ``log_incident`` only when the
-engineer asked to commit and every required field has text; otherwise it answers with the draft.
+engineer asked to commit and every required field has text; otherwise it answers with the draft, as a
+value the loop takes as it is (never JSON for the loop to parse back).
 """
 
 import json
@@ -16,6 +17,7 @@ from agent.core.citations import plain_cited
 from agent.core.conversation import ConversationView, ModelTurn, ToolCall
 from agent.core.evidence import AlertInput
 from agent.core.schema import Briefing, Claim, Mode
+from agent.resolution.answer import DraftAnswer
 from agent.resolution.log_tool import LOG, REQUIRED_FIELDS
 from agent.resolution.support import is_value
 from memory.template import POST_MORTEM
@@ -139,12 +141,14 @@ class EvidenceOnlyDrafter:
         return {name: field.marked() for name, field in self.fields.items()}
 
     def next_turn(self, view: ConversationView, tools: list[dict[str, Any]] | None) -> ModelTurn:
+        """The ``log_incident`` call (its arguments are JSON, as every tool call's are), or the draft
+        itself as a value."""
         offered = {tool["function"]["name"] for tool in tools or []}
         tried = any(o.tool == LOG for o in view.outcomes)
         if self.commit and self.ready and LOG in offered and not tried:
             call = ToolCall(id="draft-1", name=LOG, arguments=json.dumps(self._body()))
             return ModelTurn(content=None, tool_calls=[call])
-        return ModelTurn(content=json.dumps(self._body()))
+        return ModelTurn(content=None, answer=DraftAnswer(**self._body()))
 
     async def aclose(self) -> None:
         return None

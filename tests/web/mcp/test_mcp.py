@@ -98,6 +98,8 @@ async def exercise(session: ClientSession) -> dict[str, Any]:
     briefing = await session.call_tool("get_incident_briefing", {"question": DEMO_ALERT["description"]})
     assert not briefing.is_error and briefing.structured_content is not None
     assert POOL_INCIDENT in [r["id"] for r in briefing.structured_content["related_incidents"]]
+    fixes = [*briefing.structured_content["suggested_fix"], *briefing.structured_content["head"]["fixes"]]
+    assert fixes and all(f["role"] == "fix" and f["field"] for f in fixes)  # role and field as values
     guard = await session.call_tool(
         "check_action", {"action": "scale checkout-service to 18 pods", "service": DEMO_ALERT["service"]}
     )

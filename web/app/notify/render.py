@@ -1,7 +1,8 @@
 """The one rendering of a notice: an event about an incident, with its short briefing and a link.
 
 ``short_briefing`` picks what a chat message carries from a stored briefing: its head (the first line,
-the ranked checks, fixes and risky moves) and the related incidents. ``compose`` turns an event into a
+the ranked checks, fixes and risky moves, each with its role and the field it rests on) and the related
+incidents. ``compose`` turns an event into a
 ``Notice``; the formatters write that notice as Slack Block Kit, as Markdown (Apprise: Matrix, email,
 Teams, ...) and as the generic webhook's JSON. Every channel says the same thing because they all
 start here. Citations ``[n]`` become the id of the incident they cite (``[INC-0042]``), since a chat
@@ -26,6 +27,7 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
+from agent.core.schema import field_words
 from incidents.delivery.routing import (
     BRIEFING_STORED,
     BRIEFING_UPDATED,
@@ -48,16 +50,31 @@ _URL = re.compile(r"://([^\s/?#<>|\"'()\[\]]*)")
 
 
 @dataclass(frozen=True)
+class ShortItem:
+    """One line of a message: its text (citations as incident ids), and the role it plays and the
+    field of the record it rests on, as the briefing's claims carry them."""
+
+    text: str
+    role: str | None = None
+    field: str | None = None
+
+    def line(self) -> str:
+        """The text, followed by the field it rests on when there is one ("... (resolution step)")."""
+        said = field_words(self.field)
+        return f"{self.text} ({said})" if said else self.text
+
+
+@dataclass(frozen=True)
 class ShortBriefing:
     summary: str
-    checks: list[str] = field(default_factory=list)
-    fixes: list[str] = field(default_factory=list)
-    risky: list[str] = field(default_factory=list)
+    checks: list[ShortItem] = field(default_factory=list)
+    fixes: list[ShortItem] = field(default_factory=list)
+    risky: list[ShortItem] = field(default_factory=list)
     related: list[str] = field(default_factory=list)
     seen_before: str = "novel"
     mode: str = "evidence-only"
 
-    def sections(self) -> list[tuple[str, list[str]]]:
+    def sections(self) -> list[tuple[str, list[ShortItem]]]:
         found = [("First checks", self.checks), ("Suggested fix", self.fixes), ("Risky moves", self.risky)]
         return [(title, items) for title, items in found if items]
 
@@ -94,10 +111,16 @@ def _cited(text: str, evidence: list[dict[str, Any]]) -> str:
     return cleaned if len(cleaned) <= MAX_ITEM_CHARS else cleaned[: MAX_ITEM_CHARS - 1] + "…"
 
 
-def _head_items(items: list[dict[str, Any]], evidence: list[dict[str, Any]]) -> list[str]:
-    """A head item's text with its citations written as the incident ids they point to."""
+def _short_items(items: list[dict[str, Any]], evidence: list[dict[str, Any]]) -> list[ShortItem]:
+    """Head items or claims, their citations written as the incident ids they point to."""
     return [
-        _cited(str(item.get("text", "")) + "".join(f" [{n}]" for n in item.get("citations") or []), evidence)
+        ShortItem(
+            text=_cited(
+                str(item.get("text", "")) + "".join(f" [{n}]" for n in item.get("citations") or []), evidence
+            ),
+            role=item.get("role"),
+            field=item.get("field"),
+        )
         for item in items
     ]
 
@@ -108,16 +131,16 @@ def short_briefing(data: dict[str, Any]) -> ShortBriefing:
     evidence = list(data.get("evidence") or [])
     head = data.get("head")
 
-    def items(key: str, limit: int) -> list[str]:
-        return [_cited(item.get("text", ""), evidence) for item in (data.get(key) or [])[:limit]]
+    def items(key: str, limit: int) -> list[ShortItem]:
+        return _short_items([{**i, "citations": []} for i in (data.get(key) or [])[:limit]], evidence)
 
     if head:
         summary = _cited(str(head.get("first_line", "")), evidence)
         if head.get("recurrence"):
             summary += " " + str(head["recurrence"])
-        checks = _head_items(head.get("checks") or [], evidence)
-        fixes = _head_items(head.get("fixes") or [], evidence)
-        risky = _head_items(head.get("risky") or [], evidence)
+        checks = _short_items(head.get("checks") or [], evidence)
+        fixes = _short_items(head.get("fixes") or [], evidence)
+        risky = _short_items(head.get("risky") or [], evidence)
     else:
         summary = _cited(str(data.get("summary", "")), evidence)
         checks = items("first_checks", MAX_CHECKS)
@@ -218,7 +241,7 @@ def markdown(notice: Notice) -> str:
         if notice.briefing.summary:
             parts.append(notice.briefing.summary)
         for title, items in notice.briefing.sections():
-            parts.append(f"**{title}**\n" + "\n".join(f"- {item}" for item in items))
+            parts.append(f"**{title}**\n" + "\n".join(f"- {item.line()}" for item in items))
         if notice.briefing.related:
             parts.append("Related: " + ", ".join(notice.briefing.related))
     if notice.link:
@@ -249,7 +272,7 @@ def slack_blocks(notice: Notice) -> list[Block]:
         if notice.briefing.summary:
             blocks.append(_section(_mrkdwn(notice.briefing.summary)))
         for title, items in notice.briefing.sections():
-            body = "\n".join(f"• {_mrkdwn(item)}" for item in items)
+            body = "\n".join(f"• {_mrkdwn(item.line())}" for item in items)
             blocks.append(_section(f"*{title}*\n{body}"))
     context: list[str] = []
     if notice.briefing is not None and notice.briefing.related:

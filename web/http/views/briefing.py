@@ -7,8 +7,10 @@ the alert to the signal panel, anything else to its entry in the evidence list b
 """
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
+
+from agent.core.schema import field_words
 
 _MARKER = re.compile(r"\[(\d+)\]")
 SECTIONS = (
@@ -34,7 +36,11 @@ class Segment:
 
 @dataclass(frozen=True)
 class Line:
+    """Cited text; for a claim, also its role and the field it rests on, in words."""
+
     segments: list[Segment]
+    role: str | None = None
+    field: str | None = None
 
 
 @dataclass(frozen=True)
@@ -114,6 +120,12 @@ def evidence_href(item: dict[str, Any]) -> str:
     return f"#ev-{item.get('n')}"
 
 
+def _claim_line(item: dict[str, Any], index: dict[int, Citation]) -> Line:
+    """A stored claim or head item as a line (one stored before claims were typed has no role)."""
+    line = _line(str(item.get("text", "")), list(item.get("citations", [])), index)
+    return replace(line, role=item.get("role"), field=field_words(item.get("field")))
+
+
 def _line(text: str, citations: list[int], index: dict[int, Citation]) -> Line:
     segments: list[Segment] = []
     seen: set[int] = set()
@@ -136,7 +148,7 @@ def _line(text: str, citations: list[int], index: dict[int, Citation]) -> Line:
 def _head_lines(items: list[dict[str, Any]], index: dict[int, Citation]) -> list[HeadLine]:
     return [
         HeadLine(
-            line=_line(str(i.get("text", "")), list(i.get("citations", [])), index),
+            line=_claim_line(i, index),
             support=int(i.get("support", 0)),
             last_seen=i.get("last_seen"),
         )
@@ -179,10 +191,7 @@ def briefing_view(data: dict[str, Any]) -> BriefingView:
         for item in data.get("evidence", [])
     ]
     index = {e.n: Citation(n=e.n, href=e.href, title=e.title) for e in evidence}
-    sections = {
-        key: [_line(str(i.get("text", "")), list(i.get("citations", [])), index) for i in data.get(key, [])]
-        for key, _ in SECTIONS
-    }
+    sections = {key: [_claim_line(i, index) for i in data.get(key, [])] for key, _ in SECTIONS}
     return BriefingView(
         summary=_line(str(data.get("summary", "")), [], index),
         sections=sections,

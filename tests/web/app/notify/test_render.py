@@ -40,8 +40,10 @@ def notice(event: str = "briefing_stored", **payload: object) -> Notice:
 
 def test_citations_become_the_incident_they_cite_and_other_numbers_go() -> None:
     short = short_briefing(BRIEFING)
-    assert short.checks == ["Check pg_stat_activity for idle-in-transaction sessions [INC-2023-0142]"]
-    assert short.risky == ["Do not restart the primary database"]
+    assert [c.text for c in short.checks] == [
+        "Check pg_stat_activity for idle-in-transaction sessions [INC-2023-0142]"
+    ]
+    assert [r.text for r in short.risky] == ["Do not restart the primary database"]
     assert short.related == ["INC-2023-0142"]
 
 
@@ -86,7 +88,9 @@ def test_a_briefing_with_a_head_is_delivered_as_its_head() -> None:
     head = {
         "first_line": "Happened before on this service: INC-2023-0142 on 2023-05-02 [1].",
         "checks": [{"text": "Check pg_stat_activity for idle sessions", "citations": [1]}],
-        "fixes": [{"text": "Raise the pool to 60", "citations": [1, 2]}],
+        "fixes": [
+            {"text": "Raise the pool to 60", "citations": [1, 2], "role": "fix", "field": "resolution_step"}
+        ],
         "risky": [{"text": "Scale the pods", "citations": [9]}],
         "more_checks": [{"text": "Look at the dashboard", "citations": [1]}],
         "recurrence": "This pattern recurs about every 90 days.",
@@ -94,9 +98,9 @@ def test_a_briefing_with_a_head_is_delivered_as_its_head() -> None:
     short = short_briefing({**BRIEFING, "head": head})
     assert short.summary.startswith("Happened before on this service: INC-2023-0142")
     assert short.summary.endswith("recurs about every 90 days.")
-    assert short.checks == ["Check pg_stat_activity for idle sessions [INC-2023-0142]"]
-    assert short.risky == ["Scale the pods"]
-    assert "Look at the dashboard" not in markdown(
+    assert [c.text for c in short.checks] == ["Check pg_stat_activity for idle sessions [INC-2023-0142]"]
+    assert [r.text for r in short.risky] == ["Scale the pods"]
+    text = markdown(
         compose(
             event="briefing_stored",
             incident=INCIDENT,
@@ -105,6 +109,30 @@ def test_a_briefing_with_a_head_is_delivered_as_its_head() -> None:
             link=None,
         )
     )
+    assert "Look at the dashboard" not in text
+
+
+def test_every_channel_says_the_role_and_field_a_line_rests_on() -> None:
+    head = {
+        "first_line": "Happened before on this service: INC-2023-0142 [1].",
+        "fixes": [
+            {"text": "Raise the pool to 60", "citations": [1], "role": "fix", "field": "resolution_step"}
+        ],
+    }
+    short = short_briefing({**BRIEFING, "head": head})
+    assert (short.fixes[0].role, short.fixes[0].field) == ("fix", "resolution_step")
+    stored = compose(
+        event="briefing_stored",
+        incident=INCIDENT,
+        payload={},
+        briefing={**BRIEFING, "head": head},
+        link=None,
+    )
+    line = "Raise the pool to 60 [INC-2023-0142] (resolution step)"
+    assert f"- {line}" in markdown(stored)
+    assert any(line in json.dumps(block.to_dict()) for block in slack_blocks(stored))
+    fix = webhook_body(stored, delivery_id=1)["briefing"]["fixes"][0]
+    assert (fix["role"], fix["field"]) == ("fix", "resolution_step")
 
 
 HOSTILE = "<!channel> <!here> <@U024BE7LH> @room @everyone @here [log in](https://evil.example/x) http://evil.example"

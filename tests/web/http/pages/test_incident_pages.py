@@ -19,8 +19,17 @@ def _store_briefing(site: Site, public_id: str) -> None:
         summary="Same pool exhaustion as INC-0042 [1].",
         likely_causes=[Claim(text="Connection pool exhausted by idle transactions [1]", citations=[1])],
         first_checks=[Claim(text="Count idle-in-transaction sessions", citations=[2])],
-        suggested_fix=[Claim(text="Kill idle sessions, then raise the pool timeout", citations=[1])],
-        risky_actions=[Claim(text="Restarting the primary made it worse", citations=[1])],
+        suggested_fix=[
+            Claim(
+                text="Kill idle sessions, then raise the pool timeout",
+                citations=[1],
+                role="fix",
+                field="resolution_step",
+            )
+        ],
+        risky_actions=[
+            Claim(text="Restarting the primary hurt", citations=[1], role="risky", field="failed_attempt")
+        ],
         related_incidents=[RelatedIncident(id="INC-0042", service="checkout", score=0.91, why="same error")],
         seen_before="recurring",
         evidence=[
@@ -77,7 +86,10 @@ def test_incident_page_shows_the_signal_and_the_cited_briefing(site: Site) -> No
     assert "seen before" in page
     assert "Acknowledge" in page and "Resolve" in page
     head = page[page.index('id="head"') : page.index('id="more"')]  # the short head, then "more"
-    assert "Count idle-in-transaction sessions" in head and "Restarting the primary made it worse" in head
+    assert "Count idle-in-transaction sessions" in head and "Restarting the primary hurt" in head
+    assert "fix · resolution step" in head and "risky · failed attempt" in head  # role and field as values
+    full = page[page.index('id="more"') :]
+    assert 'data-role="fix"' in full and "fix · resolution step" in full
 
 
 def test_engineer_acknowledges_and_the_timeline_says_who(site: Site) -> None:
