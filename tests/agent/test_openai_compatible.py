@@ -123,3 +123,23 @@ async def test_loop_forcing_spares_the_model_the_first_call(llm: ScriptedLLM, re
     [call] = briefing.hops[0].calls
     assert call.note == LOOP_CALL and call.args["alert_description"] == ALERT.description
     assert [m["role"] for m in llm.requests[0]["messages"]][-2:] == ["assistant", "tool"]
+
+
+async def test_a_model_that_answers_from_the_alert_alone_is_briefed_from_memory_anyway(
+    llm: ScriptedLLM, recall: FakeRecall
+) -> None:
+    """Finding 2 of the local-model trial: the model called no tool and invented history."""
+    invented = {
+        "summary": "Likely noise, two incidents in the last 24 hours.",
+        "suggested_fix": [{"text": "The fix that worked before was to increase the timeout"}],
+        "seen_before": "recurring",
+    }
+    llm.replies = [answer(invented), answer(invented)]
+    briefing = await brief(local(llm), recall)
+    [call] = briefing.hops[0].calls
+    assert call.tool == RECALL and call.note == LOOP_CALL
+    assert call.args["alert_description"] == ALERT.description
+    assert "two incidents" not in briefing.summary
+    assert all("increase the timeout" not in c.text for c in briefing.suggested_fix)
+    removed = {(r.role, r.reason) for r in briefing.claim_check.removed}
+    assert {("summary", "uncited"), ("fix", "uncited")} <= removed

@@ -1,0 +1,58 @@
+"""A model's answer through the whole loop meets the claim guards: what the local-model trial saw.
+
+Only ``Agent.brief`` and the briefing it returns are read, so these tests say what an engineer would
+see: a recorded failed attempt is never offered as the fix, a record's fix is never a risky move, a
+summary's invented history is not stored, real ids however joined are not called invented.
+"""
+
+from collections.abc import Callable
+
+from agent.briefing.loop import Agent
+from agent.core.evidence import AlertInput
+from agent.core.schema import Briefing
+from agent.core.tools import RECALL
+from tests.agent.fakes import record
+from tests.agent.scripted import ScriptedModel, answer, tool_call
+
+ALERT = AlertInput(
+    text="checkout requests failing: FATAL: remaining connection slots are reserved",
+    service="checkout-service",
+    title="Postgres connection pool exhausted",
+)
+RECALL_ARGS = {"alert_description": ALERT.text, "service": "checkout-service", "limit": 3}
+FAILED = record("INC-0001").failed_attempts
+FIX = record("INC-0001").resolution_steps.splitlines()[1].lstrip("0123456789. ")
+CAUSE = {"likely_causes": [{"text": "Pool sized for average load [2]"}], "seen_before": "recurring"}
+
+
+async def _brief(make_agent: Callable[..., Agent], reply: dict[str, object]) -> Briefing:
+    script = ScriptedModel(
+        [tool_call(RECALL, RECALL_ARGS), answer({"summary": "Pool exhausted [2].", **reply})]
+    )
+    return await make_agent(script).brief(ALERT)
+
+
+async def test_a_recorded_failed_attempt_offered_as_the_fix_is_not_in_the_briefing(
+    make_agent: Callable[..., Agent],
+) -> None:
+    briefing = await _brief(make_agent, {**CAUSE, "suggested_fix": [{"text": f"{FAILED} [2]"}]})
+    assert all(FAILED.lower() not in c.text.lower() for c in briefing.suggested_fix)
+
+
+async def test_a_records_fix_cited_as_a_risky_move_is_not_in_the_briefing(
+    make_agent: Callable[..., Agent],
+) -> None:
+    briefing = await _brief(make_agent, {**CAUSE, "risky_actions": [{"text": f"{FIX} [2]"}]})
+    assert all(FIX.lower() not in c.text.lower() for c in briefing.risky_actions)
+
+
+async def test_a_summarys_invented_history_is_not_stored(make_agent: Callable[..., Agent]) -> None:
+    summary = "Likely noise, two incidents in the last 24 hours. Pool exhausted [2]."
+    briefing = await _brief(make_agent, {**CAUSE, "summary": summary})
+    assert "two incidents" not in briefing.summary and "Pool exhausted [2]." in briefing.summary
+
+
+async def test_real_ids_joined_by_a_comma_are_not_called_invented(make_agent: Callable[..., Agent]) -> None:
+    briefing = await _brief(make_agent, {**CAUSE, "related_incidents": ["INC-0001, INC-0001"]})
+    assert not [w for w in briefing.warnings if "not in the evidence" in w]
+    assert [r.id for r in briefing.related_incidents] == ["INC-0001"]
