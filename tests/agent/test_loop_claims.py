@@ -2,7 +2,8 @@
 
 Only ``Agent.brief`` and the briefing it returns are read, so these tests say what an engineer would
 see: a recorded failed attempt is never offered as the fix, a record's fix is never a risky move, a
-summary's invented history is not stored, real ids however joined are not called invented.
+summary's invented history is not stored, real ids however joined are not called invented, and a
+model that calls no tool is briefed from a recall of the alert all the same.
 """
 
 from collections.abc import Callable
@@ -56,3 +57,14 @@ async def test_real_ids_joined_by_a_comma_are_not_called_invented(make_agent: Ca
     briefing = await _brief(make_agent, {**CAUSE, "related_incidents": ["INC-0001, INC-0001"]})
     assert not [w for w in briefing.warnings if "not in the evidence" in w]
     assert [r.id for r in briefing.related_incidents] == ["INC-0001"]
+
+
+async def test_a_model_that_calls_no_tool_is_still_briefed_from_a_recall_of_the_alert(
+    make_agent: Callable[..., Agent],
+) -> None:
+    invented = {"summary": "Likely noise, two incidents in the last 24 hours.", "seen_before": "recurring"}
+    script = ScriptedModel([answer(invented), answer(invented), answer(invented)])
+    briefing = await make_agent(script).brief(ALERT)
+    [call] = briefing.hops[0].calls
+    assert call.tool == RECALL and ALERT.text in str(call.args)
+    assert "INC-0001" in [e.id for e in briefing.evidence] and "two incidents" not in briefing.summary
