@@ -160,7 +160,7 @@ def summary(result: ImportHealthResult) -> str:
         for n, r in enumerate(result.runs, start=1)
     )
     return (
-        f"{result.body} import of {result.body_bytes / 2**20:.1f} MiB ({result.lines} lines), "
+        f"{result.body} import of {result.body_bytes / 2**20:.2f} MiB ({result.lines} lines), "
         f"{len(result.runs)} runs:\n{rows}\n"
         f"median: /healthz during the import p50 {median['during_p50_ms']} ms, "
         f"p99 {median['during_p99_ms']} ms; alone p50 {median['baseline_p50_ms']} ms, "
