@@ -1,10 +1,23 @@
 """Precedent confidence: one calibrated probability per recalled incident, valid for one ranker."""
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from agent.core.confidence import FEATURES, Fit, band, features, precedent_confidence, shipped_fit
+from agent.core.confidence import (
+    FEATURES,
+    RESOLUTION,
+    Fit,
+    band,
+    features,
+    precedent_confidence,
+    shipped_fit,
+    tie_groups,
+)
+from agent.core.evidence import AlertInput, Evidence
 from memory import IncidentRecord, RecalledIncident
 from memory.embedder import MODEL_ID
 
@@ -73,3 +86,34 @@ def test_a_fit_over_other_features_is_refused() -> None:
     data = shipped_fit().as_dict() | {"features": ["keyword_rr"]}
     with pytest.raises(ValueError, match="features"):
         Fit.from_dict(data)
+
+
+class _InOrder:
+    """A scorer giving the probabilities it was made with, one per precedent, in the order they are seen."""
+
+    ranking_model = "test"
+
+    def __init__(self, *probabilities: float) -> None:
+        self._left = list(probabilities)
+
+    def probability(self, values: Sequence[float]) -> float:
+        return self._left.pop(0)
+
+
+def test_precedents_a_hair_apart_keep_the_order_retrieval_gave() -> None:
+    first, second = _incident({"keyword": 1}), _incident({"keyword": 2})
+    second = RecalledIncident(**{**second.__dict__, "id": "INC-2"})
+    alert = AlertInput(text="checkout pool timeout", service="checkout-service")
+    evidence = Evidence(alert, fit=_InOrder(0.749, 0.752))
+    evidence.add_incidents([first, second])
+    assert [m.incident.id for m in evidence.ranked()] == ["INC-1", "INC-2"]
+
+
+@given(st.lists(st.floats(0, 1), max_size=12))
+def test_a_tie_group_never_spans_more_than_the_resolution(probabilities: list[float]) -> None:
+    groups = tie_groups(probabilities)
+    for g in set(groups):
+        members = [p for p, h in zip(probabilities, groups, strict=True) if h == g]
+        assert max(members) - min(members) < RESOLUTION
+    by_probability = sorted(zip(probabilities, groups, strict=True), key=lambda pg: -pg[0])
+    assert [g for _, g in by_probability] == sorted(groups)

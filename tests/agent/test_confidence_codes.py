@@ -1,6 +1,6 @@
 """Precedent confidence reads what the alert says: a status code the alert names tells two records apart."""
 
-from agent.core.confidence import FEATURES, features, precedent_confidence
+from agent.core.confidence import FEATURES, features, precedent_confidence, shipped_fit
 from memory import RecalledIncident
 from memory.schema import IncidentRecord, format_record
 from tests.agent.fakes import record
@@ -56,3 +56,29 @@ def test_the_alerts_own_name_is_no_evidence() -> None:
     masked = named(features(recalled(lookalike, 1), alert, same_service=True, alertname="SearchLatencyHigh"))
     unmasked = named(features(recalled(lookalike, 1), alert, same_service=True))
     assert masked["symptom_overlap"] < unmasked["symptom_overlap"]
+
+
+LOOKALIKE = record(
+    "PM-5",
+    "checkout-service",
+    symptom="CheckoutLatencyHigh paged during the nightly import; error rate 0.1 %, no customer reports",
+    error_signature="CheckoutLatencyHigh: p99 above 2 s; no 5xx, hikaricp_connections_pending 0",
+    root_cause="The nightly import slowed price lookups; nothing failed",
+)
+
+
+def test_an_alert_that_contradicts_a_precedent_makes_it_less_likely() -> None:
+    agrees = "checkout p99 2.4 s during the nightly import, no 5xx"
+    contradicts = "checkout p99 2.4 s during the nightly import, pool timeout acquiring connection"
+    assert named(features(recalled(LOOKALIKE, 1), agrees, same_service=True))["contradicted"] == 0.0
+    assert named(features(recalled(LOOKALIKE, 1), contradicts, same_service=True))["contradicted"] == 1.0
+    fit = shipped_fit()
+    weight = dict(zip(FEATURES, fit.weights, strict=True))["contradicted"]
+    assert weight < 0, "the shipped fit must count a contradiction against a precedent"
+
+
+def test_the_same_components_in_other_words_are_shared() -> None:
+    dns = record("PM-6", "coredns", error_signature="dial tcp: lookup payment-gateway.svc: i/o timeout")
+    alert = "search pods cannot resolve es-data: DNS lookup timing out"
+    values = named(features(recalled(dns, 3), alert, same_service=False))
+    assert values["components_shared"] == 1.0 and values["same_service"] == 0.0

@@ -1,6 +1,20 @@
-"""The words a match is compared by: forgiving of wording, strict on codes, blind to the alert's own name."""
+"""The words a match is compared by: forgiving of wording, strict on codes, blind to the alert's own name,
+and reading what a text says was absent."""
 
-from agent.core.overlap import codes, stem, terms
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agent.core.overlap import (
+    OBSERVED,
+    asserted,
+    codes,
+    components,
+    contradicts,
+    healthy,
+    negated,
+    stem,
+    terms,
+)
 
 
 def test_plural_and_tense_meet_halfway() -> None:
@@ -19,3 +33,63 @@ def test_the_alert_name_alone_is_no_evidence_of_the_same_failure() -> None:
 def test_status_codes_count_only_where_asked() -> None:
     assert codes("HTTP 429 from the acquirer, not 5xx") == {"429"}
     assert "429" not in terms("HTTP 429 from the acquirer", with_codes=False)
+
+
+def test_a_measurement_is_not_a_status_code() -> None:
+    assert codes("150 threads waiting, p99 500 ms, pending > 200") == set()
+    assert codes("HTTP 502 Bad Gateway; exit code 137; answering 429") == {"502", "137", "429"}
+
+
+def test_what_a_record_says_was_absent_is_read_as_absent() -> None:
+    lookalike = "CheckoutLatencyHigh: p99 above 2 s; no 5xx, hikaricp_connections_pending 0."
+    assert negated(lookalike) == {"5xx", stem("pending")}
+    assert negated("search p95 3.0 s, error rate zero") == {stem("error")}
+    assert negated("every failure came from the probe; real traffic healthy") == {stem("error")}
+
+
+def test_an_error_messages_own_no_is_not_a_healthy_reading() -> None:
+    for message in ("No space left on device", "dial tcp: lookup db: no such host", "no healthy upstream"):
+        assert negated(message) == set()
+        assert not healthy(message)
+
+
+def test_a_pool_timeout_contradicts_the_lookalike_that_had_nothing_pending() -> None:
+    alert = "remaining connection slots are reserved; pool timeout acquiring connection"
+    signature = "CheckoutLatencyHigh: p99 above 2 s; no 5xx, hikaricp_connections_pending 0."
+    lookalike = (signature, "only latency moved")
+    pool = ("HikariPool-1 - Connection is not available, request timed out", "checkout requests timed out")
+    assert contradicts(*lookalike, alert)
+    assert not contradicts(*pool, alert)
+
+
+def test_a_contradiction_holds_either_way_round() -> None:
+    pool = ("hikaricp_connections_pending > 200", "requests queued for a connection until they timed out")
+    assert contradicts(*pool, "checkout p99 2.5s; no 5xx, pending 0, pool idle")
+    assert not contradicts(*pool, "checkout p99 2.5s; 150 requests waiting on the pool")
+
+
+def test_a_symptom_that_recounts_a_failure_is_not_healthy() -> None:
+    probe = ("probe /v1/charge returned 503", "every failure came from the probe; real traffic was healthy")
+    assert not contradicts(*probe, "PaymentGateway5xx: synthetic check failing")
+    snapshot = ("SearchLatencyHigh: p95 above 3 s", "paged during the snapshot. No errors, no user reports.")
+    assert contradicts(*snapshot, "search p95 3.4s and 20% of queries failing with 429")
+
+
+def test_components_meet_across_wordings() -> None:
+    assert components("lookup payment-gateway.svc.cluster.local: i/o timeout") == {"dns"}
+    assert components("CoreDNS pods CPU-throttled; ndots:5") >= {"dns"}
+    assert components("HikariPool-1 connection is not available") == {"connection-pool"}
+    assert components("x509: certificate has expired") == {"certificate"}
+
+
+@given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz 0_.:;,%>", max_size=120))
+def test_negated_words_are_observations_and_never_also_asserted(text: str) -> None:
+    absent = negated(text)
+    assert absent <= OBSERVED
+    assert not absent & asserted(text)
+
+
+def test_a_low_error_rate_is_a_healthy_reading_and_a_high_one_a_failure() -> None:
+    assert stem("error") not in asserted("checkout p99 2.3 s, error rate 0.1 %")
+    assert stem("error") in asserted("checkout p99 2.3 s, error rate 12 %")
+    assert not contradicts("p99 2.3 s for 5 m, error rate 0.1 %.", "", "no 5xx, pending 0, pool idle")

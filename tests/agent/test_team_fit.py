@@ -1,5 +1,6 @@
 """The team's confidence fit: the shipped fit is its prior, labels move it, a worse refit is not adopted."""
 
+import math
 import random
 
 from hypothesis import given
@@ -24,6 +25,10 @@ def _labels(n: int, relevant: bool, *, weight: float = 1.0, seed: int = 3) -> li
 PROBE = _features(random.Random(99))
 
 
+def _logit(p: float) -> float:
+    return math.log(p / (1 - p))
+
+
 def test_without_labels_it_is_the_shipped_fit() -> None:
     fit = refit([], BASE)
     assert abs(fit.probability(PROBE) - BASE.probability(PROBE)) < 1e-9
@@ -37,11 +42,11 @@ def test_the_neutral_refit_agrees_with_the_shipped_fit_everywhere(values: list[f
 
 
 def test_five_labels_move_it_a_little_and_five_hundred_a_lot() -> None:
-    shipped = BASE.probability(PROBE)
-    few = refit(_labels(5, False), BASE).probability(PROBE)
-    many = refit(_labels(500, False), BASE).probability(PROBE)
+    # Compared on the log-odds the prior acts on: near 0 or 1 a probability hides how far the fit moved.
+    shipped = _logit(BASE.probability(PROBE))
+    few = _logit(refit(_labels(5, False), BASE).probability(PROBE))
+    many = _logit(refit(_labels(500, False), BASE).probability(PROBE))
     assert many < few < shipped
-    assert shipped - few < shipped - many
     assert shipped - few < 0.5 * (shipped - many)
 
 

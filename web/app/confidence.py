@@ -14,7 +14,7 @@ from datetime import datetime
 
 from sqlalchemy import inspect
 
-from agent.core.confidence import Fit, Scorer, shipped_fit
+from agent.core.confidence import FEATURES, Fit, Scorer, shipped_fit
 from agent.core.team_fit import INFERRED_WEIGHT, Label, TeamFit, decide
 from incidents.confidence import service as fits
 from incidents.confidence.models import ConfidenceFit
@@ -62,7 +62,12 @@ def _label(row: RelevanceLabel) -> Label:
 
 
 def _scorer(row: ConfidenceFit | None, base: Fit) -> Scorer:
-    return TeamFit.from_dict(row.data, base) if row is not None else base
+    """The stored refit, or ``base`` when there is none or it was made for other features (a release
+    that changed them): briefings go on with the shipped fit until the labels that fit the new features
+    refit it."""
+    if row is None or tuple(row.data.get("features", ())) != FEATURES:
+        return base
+    return TeamFit.from_dict(row.data, base)
 
 
 def load_fit(container: Container) -> Scorer:

@@ -3,12 +3,12 @@
 One number per recalled incident, and the only one: the bands, the order of the evidence,
 ``seen_before``, the planner's cross-service hop, "no reliable precedent", disagreement and the ranking
 of briefing items all read ``Confidence.probability`` against the thresholds below. It is a logistic
-regression over what recall and the record say (the channel ranks, whether it is the alert's service,
-how much of the record's signature, symptom and root cause the alert repeats, status codes), with the
-evidence entered a second time for records of another service, passed through an isotonic map that
-corrects its over- and under-confidence. ``recallops bench calibration --fit`` fits it on labelled
-pairs (the public dev split and the project's scenarios) and writes ``confidence_fit.json`` beside
-this module.
+regression over what recall and the record say (the channel ranks, how much of the record's signature,
+symptom and root cause the alert repeats, status codes, the named components both mention, whether the
+alert contradicts what the record says was absent, and whether it is the alert's service), passed
+through an isotonic map that corrects its over- and under-confidence. ``recallops bench calibration
+--fit`` fits it on labelled pairs (the public dev split and the project's scenarios) and writes
+``confidence_fit.json`` beside this module.
 
 Channel ranks mean something only for the ranker they were fitted on, so the fit names the embedding
 model and channels it was made with. A bank ranking with another model still gets a number from the
@@ -40,7 +40,7 @@ STRONG = 0.5
 MODERATE = 0.3
 SETTLED = 0.8
 # Probabilities closer than this are not told apart when ordering precedents: the fit's held-out
-# calibration error is of this size, so such ties keep the order retrieval gave.
+# calibration error is of this size, so such ties keep the order retrieval gave (``tie_groups``).
 RESOLUTION = 0.05
 FIT_RESOURCE = "confidence_fit.json"
 # The signature's shared words are counted up to this, as well as taken as a share: a long error
@@ -59,11 +59,14 @@ _EVIDENCE: tuple[str, ...] = (
     "root_cause_overlap",
     "code_agrees",
     "code_conflicts",
+    "contradicted",
+    "components_shared",
 )
-# The evidence once for every record, whether it is the alert's service, and the evidence again for a
-# record of another service only: in effect a second regression for cross-service precedents, since
-# the same words and ranks mean less (and differently) when the record is another service's.
-FEATURES: tuple[str, ...] = (*_EVIDENCE, "same_service", *(f"{name}_other_service" for name in _EVIDENCE))
+# The evidence says whether the record is the same failure, whatever the service: the same words, error,
+# codes and components weigh the same on another service's record. Whether it is the alert's service
+# is one more input, and how much it is worth is for a team's own labels to say (the public dev split
+# cannot: its judgments need an overlapping service by construction).
+FEATURES: tuple[str, ...] = (*_EVIDENCE, "same_service")
 
 
 @dataclass(frozen=True)
@@ -78,11 +81,6 @@ class Confidence:
     def reliable(self) -> bool:
         """Worth briefing from: at least a moderate match."""
         return self.probability >= MODERATE
-
-    @property
-    def level(self) -> int:
-        """The probability in steps of ``RESOLUTION``, for ordering: equal levels are ties."""
-        return int(self.probability / RESOLUTION)
 
     @property
     def settled(self) -> bool:
@@ -148,6 +146,20 @@ class Fit:
         )
 
 
+def tie_groups(probabilities: Sequence[float]) -> list[int]:
+    """Each probability's tie group, 0 for the most likely: going down from the highest, a group takes
+    every probability less than ``RESOLUTION`` below its first one. Two precedents 0.003 apart are a
+    tie wherever they fall, which steps of a fixed width (0.749 and 0.751) would tell apart."""
+    order = sorted(range(len(probabilities)), key=lambda i: -probabilities[i])
+    groups = [0] * len(probabilities)
+    group, leader = -1, math.inf
+    for i in order:
+        if leader - probabilities[i] >= RESOLUTION:
+            group, leader = group + 1, probabilities[i]
+        groups[i] = group
+    return groups
+
+
 def interpolate(x: float, xs: Sequence[float], ys: Sequence[float]) -> float:
     """Piecewise-linear through the knots, flat beyond the ends; ``x`` itself when there are none."""
     if not xs:
@@ -183,7 +195,10 @@ def features(
 
     Word overlaps are over ``agent.core.overlap.terms`` (light stems, the alert's own name left out, status
     codes counted in the signature only when the alert names one); the two code features say whether a
-    code the alert names is one the record names, or the record names only other codes (429 is not 502).
+    code the alert names is one the record names, or the record names only other codes (429 is not 502);
+    ``contradicted`` is evidence against (``overlap.contradicts``: "pending 0" against a pool timeout);
+    ``components_shared`` is the share of the alert's named components (database, pool, DNS, ...) the
+    record names too, which meets a failure told in another service's words.
     """
     ranks = incident.why
     keyword, semantic = ranks.get("keyword"), ranks.get("semantic")
@@ -211,9 +226,10 @@ def features(
         _share(alert, root_cause),
         1.0 if alert_codes & record_codes else 0.0,
         1.0 if alert_codes and record_codes and not alert_codes & record_codes else 0.0,
+        1.0 if record and overlap.contradicts(record.error_signature, record.symptom, alert_text) else 0.0,
+        _share(overlap.components(core_text), overlap.components(alert_text)),
     ]
-    other = 0.0 if same_service else 1.0
-    return [*evidence, 1.0 - other, *(other * value for value in evidence)]
+    return [*evidence, 1.0 if same_service else 0.0]
 
 
 def same_scope(alert_service: str | None, record_service: str) -> bool:

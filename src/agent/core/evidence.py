@@ -10,7 +10,7 @@ the labels, the order and ``seen_before`` all read the same number.
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from agent.core.confidence import Confidence, Scorer, confidence_of, features, same_scope
+from agent.core.confidence import Confidence, Scorer, confidence_of, features, same_scope, tie_groups
 from agent.core.schema import EvidenceItem, EvidenceKind
 from memory import RecalledIncident
 from memory.corrections import parse_correction
@@ -260,11 +260,14 @@ class Evidence:
         return item
 
     def ranked(self) -> list[Match]:
-        """Matches most likely relevant first; within a tie (``Confidence.level``), same service first,
-        then the order retrieval gave."""
-        return sorted(
-            self.matches.values(), key=lambda m: (-m.confidence.level, not m.same_service, m.item.n)
+        """Matches most likely relevant first; within a tie (``confidence.tie_groups``), same service
+        first, then the order retrieval gave."""
+        matches = list(self.matches.values())
+        groups = tie_groups([m.confidence.probability for m in matches])
+        order = sorted(
+            range(len(matches)), key=lambda i: (groups[i], not matches[i].same_service, matches[i].item.n)
         )
+        return [matches[i] for i in order]
 
     def why(self, match: Match) -> str:
         if not self.alert.service:

@@ -4,17 +4,28 @@ Alerts are worded by alerting systems and tired engineers, records by whoever wr
 so the comparison is made forgiving where wording varies and strict where it should not:
 
 - words are compared by a light stem ("logins" is "login", "resolving" is "resolve");
-- three-digit codes (HTTP statuses, exit codes) count, because 429 is not 502, but only when the alert
-  names one: an alert without a code is not faulted for not repeating the record's;
+- status codes (4xx and 5xx standing alone, not measurements like "500 ms") count, because 429 is not
+  502, but only when the alert names one: an alert without a code is not faulted for not repeating the
+  record's;
 - the alert's own name is left out: that an alert with the same name fired before is exactly what a
-  healthy lookalike shares with a real fault, so it is no evidence of the same failure.
+  healthy lookalike shares with a real fault, so it is no evidence of the same failure;
+- what a text says was absent ("no 5xx", "pending 0", "real traffic healthy") is read as absent, so an
+  alert and a record that contradict each other can be told apart from two that agree;
+- named components (database, connection pool, DNS, certificate, ...) are compared by what they are,
+  not how they are spelled, so a failure told in another service's words still meets its record.
 """
 
 import re
 
 from memory.text import tokens
 
-_CODE = re.compile(r"(?<![\w.])[1-5]\d\d(?![\w.])")
+# A code is a 4xx or 5xx number standing alone, not a measurement ("500 ms", "150 waiting", "> 200")
+# that shares its digits but not its meaning; or any three digits a code is named for ("exit code 137").
+_CODE = re.compile(
+    r"(?<![\w.<>=])(?<![<>=] )[45]\d\d(?![\w.])(?!\s*(?:ms|s|sec|seconds|minutes|%|mb|gb|kb|k|rps|qps|"
+    r"requests|connections|threads|waiting|pending|pods)\b)"
+    r"|(?<=code )[1-5]\d\d(?![\w.])|(?<=status )[1-5]\d\d(?![\w.])|(?<=http )[1-5]\d\d(?![\w.])"
+)
 _SUFFIXES = ("ing", "ed", "es", "s")
 MIN_WORDS = 4
 
@@ -29,10 +40,122 @@ def stem(word: str) -> str:
 
 
 def codes(text: str) -> set[str]:
-    return set(_CODE.findall(text))
+    return set(_CODE.findall(text.lower()))
 
 
 def terms(text: str, *, with_codes: bool = True, masked: frozenset[str] = frozenset()) -> set[str]:
     """Stemmed content words of a text (and its codes), without the masked words."""
     found = {stem(t) for t in tokens(text) if t not in masked}
     return found | codes(text) if with_codes else found
+
+
+# Words that say something failed. A record that negates them ("no errors", "nothing failed", "error rate
+# zero", "no 5xx") recorded a healthy lookalike; an alert that carries them shows a fault.
+_FAILURE_WORDS = """error errors fail failed failing failure failures reject rejected rejecting rejection
+timeout timeouts timed exception refused unavailable denied crash crashed crashing oomkilled killed 5xx"""
+_FAILURE = frozenset(stem(w) for w in _FAILURE_WORDS.split())
+# What an engineer observes and can say was absent: failures, and the queues a fault builds up. Only
+# these count as negated, so an error message's own "no" ("No space left on device", "no such host")
+# is never read as a healthy reading.
+_QUEUED_WORDS = "waits waiting pending queued backlog retries restarts"
+OBSERVED = _FAILURE | frozenset(stem(w) for w in _QUEUED_WORDS.split())
+# A negation covers the next two words ("no connection waits", "without errors"); a word followed by zero
+# is negated too, with the word before it ("hikaricp_connections_pending 0", "error rate zero").
+# Identifiers are split on underscores so that "connections_pending" negates "pending".
+_NEGATED_AFTER = re.compile(r"\b(?:no|without|never|nothing|none|zero)\s+([a-z0-9_]+)(?:\s+([a-z0-9_]+))?")
+_NEGATED_BEFORE = re.compile(
+    r"\b([a-z][a-z0-9_]*)(?:\s+([a-z][a-z0-9_]*))?"
+    r"\s*(?:=+|:|at|of|is|was|stayed at)?\s*(?:0|zero)(?![\w%]|\.\d)"
+)
+# "Real traffic was healthy" says no error as plainly as "no errors" does ("no healthy upstream" does not).
+_HEALTHY = re.compile(r"(?<!no )(?<!un)\bhealthy\b")
+_HEALTHY_MEANS = stem("error")
+# An error rate under one percent is a healthy reading ("error rate 0.1 %"), not a failure shown.
+_RATE = re.compile(
+    r"\b(?:error|failure|5xx)s?\s+(?:rate|ratio)\s*(?:stayed at|of|at|:|=)?\s*(\d+(?:\.\d+)?)\s*%"
+)
+LOW_RATE = 1.0
+_CODE_CLASS = re.compile(r"\b([1-5])xx\b")
+
+
+def _words(fragment: str) -> set[str]:
+    return {stem(part) for part in fragment.split("_") if part}
+
+
+def negated(text: str) -> set[str]:
+    """Observations a text says were absent or zero ("no 5xx" gives ``5xx``, "pending 0" gives ``pend``)."""
+    lowered = text.lower()
+    found: set[str] = set()
+    for pattern in (_NEGATED_AFTER, _NEGATED_BEFORE):
+        for match in pattern.finditer(lowered):
+            for group in match.groups():
+                if group:
+                    found |= _words(group)
+    if _HEALTHY.search(lowered):
+        found.add(_HEALTHY_MEANS)
+    return found & OBSERVED
+
+
+def _measured_low(match: re.Match[str]) -> str:
+    return "" if float(match.group(1)) < LOW_RATE else match.group(0)
+
+
+def asserted(text: str) -> set[str]:
+    """The text's stems, the parts of its identifiers ("connections_pending" gives ``pend``) and status
+    codes (with their class, "502" gives ``5xx``), less what it negates."""
+    lowered = _RATE.sub(_measured_low, text.lower())
+    classes = {f"{c[0]}xx" for c in codes(lowered)} | {f"{c}xx" for c in _CODE_CLASS.findall(lowered)}
+    parts = {part for word in terms(lowered) if "_" in word for part in _words(word)}
+    return (terms(lowered) | parts | classes) - negated(lowered)
+
+
+def healthy(text: str) -> bool:
+    """Whether a text says nothing failed ("no 5xx", "error rate zero", "real traffic healthy") and
+    shows no failure of its own."""
+    return bool(negated(text) & _FAILURE) and not asserted(text) & _FAILURE
+
+
+def contradicts(signature: str, symptom: str, alert: str) -> bool:
+    """Whether the alert and a record contradict each other, either way round: one says an observation
+    was absent that the other shows ("no connection waits" against "150 waiting", "pending 0" against
+    "pending > 200"), or one says nothing failed while the other shows a failure. The record's
+    signature and symptom are read apart, since a symptom may recount what failed before it says what
+    did not; a healthy alert is held against the error the record paged with (its signature), not
+    against a symptom that measured a low error rate."""
+    record = f"{signature} {symptom}"
+    if negated(record) & asserted(alert) or negated(alert) & asserted(record):
+        return True
+    if healthy(signature) or healthy(symptom):
+        return bool(asserted(alert) & _FAILURE)
+    return healthy(alert) and bool(asserted(signature) & _FAILURE)
+
+
+# Named components engineers and alerting rules say in different words: a DNS lookup timeout and a
+# CoreDNS failure are one component, whatever service paged.
+_COMPONENT_WORDS: dict[str, str] = {
+    "database": "postgres postgresql mysql database sql sqlstate",
+    "connection-pool": "hikari hikaricp hikaripool pgbouncer connection connections",
+    "dns": "dns coredns lookup nxdomain resolver resolve resolution",
+    "certificate": "certificate cert tls ssl x509 handshake",
+    "stream": "kafka consumer lag partition topic offset rebalance",
+    "cache": "redis cache maxmemory memcached evict eviction",
+    "disk": "disk space volume inode filesystem",
+    "memory": "oom oomkilled heap memory",
+    "rate-limit": "429 throttle throttled throttling ratelimit",
+    "auth": "jwt jwks token oauth 401 login",
+    "search-engine": "elasticsearch shard reindex circuit_breaking_exception",
+    "mail": "smtp mail email relay",
+    "upstream": "502 503 upstream envoy proxy gateway",
+    "deploy": "deploy deployed release rollout canary",
+}
+_COMPONENTS: dict[str, str] = {
+    stem(word): name for name, words in _COMPONENT_WORDS.items() for word in words.split()
+}
+
+
+def components(text: str) -> set[str]:
+    """The named components a text mentions (database, connection pool, DNS, certificate, ...)."""
+    lowered = text.lower()
+    return {_COMPONENTS[t] for t in terms(lowered) if t in _COMPONENTS} | {
+        _COMPONENTS[c] for c in codes(lowered) if c in _COMPONENTS
+    }

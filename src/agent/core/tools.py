@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, Field, ValidationError
 
+from agent.core.confidence import tie_groups
 from agent.core.conversation import ConversationView, LoggedPostMortem, Synthesis, ToolCall, ToolOutcome
 from agent.core.evidence import Evidence
 from agent.core.prompts import MAX_INCIDENTS_TO_MODEL, boundary, results_message
@@ -237,5 +238,6 @@ class ToolBox:
         if not outcome.matches:
             return f"No resolved incident {scope} matches this description."
         header = f"{len(outcome.matches)} resolved incident(s) {scope}, strongest first:"
-        ordered = sorted(outcome.matches, key=lambda m: -m.confidence.level)
+        groups = tie_groups([m.confidence.probability for m in outcome.matches])
+        ordered = [m for _, m in sorted(zip(groups, outcome.matches, strict=True), key=lambda gm: gm[0])]
         return results_message(self.fence, [(m.item, evidence.why(m)) for m in ordered], header)

@@ -9,6 +9,7 @@ import pytest
 from agent.core.confidence import shipped_fit
 from agent.core.team_fit import TeamFit
 from incidents.briefings import service as briefings
+from incidents.confidence import service as fits
 from incidents.database import transaction
 from incidents.incident.models import Incident
 from incidents.labels import service as labels
@@ -105,4 +106,20 @@ async def test_refits_are_versioned_adopted_when_better_and_rolled_back(containe
     assert "fitted on 8 of your incidents" in status.sentence and "ECE" in status.sentence
     assert confidence.refit(container) is None  # nothing changed since
     assert confidence.rollback(container) == (1, None)
+    assert confidence.load_fit(container) is shipped_fit()
+
+
+def test_a_fit_made_for_other_features_gives_way_to_the_shipped_fit(container: Container) -> None:
+    data = {
+        "features": ["keyword_rr", "keyword_rr_other_service"],
+        "offset": 0.0,
+        "slope": 1.0,
+        "weights": [0.0, 0.0],
+    }
+    judged = fits.Judged(
+        labels=5, engineer_labels=5, held_out_loss=0.1, current_loss=0.2, ece=0.01, adopted=True, note=""
+    )
+    with transaction(container.sessions) as db:
+        fits.record_fit(db_session=db, bank_id=container.settings.memory.bank_id, data=data, judged=judged)
+        db.commit()
     assert confidence.load_fit(container) is shipped_fit()
