@@ -35,7 +35,7 @@ test: $(STAMP) system-deps hindsight-env matrix-env
 	$(BIN)/python -m pytest
 
 # The tests against the real local model: not part of `test`, which must stay within the CI budget;
-# on a loaded two-core machine one briefing outlasted a 30-minute hop timeout (docs/llm.md).
+# on a loaded two-core machine one briefing took 31 minutes (docs/llm.md).
 test-llm: $(STAMP) llm-env
 	$(BIN)/python -m pytest -m llm
 
