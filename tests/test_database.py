@@ -8,7 +8,15 @@ import pytest
 from sqlalchemy import inspect
 from sqlalchemy.orm import Session
 
-from incidents.database import SchemaNotReady, make_engine, schema_revisions, upgrade, wait_for_head
+from incidents.database import (
+    SchemaNotReady,
+    alembic_config,
+    make_engine,
+    schema_revisions,
+    script_heads,
+    upgrade,
+    wait_for_head,
+)
 from incidents.models import Counter
 
 
@@ -56,3 +64,10 @@ def test_a_replica_that_does_not_migrate_waits_for_head_then_gives_up_naming_it(
             waiting.result(timeout=60)
     finally:
         engine.dispose()
+
+
+def test_the_heads_read_from_the_scripts_are_alembics() -> None:
+    """Commands find a database at head without importing alembic; the heads they read are its own."""
+    from alembic.script import ScriptDirectory
+
+    assert script_heads() == set(ScriptDirectory.from_config(alembic_config("sqlite://")).get_heads())

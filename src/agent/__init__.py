@@ -5,8 +5,8 @@
 - ``resolution``: notes in, a post-mortem draft out, and the briefing graded;
 - ``profile``: the team profile written by the model.
 
-``llm`` and ``settings`` (the Groq client and the choice between it and the evidence-only modes) sit
-at the top. Sub-packages import ``core`` and the jobs they build on, never back. May import ``memory``
-(the bank's values, the role protocols, ``memory.service``) and ``incidents`` (value types and time
-helpers); never ``web`` or ``evals``.
+``llm``, ``endpoint`` and ``settings`` (the choice between a model and the evidence-only modes, the
+Groq or OpenAI-compatible client, their settings) sit at the top. Sub-packages import ``core`` and
+the jobs they build on, never back. May import ``memory`` (the bank's values, the role protocols,
+``memory.service``) and ``incidents`` (value types and time helpers); never ``web`` or ``evals``.
 """

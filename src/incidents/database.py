@@ -5,13 +5,14 @@ SQLite runs in WAL mode with a busy timeout and foreign keys on, so the web app 
 share one file.
 """
 
+import re
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from sqlalchemy import Engine, MetaData, Table, create_engine, event, text
+from sqlalchemy import Engine, MetaData, Table, create_engine, event, inspect, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import CursorResult, Result, make_url
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
@@ -21,6 +22,9 @@ if TYPE_CHECKING:
     from alembic.config import Config
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+VERSION_TABLE = "alembic_version"  # where alembic keeps the revisions a database is at
+_REVISION_LINE = re.compile(r"^(revision|down_revision)\b[^=\n]*=(.*)$", re.MULTILINE)
+_QUOTED = re.compile(r"""["']([^"']+)["']""")
 # pg_advisory_xact_lock key held while migrating: any constant all replicas share.
 MIGRATION_LOCK_KEY = 0x7265_6361_6C6C_6F70  # "recallop"
 
@@ -109,8 +113,11 @@ def upgrade(engine: Engine) -> None:
     On PostgreSQL the upgrade holds a transaction-scoped advisory lock, so replicas that start (or
     upgrade) at the same moment take turns: the first applies the migrations, the others wait for its
     commit and then find the schema at head. PostgreSQL's DDL is transactional, so a replica killed
-    mid-upgrade leaves the schema as it was, and the lock with it.
+    mid-upgrade leaves the schema as it was, and the lock with it. A schema already at head is left
+    without loading alembic (most of a second, paid by every command that opens the database).
     """
+    if at_head(engine):
+        return
     from alembic import command
 
     config = alembic_config(engine.url.render_as_string(hide_password=False))
@@ -125,16 +132,34 @@ class SchemaNotReady(RuntimeError):
     """The database schema is not at this release's head (not migrated yet, or migrated further)."""
 
 
-def schema_revisions(engine: Engine) -> tuple[set[str], set[str]]:
-    """The revisions the database is at, and the head revisions this release expects."""
-    from alembic.runtime.migration import MigrationContext
-    from alembic.script import ScriptDirectory
+def script_heads() -> set[str]:
+    """The head revisions of this release's migration scripts: every revision no other one revises.
 
-    config = alembic_config(engine.url.render_as_string(hide_password=False))
-    heads = set(ScriptDirectory.from_config(config).get_heads())
+    Read from the scripts' ``revision`` and ``down_revision`` lines (a string, ``None`` or a tuple of
+    strings), without importing alembic."""
+    revisions: set[str] = set()
+    revised: set[str] = set()
+    for path in sorted((MIGRATIONS_DIR / "versions").glob("*.py")):
+        found = dict(_REVISION_LINE.findall(path.read_text(encoding="utf-8")))
+        if "revision" in found:
+            revisions.update(_QUOTED.findall(found["revision"]))
+            revised.update(_QUOTED.findall(found.get("down_revision", "")))
+    return revisions - revised
+
+
+def schema_revisions(engine: Engine) -> tuple[set[str], set[str]]:
+    """The revisions the database is at (alembic's version table; none before the first migration),
+    and the head revisions this release expects."""
     with engine.connect() as connection:
-        current = set(MigrationContext.configure(connection).get_current_heads())
-    return current, heads
+        if not inspect(connection).has_table(VERSION_TABLE):
+            return set(), script_heads()
+        current = set(connection.scalars(text(f"SELECT version_num FROM {VERSION_TABLE}")))
+    return current, script_heads()
+
+
+def at_head(engine: Engine) -> bool:
+    current, heads = schema_revisions(engine)
+    return current == heads
 
 
 def wait_for_head(engine: Engine, *, timeout_s: float, poll_s: float = 0.5) -> None:

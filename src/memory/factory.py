@@ -1,7 +1,9 @@
 """Open the configured memory bank: the embedded driver by default, a Hindsight server when asked."""
 
+import functools
+
 from memory.bank import MemoryBank
-from memory.embedder import Embedder
+from memory.embedder import Embedder, MiniLMEmbedder
 from memory.patterns import OfflineSynthesizer, ProfileAwareSynthesizer
 from memory.settings import MemorySettings
 from memory.synthesis import EvidenceDigest, Synthesizer
@@ -24,7 +26,6 @@ def open_bank(
 
         return HindsightBank(settings)
     from memory.embedded.bank import EmbeddedBank
-    from memory.embedder import MiniLMEmbedder
 
     embedder = embedder or MiniLMEmbedder()
     return EmbeddedBank(
@@ -32,10 +33,10 @@ def open_bank(
     )
 
 
-def open_embedder() -> Embedder:
-    """The process's sentence embedder (loads lazily), shared by the embedded bank and the agent."""
-    from memory.embedder import MiniLMEmbedder
-
+@functools.cache
+def open_embedder() -> MiniLMEmbedder:
+    """The process's sentence embedder (loads lazily), shared by the embedded bank and the agent: one
+    per process, so the model is loaded once however many parts ask for it."""
     return MiniLMEmbedder()
 
 

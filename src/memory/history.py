@@ -29,6 +29,7 @@ from pydantic import (
     field_validator,
 )
 
+from memory import runbooks
 from memory.schema import IncidentRecord, normalize_resolution_kind
 from memory.template import FIELDS, TemplateField, model_of
 
@@ -126,7 +127,7 @@ class Runbook(_Strict):
     body: RequiredText
 
     def text(self) -> str:
-        return f"RUNBOOK {self.runbook_id} — {self.service}\nTitle: {self.title}\n{self.body}"
+        return f"{runbooks.HEADER} {self.runbook_id} — {self.service}\nTitle: {self.title}\n{self.body}"
 
     def timestamp(self) -> datetime:
         return _utc(self.updated)

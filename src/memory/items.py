@@ -1,20 +1,29 @@
-"""The items of a record that briefings compare (its steps and failed attempts), and the key their
-vectors are stored under.
+"""The lines of a record or runbook that briefings and the action guard compare (a record's steps and
+failed attempts, a runbook's checks, mitigations and risky actions), and the key their vectors are
+stored under.
 
 The briefing head merges near-duplicate checks, fixes and risky moves, and the action guard matches a
-proposed move against the recorded ones, both by meaning. Embedding every item of every recalled
-record at briefing time was most of a briefing's cost, so the embedded driver embeds a record's items
-once, when it is retained, under ``item_key`` of each text; a briefing looks its texts up by the same
+proposed move against the recorded ones, both by meaning. Embedding those lines at briefing time was
+most of a briefing's cost, so the embedded driver embeds a document's items once, when it is retained,
+under ``item_key`` of each form a comparison reads a line in (as written, without its closing period,
+without its parenthesized details, without its consequence); a briefing looks its texts up by the same
 key and embeds only what it does not find.
 """
 
 import re
+from collections.abc import Iterable
 
-from memory.schema import IncidentRecord
+from memory import runbooks
+from memory.schema import IncidentRecord, RecordFormatError, parse_record
+
+# What a document's items are, by version: items stored under an earlier version are stored again.
+ITEMS_VERSION = 2
 
 _LIST_ITEM = re.compile(r"\n\s*(?:\d{1,2}[.)]|[-•*])\s+")
 _CLAUSE = re.compile(r";\s+|(?<=[.!?])\s+(?=[A-Z])")
 _DETAILS = re.compile(r"\s*\([^()]*\)")
+# Where a recorded line stops saying what was done and starts saying what it did.
+_CONSEQUENCE = re.compile(r":\s+|\s+(?=(?:made|caused|did not|didn't|only|which|so that)\b)", re.IGNORECASE)
 
 
 def steps(text: str) -> list[str]:
@@ -42,8 +51,41 @@ def item_key(text: str) -> str:
     return " ".join(text.lower().split())
 
 
+def done_part(text: str) -> str:
+    """ "Scaling X first made it worse: each pod ..." -> "Scaling X first": the move, not its effect."""
+    return _CONSEQUENCE.split(text, maxsplit=1)[0]
+
+
+def line_keys(lines: Iterable[str]) -> list[str]:
+    """The keys of recorded lines in every form a comparison reads them in, each once."""
+    keys: dict[str, None] = {}
+    for line in lines:
+        key = item_key(line)
+        bare = key.rstrip(".")
+        for form in (key, bare, item_key(without_details(bare)), item_key(done_part(line))):
+            if form:
+                keys.setdefault(form)
+    return list(keys)
+
+
 def record_items(record: IncidentRecord) -> list[str]:
-    """The keys of the record's steps and failed attempts, each also without its details."""
-    found = [*steps(record.resolution_steps), *steps(record.failed_attempts)]
-    keys = dict.fromkeys(item_key(t) for step in found for t in (step, without_details(step)))
-    return [k for k in keys if k]
+    """The keys of the record's steps and failed attempts."""
+    return line_keys([*steps(record.resolution_steps), *steps(record.failed_attempts)])
+
+
+def runbook_items(text: str) -> list[str]:
+    """The keys of a runbook's first checks, mitigations and risky actions."""
+    found = runbooks.sections(text)
+    return line_keys(
+        [*found.get("first checks", []), *runbooks.mitigations(text), *found.get("risky actions", [])]
+    )
+
+
+def document_items(content: str) -> list[str]:
+    """The item keys of a stored text: a labeled record's or a runbook's; none for anything else."""
+    if runbooks.is_runbook(content):
+        return runbook_items(content)
+    try:
+        return record_items(parse_record(content))
+    except RecordFormatError:
+        return []

@@ -131,9 +131,20 @@ __all__ = [
     "service_model_id",
     "service_model_name",
     "service_model_tags",
+    "start_loading_embedder",
     "tag_value",
     "validate_items",
 ]
+
+
+def start_loading_embedder() -> None:
+    """Start loading the process's sentence embedder (``memory.factory.open_embedder``) on another
+    thread, for a command that will embed once it has imported the rest of the service: the model
+    loads on the other core meanwhile."""
+    from memory.factory import open_embedder
+
+    open_embedder().load_in_background()
+
 
 # How many recalled incidents ``get_record`` looks through for the one whose id it was asked.
 RECORD_LOOKUP_LIMIT = 5

@@ -8,7 +8,7 @@ from tenacity import wait_none
 
 from agent.briefing.loop import Agent
 from agent.briefing.profile_evidence import ProfileSource
-from agent.llm import EndpointChatModel
+from agent.endpoint import EndpointChatModel
 from agent.settings import LLMSettings
 from tests.agent.fakes import FakeProfiles, FakeRecall, WatchedRecall, record
 from tests.agent.scripted import ScriptedModel

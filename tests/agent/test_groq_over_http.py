@@ -9,7 +9,8 @@ from agent.briefing.loop import Agent
 from agent.briefing.planner import EvidenceOnlyPlanner
 from agent.core.evidence import AlertInput
 from agent.core.tools import RECALL
-from agent.llm import STATUS, EndpointChatModel, open_model
+from agent.endpoint import EndpointChatModel
+from agent.llm import STATUS, open_model
 from tests.agent.conftest import llm_settings
 from tests.agent.fakes import FakeRecall
 from tests.support.net import free_port

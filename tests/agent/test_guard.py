@@ -9,6 +9,7 @@ from agent.core.guard import ROLE_FIELDS, check, guard
 from agent.core.schema import Claim, ClaimCheck, ClaimField, Role
 from agent.core.similarity import Similarity
 from tests.agent.fakes import match, record
+from tests.memory.fakes import CountingEmbedder
 
 POOL = record(
     "INC-0001",
@@ -96,6 +97,32 @@ def test_the_report_counts_kept_and_removed_by_role_and_says_why() -> None:
     assert (
         "1 risky that cite no source" in sentence and "1 fix that rest on a field of another role" in sentence
     )
+
+
+def test_a_claim_in_its_fields_own_words_rests_on_it_without_embedding_anything() -> None:
+    """The evidence-only assembler states recorded fields as they are: comparing them by meaning would
+    embed every field of every cited record at briefing time, for an answer known in advance."""
+    embedder = CountingEmbedder()
+    report = ClaimCheck()
+    claims = [
+        Claim(
+            text="Root cause recorded for INC-0001: the checkout pool was sized for average load",
+            statement="The checkout POOL was sized for  average load, not a flash sale",
+            citations=[2],
+            role="cause",
+            field="root_cause",
+        ),
+        Claim(text="Rolled the pods one at a time", citations=[2], role="fix"),
+    ]
+    kept = guard(claims, Grounds(_evidence()), Similarity(embedder), report)
+    assert [(c.field, c.record) for c in kept] == [
+        ("root_cause", "INC-0001"),
+        ("resolution_step", "INC-0001"),
+    ]
+    assert embedder.embedded == []
+    # A field of another role in the same words is no support for the role: it is compared as before.
+    assert _check("fix", "Raised the checkout pool to 80 per pod, which made it worse") is None
+    assert _check("fix", "Rolled the pods one at a time", field="mitigation") is None
 
 
 @given(st.sampled_from(sorted(ROLE_FIELDS)), st.text(min_size=1, max_size=60))

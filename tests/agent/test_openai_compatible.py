@@ -9,7 +9,8 @@ from agent.briefing.recall_first import LOOP_CALL, REPLACED_QUERY
 from agent.core.evidence import AlertInput
 from agent.core.schema import Briefing
 from agent.core.tools import RECALL
-from agent.llm import EndpointChatModel, open_model
+from agent.endpoint import EndpointChatModel
+from agent.llm import open_model
 from agent.settings import HOSTED_TIMEOUT_S, SELF_HOSTED_TIMEOUT_S, LLMSettings
 from tests.agent.fakes import FakeRecall
 from tests.support.scripted_llm import ScriptedLLM, answer, tool_call

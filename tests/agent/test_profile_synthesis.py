@@ -7,7 +7,7 @@ import httpx
 import pytest
 from tenacity import wait_none
 
-from agent.llm import EndpointChatModel
+from agent.endpoint import EndpointChatModel
 from agent.profile.synthesis import LLMProfileSynthesizer, checked, profile_synthesizer
 from agent.settings import LLMSettings
 from memory.patterns import OfflineSynthesizer

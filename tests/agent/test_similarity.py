@@ -5,17 +5,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from agent.core.similarity import Similarity
-from tests.memory.fakes import HashingEmbedder
-
-
-class CountingEmbedder(HashingEmbedder):
-    def __init__(self) -> None:
-        super().__init__()
-        self.embedded: list[str] = []
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        self.embedded += texts
-        return super().embed(texts)
+from tests.memory.fakes import CountingEmbedder, HashingEmbedder
 
 
 def test_known_texts_are_looked_up_and_only_the_rest_embedded() -> None:

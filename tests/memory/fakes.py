@@ -1,4 +1,4 @@
-"""Test doubles for the memory bank's injected parts: a hashing embedder and a recording synthesizer."""
+"""Test doubles for the memory bank's injected parts: hashing embedders and a recording synthesizer."""
 
 import hashlib
 import re
@@ -27,6 +27,18 @@ class HashingEmbedder:
                 out[row, int.from_bytes(digest, "little") % self.dimension] += 1.0
             out[row, 0] += 1e-3  # never the zero vector
         return normalize(out)
+
+
+class CountingEmbedder(HashingEmbedder):
+    """A hashing embedder that remembers every text it was asked to embed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.embedded: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.embedded += texts
+        return super().embed(texts)
 
 
 class RecordingSynthesizer:

@@ -31,6 +31,7 @@ from memory.service import log_incident
 from memory.settings import MemorySettings
 from tests.memory.conftest import wait_operation
 from tests.memory.fakes import HashingEmbedder, RecordingSynthesizer
+from tests.memory.test_runbooks import RUNBOOK
 
 ROOT = Path(__file__).resolve().parents[2]
 T0 = datetime(2026, 1, 5, 8, 0, tzinfo=UTC)
@@ -384,6 +385,26 @@ async def test_a_bank_without_item_vectors_is_migrated_and_backfilled(tmp_path: 
         assert set(reopened.item_vectors(["Raised the pool to 40"])) == {"Raised the pool to 40"}
         with sqlite3.connect(tmp_path / "memory.db") as conn:
             assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
+    finally:
+        await reopened.close()
+
+
+async def test_a_runbooks_lines_are_embedded_when_it_is_retained_and_older_items_are_stored_again(
+    tmp_path: Path,
+) -> None:
+    bank = make_bank(tmp_path)
+    await put(bank, "RB-db-pool", RUNBOOK, ["kind:runbook", "service:checkout-service"])
+    head_text = "Pool dashboard: active == max and pending climbing"  # as the briefing head writes it
+    assert set(bank.item_vectors([head_text])) == {head_text}
+    await bank.close()
+    with sqlite3.connect(tmp_path / "memory.db") as conn:  # items of the first version: records' only
+        conn.execute("DELETE FROM item_vectors")
+        conn.execute("UPDATE vectors SET items_model = ?", (HashingEmbedder.model_id,))
+    reopened = make_bank(tmp_path)
+    try:
+        assert reopened.item_vectors([head_text]) == {}
+        await reopened.recall(query="pool")  # the first read brings the bank up to date
+        assert set(reopened.item_vectors([head_text])) == {head_text}
     finally:
         await reopened.close()
 

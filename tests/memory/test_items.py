@@ -1,12 +1,21 @@
-"""Record items: the steps and failed attempts a briefing compares, keyed as the embedder reads them."""
+"""Items: the lines of records and runbooks a briefing compares, keyed as the embedder reads them."""
 
 from datetime import UTC, datetime
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memory.items import item_key, record_items, steps, without_details
-from memory.schema import IncidentRecord
+from memory.items import (
+    document_items,
+    done_part,
+    item_key,
+    record_items,
+    runbook_items,
+    steps,
+    without_details,
+)
+from memory.schema import IncidentRecord, format_record
+from tests.memory.test_runbooks import RUNBOOK
 
 RECORD = IncidentRecord(
     incident_id="INC-1",
@@ -31,15 +40,41 @@ def test_steps_split_list_items_clauses_and_sentences() -> None:
     ]
 
 
-def test_a_record_keys_every_step_and_failed_attempt_with_and_without_details() -> None:
+def test_a_record_keys_every_step_and_failed_attempt_with_and_without_details_and_consequence() -> None:
     assert record_items(RECORD) == [
         "checked pg_stat_activity (on db-2)",
         "checked pg_stat_activity",
         "raised the pool to 40",
         "added a breaker",
         "restarting pods did not help",
+        "restarting pods",
     ]
     assert without_details("Raised the pool (to 40) now") == "Raised the pool now"
+    assert (
+        done_part("Scaling to 18 pods first made it worse: each pod opened 20") == "Scaling to 18 pods first"
+    )
+
+
+def test_a_runbook_keys_its_checks_mitigations_and_risky_actions_as_the_head_and_the_guard_read_them() -> (
+    None
+):
+    keys = runbook_items(RUNBOOK)
+    # As written (the action guard), without the closing period (the head), without details, and the move
+    # without what it did.
+    assert "pool dashboard: active == max and pending climbing." in keys
+    assert "pool dashboard: active == max and pending climbing" in keys
+    assert "pool dashboard" in keys
+    assert "postgres: compare pg_stat_activity with max_connections and the per-service budget" in keys
+    assert "raise the pool only after computing pods x pool size" in keys
+    assert "scaling pods out without checking database limits (inc-0001)." in keys
+    assert "scaling pods out without checking database limits" in keys
+    assert not any(k.startswith(("when", "hikaripool", "database connection pool")) for k in keys)
+
+
+def test_a_stored_text_has_the_items_of_what_it_is() -> None:
+    assert document_items(format_record(RECORD)) == record_items(RECORD)
+    assert document_items(RUNBOOK) == runbook_items(RUNBOOK)
+    assert document_items("a note that is neither") == []
 
 
 @given(st.text(max_size=60))

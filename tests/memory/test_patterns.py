@@ -1,9 +1,7 @@
 """The offline profile synthesizer: patterns by what failed and why, cited, uncertain when seen once."""
 
 import asyncio
-from collections.abc import Sequence
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -12,7 +10,7 @@ from memory.bank import MentalModel
 from memory.embedder import MiniLMEmbedder
 from memory.patterns import OfflineSynthesizer, ProfileAwareSynthesizer
 from memory.profile import PROFILE_SCHEMA, SOURCE_QUERY, load_patterns
-from tests.memory.fakes import HashingEmbedder, RecordingSynthesizer
+from tests.memory.fakes import CountingEmbedder, RecordingSynthesizer
 from tests.memory.profile_records import HISTORY, JWT, POOL_A, POOL_B, correction, recalled
 
 
@@ -136,16 +134,6 @@ def test_grouping_partitions_the_incidents_and_ignores_service_names(
         for n, (i, service) in enumerate(zip(incidents, services, strict=True), start=1)
     ]
     assert sorted(p.incidents for p in synthesizer.patterns(renamed)) == sorted(p.incidents for p in patterns)
-
-
-class CountingEmbedder(HashingEmbedder):
-    def __init__(self) -> None:
-        super().__init__()
-        self.embedded: list[str] = []
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        self.embedded += texts
-        return super().embed(texts)
 
 
 def test_a_refresh_embeds_only_incidents_it_has_not_seen() -> None:

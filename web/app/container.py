@@ -10,7 +10,7 @@ from incidents.database import make_engine, make_session_factory, upgrade, wait_
 from memory.factory import open_bank, open_embedder
 from memory.service import Embedder, MemoryBank
 from web.app.lanes import Lane, Worker
-from web.app.notify.deliver import Notifier
+from web.app.notify.notifier import Notifier
 from web.app.offload import Offload
 from web.app.settings import Settings
 
@@ -44,7 +44,9 @@ class Container:
         # merging and the action guard's matching all use it.
         embedder = open_embedder()
         bank = open_bank(
-            settings.memory, profile_synthesizer=profile_synthesizer(settings.llm), embedder=embedder
+            settings.memory,
+            profile_synthesizer=profile_synthesizer(settings.llm),
+            embedder=embedder,
         )
         sessions = make_session_factory(engine)
         notifier = Notifier.load(settings.notify, base_url=f"http://{settings.web.host}:{settings.web.port}")

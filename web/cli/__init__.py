@@ -14,6 +14,7 @@ resolved in the body). ``tests/web/cli/test_startup_imports.py`` renders every c
 fresh interpreter and fails when one of the heavy modules it lists gets loaded.
 """
 
+import gc
 from importlib.metadata import entry_points
 
 import typer
@@ -62,7 +63,12 @@ for plugin in entry_points(group="recallops.commands"):
 
 def main() -> None:
     """``recallops``: a bad setting, file or address ends with a one-line reason and exit code 2,
-    never a traceback. Anything else is a fault of RecallOps and keeps its traceback."""
+    never a traceback. Anything else is a fault of RecallOps and keeps its traceback.
+
+    The process ends when this returns, so what is still alive is frozen out of the garbage collector:
+    the interpreter's last collections would otherwise walk every object the command imported (a
+    third of a second after ``ask``) only to free memory the process is about to give back.
+    """
     try:
         app(prog_name="recallops")
     except Exception as exc:
@@ -73,3 +79,5 @@ def main() -> None:
             raise
         typer.echo(f"recallops: {reason}", err=True)
         raise SystemExit(2) from None
+    finally:
+        gc.freeze()

@@ -105,6 +105,10 @@ def ask(
     if not text.strip():
         typer.echo("error: the alert text is empty", err=True)
         raise typer.Exit(code=2)
+    if memory == MemoryChoice.on:
+        from memory.service import start_loading_embedder
+
+        start_loading_embedder()  # the recall embeds the alert: load the model while the rest imports
     from agent.core.evidence import AlertInput
     from web.app.settings import Settings
 

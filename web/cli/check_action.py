@@ -50,11 +50,13 @@ def check_action(
     as_json: bool = typer.Option(False, "--json", help="Print the check object only."),
 ) -> None:
     """Check a move against memory before you make it: risky, worked before, or no record."""
-    from memory.service import MemoryUnavailable
+    from memory.service import MemoryUnavailable, start_loading_embedder
+
+    action = " ".join(action.split())
+    start_loading_embedder()  # the check embeds the action: load the model while the rest imports
     from web.app.check_action import MAX_ACTION_CHARS
     from web.app.settings import Settings
 
-    action = " ".join(action.split())
     if not action or len(action) > MAX_ACTION_CHARS:
         typer.echo(f"error: the action must be 1 to {MAX_ACTION_CHARS} characters", err=True)
         raise typer.Exit(code=2)

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from sqlalchemy.orm import Session, sessionmaker
 
     from incidents.delivery.models import Delivery
-    from web.app.notify.deliver import Notifier
+    from web.app.notify.notifier import Notifier
 
 app = typer.Typer(help="Delivery channels: Slack, Apprise (chat, email) and webhooks.", no_args_is_help=True)
 
@@ -28,7 +28,7 @@ app = typer.Typer(help="Delivery channels: Slack, Apprise (chat, email) and webh
 def _configured() -> Iterator[tuple[sessionmaker[Session], Notifier]]:
     from incidents.database import make_engine, make_session_factory, upgrade
     from web.app.notify.config import NotifyConfigError
-    from web.app.notify.deliver import Notifier
+    from web.app.notify.notifier import Notifier
     from web.app.settings import Settings
 
     settings = Settings()

@@ -14,15 +14,15 @@ The thresholds are fitted on the paired eval set (``evals/check_action``), which
 and recall of 0.9 or more.
 """
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from agent.core import runbooks
 from agent.core.claims import steps
 from agent.core.similarity import Similarity, coverage, stems
+from memory import runbooks
+from memory.items import done_part
 from memory.schema import IncidentRecord
 
 Verdict = Literal["risky", "worked before", "no record"]
@@ -37,7 +37,6 @@ MAX_CITED = 3
 # A recorded failure within this much of the closest success decides: a missed warning costs more than
 # a missed reassurance.
 RISK_MARGIN = 0.1
-_CONSEQUENCE = re.compile(r":\s+|\s+(?=(?:made|caused|did not|didn't|only|which|so that)\b)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -100,16 +99,11 @@ def moves_from_runbook(runbook_id: str, service: str, text: str) -> list[Recorde
     ]
 
 
-def _done_part(text: str) -> str:
-    """ "Scaling X first made it worse: each pod ..." -> "Scaling X first": the move, not its effect."""
-    return _CONSEQUENCE.split(text, maxsplit=1)[0]
-
-
 def score(action: str, move: RecordedMove, similarity: Similarity) -> float:
     """How closely a recorded move is the proposed one: the better of the whole line and its move part."""
     wanted = stems(action)
     best = 0.0
-    for text in dict.fromkeys((move.text, _done_part(move.text))):
+    for text in dict.fromkeys((move.text, done_part(move.text))):
         words = coverage(wanted, stems(text))
         cosine = similarity.cosine(action, text)
         best = max(best, words if cosine is None else 0.5 * cosine + 0.5 * words)
@@ -124,7 +118,7 @@ def _matches(
     action: str, moves: Iterable[RecordedMove], service: str | None, similarity: Similarity
 ) -> list[MoveMatch]:
     moves = list(moves)
-    similarity.prepare([action, *(m.text for m in moves), *(_done_part(m.text) for m in moves)])
+    similarity.prepare([action, *(m.text for m in moves), *(done_part(m.text) for m in moves)])
     found = [
         MoveMatch(move=m, score=score(action, m, similarity), same_service=m.service == service)
         for m in moves

@@ -13,11 +13,11 @@ and its shown line is written here from them, once; nothing downstream reads the
 """
 
 from agent.briefing.precedents import NO_RELIABLE, Reading, is_noise, read
-from agent.core import runbooks
 from agent.core.claims import flat, steps
 from agent.core.conversation import ConversationView
 from agent.core.evidence import Match
 from agent.core.schema import Claim, ClaimField, ModelAnswer, Qualifier, Role, SeenBefore
+from memory import runbooks
 
 MAX_CAUSES = 3
 MAX_STEPS = 5

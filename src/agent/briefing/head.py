@@ -215,7 +215,7 @@ def _section(
         candidates.append(
             _Candidate(text, claim.citations, order, claim.role, claim.field, claim.confidence, claim.date)
         )
-    similarity.prepare(c.text for c in candidates)
+    similarity.prepare(c.text for c in candidates if c.field != "signature")  # see _same
     return _ordered([_item(g, sources) for g in _merge(candidates, similarity)], now)
 
 

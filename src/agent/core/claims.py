@@ -11,9 +11,9 @@ happened. ``stamp`` writes them, the same way for the evidence-only assembler an
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from agent.core import runbooks
 from agent.core.evidence import Evidence, Match
 from agent.core.schema import Claim, ClaimField, Role
+from memory import runbooks
 from memory.items import steps as steps  # memory embeds these same steps when it retains a record
 from memory.text import clip
 

@@ -2,12 +2,13 @@
 
 A fix rests on a resolution step, a mitigation or a recorded outcome; a risky move on a failed attempt
 or a recorded risky action; a cause on a root cause, a correction or a team-profile pattern; a check on
-an error signature, a first check, the first things a record did or a runbook. A claim is compared
-with every field of every source it cites (``Similarity.same``, the question the briefing head asks),
-and the field that says it best decides: a failed attempt offered as a fix, or a record's fix offered
-as a risky move, rests on a field of another role and is removed; so is a claim no field of its role
-says, and one that cites nothing. The evidence-only assembler's claims pass by construction; a model's
-are what this is for. Both go through it.
+an error signature, a first check, the first things a record did or a runbook. A claim whose words are
+those of a field of its role in what it cites rests on that field (no other can say it better); any
+other claim is compared with every field of every source it cites (``Similarity.same``, the question
+the briefing head asks), and the field that says it best decides: a failed attempt offered as a fix, or
+a record's fix offered as a risky move, rests on a field of another role and is removed; so is a claim
+no field of its role says, and one that cites nothing. The evidence-only assembler's claims pass by
+construction; a model's are what this is for. Both go through it.
 
 The ``ClaimCheck`` it fills counts what was kept and removed by role and by reason, so a briefing
 can say how many were removed and why, and an evaluation can report in-role support.
@@ -15,9 +16,10 @@ can say how many were removed and why, and an evaluation can report in-role supp
 
 from dataclasses import dataclass
 
-from agent.core.claims import Grounds
+from agent.core.claims import Ground, Grounds
 from agent.core.schema import Claim, ClaimCheck, ClaimField, RemovedClaim, Role
 from agent.core.similarity import Similarity
+from memory.items import item_key
 
 # The fields a claim of each role may rest on.
 ROLE_FIELDS: dict[Role, frozenset[ClaimField]] = {
@@ -49,6 +51,9 @@ def check(claim: Claim, grounds: Grounds, similarity: Similarity) -> Verdict:
         return Verdict(
             None, RemovedClaim(role=role, reason="wrong field", text=claim.text, field=claim.field)
         )
+    exact = said_exactly(claim, grounds)
+    if exact is not None:
+        return _resting_on(claim, exact)
     statement = claim.statement or claim.text
     said = [
         (similarity.score(statement, ground.text), ground)
@@ -66,7 +71,32 @@ def check(claim: Claim, grounds: Grounds, similarity: Similarity) -> Verdict:
         )
     if best is None:
         return Verdict(None, RemovedClaim(role=role, reason="unsupported", text=claim.text))
-    ground = best[1]
+    return _resting_on(claim, best[1])
+
+
+def said_exactly(claim: Claim, grounds: Grounds) -> Ground | None:
+    """The first field of the claim's role in what it cites whose text is the claim's statement.
+
+    No field can say a statement better than its own words do (the closest any other field comes is a
+    tie), so such a claim is kept on that field without comparing it with the others: the
+    evidence-only assembler's claims are most often this, and need no embedding.
+    """
+    allowed = ROLE_FIELDS[claim.role or "cause"]
+    key = item_key(claim.statement or claim.text)
+    return next(
+        (
+            ground
+            for n in claim.citations
+            for ground in grounds.of(n)
+            if ground.field in allowed
+            and claim.field in (None, ground.field)
+            and item_key(ground.text) == key
+        ),
+        None,
+    )
+
+
+def _resting_on(claim: Claim, ground: Ground) -> Verdict:
     return Verdict(
         claim.model_copy(update={"field": ground.field, "record": ground.record or claim.record}), None
     )
@@ -74,10 +104,11 @@ def check(claim: Claim, grounds: Grounds, similarity: Similarity) -> Verdict:
 
 def guard(claims: list[Claim], grounds: Grounds, similarity: Similarity, report: ClaimCheck) -> list[Claim]:
     """The claims supported in their role; what was kept and removed is counted into ``report``."""
+    compared = [c for c in claims if said_exactly(c, grounds) is None]
     similarity.prepare(
         [
-            *(c.statement or c.text for c in claims),
-            *(g.text for c in claims for n in c.citations for g in grounds.of(n)),
+            *(c.statement or c.text for c in compared),
+            *(g.text for c in compared for n in c.citations for g in grounds.of(n)),
         ]
     )
     kept: list[Claim] = []

@@ -16,7 +16,6 @@ from typing import Any
 
 from agent.core.conversation import ChatModel, LLMUnavailable
 from agent.core.prompts import boundary
-from agent.llm import EndpointChatModel
 from agent.settings import LLMSettings
 from memory.bank import RecalledIncident, ReflectAnswer
 from memory.embedder import MiniLMEmbedder
@@ -130,4 +129,6 @@ def profile_synthesizer(settings: LLMSettings) -> LLMProfileSynthesizer | None:
     synthesizer in charge (evidence-only mode, and by default a self-hosted endpoint)."""
     if not settings.profile_uses_llm:
         return None
+    from agent.endpoint import EndpointChatModel
+
     return LLMProfileSynthesizer(EndpointChatModel(settings), offline=OfflineSynthesizer(MiniLMEmbedder()))

@@ -53,7 +53,12 @@ def upsert_document(
         "INSERT INTO vectors(doc, model_id, vector, items_model) VALUES (?, ?, ?, ?) "
         "ON CONFLICT(doc) DO UPDATE SET model_id = excluded.model_id, vector = excluded.vector, "
         "items_model = excluded.items_model",
-        (doc, model_id, np.ascontiguousarray(vector, dtype=np.float32).tobytes(), model_id),
+        (
+            doc,
+            model_id,
+            np.ascontiguousarray(vector, dtype=np.float32).tobytes(),
+            item_vectors.marker(model_id),
+        ),
     )
     item_vectors.write(conn, items, model_id)
     conn.execute("DELETE FROM document_tags WHERE doc = ?", (doc,))

@@ -1,9 +1,10 @@
-"""Item vectors in the embedded bank's file: each record's steps and failed attempts, embedded once.
+"""Item vectors in the embedded bank's file: the lines of each record and runbook, embedded once.
 
-A record's items (``memory.items``) are embedded when the record is written, in the same embedding
-call as the record and in the same transaction; an item key already stored is not embedded again, so
-the records of one failure mode share their items' vectors. Documents written before items were
-stored (``vectors.items_model`` is ``NULL``) or by another model are backfilled when the bank opens.
+A document's items (``memory.items``) are embedded when the document is written, in the same
+embedding call and in the same transaction; an item key already stored is not embedded again, so the
+records of one failure mode share their items' vectors. ``vectors.items_model`` says which model and
+which version of the items a document's are stored under (``marker``): a document written before items
+were stored (``NULL``), by another model or under an earlier version is backfilled when the bank opens.
 """
 
 import sqlite3
@@ -13,19 +14,15 @@ import numpy as np
 
 from memory.embedded.store import Store
 from memory.embedder import Embedder
-from memory.items import record_items
-from memory.schema import RecordFormatError, parse_record
+from memory.items import ITEMS_VERSION, document_items
 
 BACKFILL_BATCH = 256
 _LOOKUP_CHUNK = 500  # keys per query, under SQLite's variable limit
 
 
-def item_keys(content: str) -> list[str]:
-    """The item keys of a stored text: none when it is not a labeled record (a runbook, a note)."""
-    try:
-        return record_items(parse_record(content))
-    except RecordFormatError:
-        return []
+def marker(model_id: str) -> str:
+    """What ``vectors.items_model`` holds once a document's items are stored by this model."""
+    return f"{model_id}#items-{ITEMS_VERSION}"
 
 
 def stored(conn: sqlite3.Connection, keys: Iterable[str], model_id: str) -> dict[str, np.ndarray]:
@@ -63,26 +60,26 @@ def embed_with_items(
     conn: sqlite3.Connection, embedder: Embedder, contents: Sequence[str]
 ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """The contents' vectors and the vectors of their items not stored yet, from one embedding call."""
-    new = missing(conn, (k for c in contents for k in item_keys(c)), embedder.model_id)
+    new = missing(conn, (k for c in contents for k in document_items(c)), embedder.model_id)
     vectors = embedder.embed([*contents, *new]) if contents or new else np.empty((0, embedder.dimension))
     return vectors[: len(contents)], dict(zip(new, vectors[len(contents) :], strict=True))
 
 
 def backfill(conn: sqlite3.Connection, embedder: Embedder) -> None:
     """Embed the items of documents stored without them (or by another model), in batches."""
-    model_id = embedder.model_id
+    model_id, stored_as = embedder.model_id, marker(embedder.model_id)
     while True:
         pending = conn.execute(
             "SELECT v.doc, d.content FROM vectors AS v JOIN documents AS d ON d.id = v.doc "
             "WHERE v.items_model IS NULL OR v.items_model < ? OR v.items_model > ? LIMIT ?",
-            (model_id, model_id, BACKFILL_BATCH),
+            (stored_as, stored_as, BACKFILL_BATCH),
         ).fetchall()
         if not pending:
             return
-        new = missing(conn, (k for _, content in pending for k in item_keys(content)), model_id)
+        new = missing(conn, (k for _, content in pending for k in document_items(content)), model_id)
         vectors = embedder.embed(new) if new else np.empty((0, embedder.dimension), dtype=np.float32)
         with Store.write(conn):
             write(conn, dict(zip(new, vectors, strict=True)), model_id)
             conn.executemany(
-                "UPDATE vectors SET items_model = ? WHERE doc = ?", [(model_id, doc) for doc, _ in pending]
+                "UPDATE vectors SET items_model = ? WHERE doc = ?", [(stored_as, doc) for doc, _ in pending]
             )

@@ -19,7 +19,7 @@ from agent.briefing.planner import EvidenceOnlyPlanner
 from agent.core.evidence import AlertInput
 from agent.core.schema import Briefing, Claim, EvidenceItem
 from agent.core.tools import RECALL
-from agent.llm import EndpointChatModel
+from agent.endpoint import EndpointChatModel
 from agent.resolution.conversation import ResolutionDraft, ResolutionInputs, draft_resolution
 from agent.resolution.drafter import FROM_BRIEFING, LABELS, note_sections
 from agent.resolution.log_tool import LOG, open_resolution_conversation

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 # Third-party packages that cost a visible fraction of a second to import, and the product's own
 # packages that pull them in. A command imports these inside its body, when it runs.
 HEAVY = (
@@ -64,10 +66,32 @@ print(json.dumps(sorted(sys.modules)))
 ROOT = Path(__file__).resolve().parents[3]
 
 
-def loaded_by(code: str) -> set[str]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
+# What the commands an engineer types during an incident never need: the model SDKs without a model
+# configured, migrations on a database already at head, the chat senders, the embedding SDK's client.
+NOT_ON_CALL = ("groq", "openai", "alembic", "apprise", "slack_sdk", "aiohttp", "mcp", "fastapi", "tryaii")
+
+COMMAND = """
+import atexit, json, sys
+atexit.register(lambda: print(json.dumps(sorted(sys.modules))))
+from web.cli import main
+sys.argv = ["recallops", *json.loads(sys.argv[1])]
+main()
+"""
+
+
+def _env(**extra: str) -> dict[str, str]:
+    keep = {k: v for k, v in os.environ.items() if not k.startswith("RECALLOPS_") and k != "GROQ_API_KEY"}
+    return {**keep, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)]), **extra}
+
+
+def loaded_by(code: str, *args: str, env: dict[str, str] | None = None, check: bool = True) -> set[str]:
     done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True, timeout=300
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        env=env or _env(),
+        check=check,
+        timeout=300,
     )
     return set(json.loads(done.stdout.strip().splitlines()[-1]))
 
@@ -85,3 +109,22 @@ def test_every_help_screen_loads_no_heavy_module() -> None:
 def test_the_probe_sees_a_heavy_import() -> None:
     """The check can fail: a command module that imports the app at the top is caught."""
     assert "web.app.container" in heavy_in(loaded_by("import sys, json, web.app.container\n" + PROBE))
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["ask", "checkout p99 over 2s", "--memory", "off"], ["check-action", "INC-1", "restart every pod"]],
+    ids=["ask", "check-action"],
+)
+def test_the_on_call_commands_load_no_model_sdk_nor_migrations(command: list[str], tmp_path: Path) -> None:
+    env = _env(RECALLOPS_DATA_DIR=str(tmp_path))
+    subprocess.run(
+        [sys.executable, "-m", "web.cli", "db", "upgrade"],
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    modules = loaded_by(COMMAND, json.dumps(command), env=env, check=False)
+    assert "web.app.container" in modules  # the command ran
+    assert sorted(m for m in modules if any(m == h or m.startswith(h + ".") for h in NOT_ON_CALL)) == []

@@ -24,50 +24,20 @@ from incidents.briefings import service as briefings
 from incidents.database import transaction
 from incidents.delivery import outbox
 from incidents.delivery.outbox import Claim
-from incidents.delivery.routing import INCIDENT_RESOLVED, sync_channels
+from incidents.delivery.routing import INCIDENT_RESOLVED
 from incidents.grades import service as grades
 from incidents.incident.models import Incident
 from incidents.locking import serialized_writes
 from web.app.lanes import Outcomes, QueueLane
 from web.app.metrics import DELIVERIES, DELIVERY_OUTBOX_DEPTH
-from web.app.notify.config import ChannelConfig, NotifySettings, load_channels, redact
+from web.app.notify.config import redact
+from web.app.notify.notifier import Notifier
 from web.app.notify.render import Notice, compose
 from web.app.notify.senders import SendError, send
 
 log = logging.getLogger(__name__)
 
 BATCH = 20
-
-
-@dataclass
-class Notifier:
-    """The configured channels of this process, with the settings their deliveries use."""
-
-    settings: NotifySettings
-    channels: dict[str, ChannelConfig] = field(default_factory=dict)
-    base_url: str = ""
-
-    @classmethod
-    def load(cls, settings: NotifySettings, *, base_url: str) -> "Notifier":
-        channels = {channel.name: channel for channel in load_channels(settings)}
-        return cls(
-            settings=settings, channels=channels, base_url=(settings.public_url or base_url).rstrip("/")
-        )
-
-    @property
-    def secrets(self) -> list[str]:
-        return [secret for channel in self.channels.values() for secret in channel.secrets()]
-
-    @property
-    def lease_s(self) -> float:
-        """Longer than any one send may take (each has a total deadline), renewed while it runs."""
-        return 3 * self.settings.notify_timeout_s + 30
-
-    def sync(self, sessions: sessionmaker[Session]) -> None:
-        """Write this configuration's routing into the database, where event writers read it."""
-        with transaction(sessions) as db, serialized_writes(db):
-            sync_channels(db_session=db, routes=[channel.route() for channel in self.channels.values()])
-            db.commit()
 
 
 def _notice(db: Session, notifier: Notifier, claim: Claim) -> tuple[Notice, str | None]:

@@ -8,8 +8,13 @@ actions from those sections; a runbook without them is still cited by its title.
 
 import re
 
+HEADER = "RUNBOOK"  # a runbook's text starts "RUNBOOK <id> — <service>"
 _SECTION = re.compile(r"^([A-Z][A-Za-z /-]{2,40}):\s*(.*)$")
 _ITEM = re.compile(r"^\s*(?:\d{1,2}[.)]|[-•*])\s+(.*)$")
+
+
+def is_runbook(text: str) -> bool:
+    return text.startswith(HEADER + " ")
 
 
 def sections(text: str) -> dict[str, list[str]]:
