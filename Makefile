@@ -34,8 +34,8 @@ test: $(STAMP) system-deps hindsight-env matrix-env
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
-# The tests against the real local model: not part of `test`, which must stay within the CI budget;
-# on a loaded two-core machine one briefing took 31 minutes (docs/llm.md).
+# The tests against the real local model: not part of `test` yet (docs/llm.md): 9.4 minutes on an
+# idle two-core machine, 31 minutes for one briefing on a loaded one.
 test-llm: $(STAMP) llm-env
 	$(BIN)/python -m pytest -m llm
 
