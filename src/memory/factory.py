@@ -19,7 +19,7 @@ def open_bank(
 
     ``profile_synthesizer`` writes the reliability profile on the embedded driver (the service passes
     an LLM-backed one when a model is configured); without it the offline pattern synthesizer does.
-    ``embedder`` lets the embedded driver share the process's embedder instead of loading its own.
+    ``embedder`` replaces the process's embedder (``open_embedder``), which is the default.
     """
     if settings.memory == "hindsight":
         from memory.hindsight import HindsightBank
@@ -27,7 +27,7 @@ def open_bank(
         return HindsightBank(settings)
     from memory.embedded.bank import EmbeddedBank
 
-    embedder = embedder or MiniLMEmbedder()
+    embedder = embedder or open_embedder()
     return EmbeddedBank(
         settings, embedder=embedder, synthesizer=default_synthesizer(embedder, profile=profile_synthesizer)
     )

@@ -14,6 +14,7 @@ from memory.patterns import OfflineSynthesizer
 from memory.profile import SOURCE_QUERY
 from tests.agent.conftest import llm_settings
 from tests.agent.scripted import ScriptedModel, answer
+from tests.memory.fakes import HashingEmbedder
 from tests.memory.profile_records import HISTORY
 
 Build = Callable[[ScriptedModel], LLMProfileSynthesizer]
@@ -99,5 +100,5 @@ def test_a_self_hosted_model_writes_the_profile_only_when_asked(
     settings: dict[str, str], by_model: bool
 ) -> None:
     """A server with one slot would take the profile's calls ahead of the briefings."""
-    chosen = profile_synthesizer(LLMSettings(_env_file=None, **settings))  # type: ignore[call-arg]
+    chosen = profile_synthesizer(LLMSettings(_env_file=None, **settings), HashingEmbedder())  # type: ignore[call-arg]
     assert isinstance(chosen, LLMProfileSynthesizer) is by_model

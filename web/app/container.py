@@ -45,7 +45,7 @@ class Container:
         embedder = open_embedder()
         bank = open_bank(
             settings.memory,
-            profile_synthesizer=profile_synthesizer(settings.llm),
+            profile_synthesizer=profile_synthesizer(settings.llm, embedder),
             embedder=embedder,
         )
         sessions = make_session_factory(engine)

@@ -18,7 +18,7 @@ from agent.core.conversation import ChatModel, LLMUnavailable
 from agent.core.prompts import boundary
 from agent.settings import LLMSettings
 from memory.bank import RecalledIncident, ReflectAnswer
-from memory.embedder import MiniLMEmbedder
+from memory.embedder import Embedder
 from memory.patterns import OfflineSynthesizer
 from memory.profile import (
     PATTERN_FIELDS,
@@ -124,11 +124,12 @@ def _answer(patterns: list[Pattern], note: str) -> ReflectAnswer:
     )
 
 
-def profile_synthesizer(settings: LLMSettings) -> LLMProfileSynthesizer | None:
+def profile_synthesizer(settings: LLMSettings, embedder: Embedder) -> LLMProfileSynthesizer | None:
     """The LLM profile writer when the settings give the profile to the model; None leaves the offline
-    synthesizer in charge (evidence-only mode, and by default a self-hosted endpoint)."""
+    synthesizer in charge (evidence-only mode, and by default a self-hosted endpoint). Its offline
+    fallback groups with ``embedder``, the process's one, rather than loading the model again."""
     if not settings.profile_uses_llm:
         return None
     from agent.endpoint import EndpointChatModel
 
-    return LLMProfileSynthesizer(EndpointChatModel(settings), offline=OfflineSynthesizer(MiniLMEmbedder()))
+    return LLMProfileSynthesizer(EndpointChatModel(settings), offline=OfflineSynthesizer(embedder))
