@@ -18,6 +18,8 @@ from sqlalchemy.engine import CursorResult, Result, make_url
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 from sqlalchemy.sql.dml import Insert
 
+from incidents.sqlite_wal import use_wal
+
 if TYPE_CHECKING:
     from alembic.config import Config
 
@@ -27,6 +29,8 @@ _REVISION_LINE = re.compile(r"^(revision|down_revision)\b[^=\n]*=(.*)$", re.MULT
 _QUOTED = re.compile(r"""["']([^"']+)["']""")
 # pg_advisory_xact_lock key held while migrating: any constant all replicas share.
 MIGRATION_LOCK_KEY = 0x7265_6361_6C6C_6F70  # "recallop"
+
+SQLITE_TIMEOUT_S = 10.0  # how long a SQLite connection waits for another's lock
 
 NAMING = {
     "ix": "ix_%(column_0_label)s",
@@ -42,9 +46,9 @@ class Base(DeclarativeBase):
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+    use_wal(dbapi_connection, timeout_s=SQLITE_TIMEOUT_S)
     cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.execute(f"PRAGMA busy_timeout={int(SQLITE_TIMEOUT_S * 1000)}")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.close()
@@ -55,7 +59,7 @@ def make_engine(url: str) -> Engine:
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 10})
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": SQLITE_TIMEOUT_S})
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
     if parsed.drivername in ("postgresql", "postgres"):

@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from incidents.sqlite_wal import use_wal
 from memory.bank import MemoryUnavailable
 
 SCHEMA_VERSION = 3
@@ -184,7 +185,6 @@ class Store:
             self.path, timeout=self.timeout_s, isolation_level=None, check_same_thread=False
         )
         conn.execute(f"PRAGMA busy_timeout = {int(self.timeout_s * 1000)}")
-        conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
         return conn
@@ -199,6 +199,7 @@ class Store:
         if not self._initialized:
             with self._init_lock:
                 if not self._initialized:
+                    use_wal(conn, timeout_s=self.timeout_s)  # persists in the file: once per store
                     self._create_schema(conn)
                     self._initialized = True
         return conn
