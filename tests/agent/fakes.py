@@ -3,12 +3,12 @@ mental models, and a recall that also watches for writes. Nothing else clever. A
 evidence matches the tests build."""
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
 from agent.core.confidence import Confidence, band
-from agent.core.evidence import Match
+from agent.core.evidence import Evidence, Match
 from agent.core.schema import EvidenceItem
 from memory import (
     IncidentRecord,
@@ -59,6 +59,13 @@ def match(rec: IncidentRecord, probability: float, n: int) -> Match:
     item = EvidenceItem(n=n, kind="incident", id=rec.incident_id, title=rec.incident_id, text="")
     sure = Confidence(probability=probability, band=band(probability), calibrated=True)
     return Match(incident=recalled, item=item, same_service=True, confidence=sure)
+
+
+def with_matches(evidence: Evidence, *found: Match, cited: bool = True) -> Evidence:
+    """``evidence`` with these matches (and, when ``cited``, their items) added as they are."""
+    items = tuple(m.item for m in found) if cited else ()
+    matches = {**evidence.matches, **{m.incident.id: m for m in found}}
+    return replace(evidence, items=evidence.items + items, matches=matches)
 
 
 @dataclass

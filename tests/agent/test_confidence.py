@@ -105,7 +105,7 @@ def test_precedents_a_hair_apart_keep_the_order_retrieval_gave() -> None:
     second = RecalledIncident(**{**second.__dict__, "id": "INC-2"})
     alert = AlertInput(text="checkout pool timeout", service="checkout-service")
     evidence = Evidence(alert, fit=_InOrder(0.749, 0.752))
-    evidence.add_incidents([first, second])
+    evidence, _ = evidence.with_incidents([first, second])
     assert [m.incident.id for m in evidence.ranked()] == ["INC-1", "INC-2"]
 
 

@@ -245,10 +245,10 @@ async def test_a_commit_needs_every_field_supported_by_the_notes_or_a_record(
     recorder = Recorder(actor="dana")
     tools = ToolBox(bank=bank, writer=LogIncident(context, recorder, commit=True))
     evidence = Evidence(AlertInput(text=POOL, incident_id="INC-0001"))
-    notes = evidence.add_item(
+    evidence, notes = evidence.with_item(
         kind="notes", title="Notes by dana", text="Root cause: idle sessions held the pool"
     )
-    briefing = evidence.add_item(
+    evidence, briefing = evidence.with_item(
         kind="briefing", title="The latest briefing", text="INJECTED", uncertain=True
     )
     conversation = Conversation(messages=[], evidence=evidence)

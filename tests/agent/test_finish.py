@@ -1,11 +1,13 @@
 """An answer becomes a briefing: history from the calibrated numbers, ids and summaries checked."""
 
+from dataclasses import replace
+
 from agent.briefing.finish import finish
 from agent.core.conversation import Conversation, ModelTurn
 from agent.core.evidence import AlertInput, Evidence
 from agent.core.schema import Briefing, Claim, Mode, ModelAnswer
 from agent.core.similarity import Similarity
-from tests.agent.fakes import match, record
+from tests.agent.fakes import match, record, with_matches
 
 
 class _Model:
@@ -21,11 +23,8 @@ class _Model:
 
 def _conversation(*probabilities: float) -> Conversation:
     evidence = Evidence(AlertInput(text="checkout pool exhausted", service="checkout-service"))
-    for i, p in enumerate(probabilities):
-        found = match(record(f"INC-000{i + 1}"), p, i + 2)
-        evidence.items.append(found.item)
-        evidence.matches[found.incident.id] = found
-    evidence.extra_known_ids.add("pattern-pool")
+    found = [match(record(f"INC-000{i + 1}"), p, i + 2) for i, p in enumerate(probabilities)]
+    evidence = replace(with_matches(evidence, *found), extra_known_ids=frozenset({"pattern-pool"}))
     return Conversation(messages=[], evidence=evidence)
 
 

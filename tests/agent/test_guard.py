@@ -8,7 +8,7 @@ from agent.core.evidence import AlertInput, Evidence
 from agent.core.guard import ROLE_FIELDS, check, guard
 from agent.core.schema import Claim, ClaimCheck, ClaimField, Role
 from agent.core.similarity import Similarity
-from tests.agent.fakes import match, record
+from tests.agent.fakes import match, record, with_matches
 from tests.memory.fakes import CountingEmbedder
 
 POOL = record(
@@ -22,10 +22,7 @@ POOL = record(
 
 def _evidence() -> Evidence:
     evidence = Evidence(AlertInput(text="checkout p99 high, pool waits", service="checkout-service"))
-    found = match(POOL, 0.9, 2)
-    evidence.items.append(found.item)
-    evidence.matches = {"INC-0001": found}
-    return evidence
+    return with_matches(evidence, match(POOL, 0.9, 2))
 
 
 def _check(

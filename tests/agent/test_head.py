@@ -13,7 +13,7 @@ from agent.core.evidence import AlertInput, Evidence
 from agent.core.schema import Briefing, Claim, ClaimField, EvidenceItem, Role
 from agent.core.similarity import Similarity, stem
 from memory.embedder import MiniLMEmbedder
-from tests.agent.fakes import FakeProfiles, FakeRecall, match, record
+from tests.agent.fakes import FakeProfiles, FakeRecall, match, record, with_matches
 
 POOL = "FATAL: remaining connection slots are reserved"
 
@@ -204,7 +204,7 @@ def test_a_disputed_briefing_says_so_in_the_first_line_naming_both_precedents() 
     lookalike = replace(record("INC-0079", root_cause="The nightly import"), resolution_kind="self-recovered")
     pool = record("INC-0014", root_cause="The pool was sized for average load")
     evidence = Evidence(AlertInput(text=POOL, service="checkout-service"))
-    evidence.matches = {"INC-0079": match(lookalike, 0.46, 5), "INC-0014": match(pool, 0.39, 2)}
+    evidence = with_matches(evidence, match(lookalike, 0.46, 5), match(pool, 0.39, 2), cited=False)
     briefing = Briefing(
         summary="The closest precedents disagree.",
         seen_before="similar",

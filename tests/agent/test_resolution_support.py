@@ -8,7 +8,7 @@ from agent.core.conversation import LoggedPostMortem, ToolCall, ToolOutcome
 from agent.core.evidence import AlertInput, Evidence
 from agent.resolution.drafter import EvidenceOnlyDrafter, draft_fields
 from agent.resolution.support import fix_not_in_role, is_value
-from tests.agent.fakes import match, record
+from tests.agent.fakes import match, record, with_matches
 
 
 @pytest.mark.parametrize(
@@ -46,9 +46,9 @@ def _evidence() -> Evidence:
         0.9,
         2,
     )
-    evidence.items.append(found.item)
-    evidence.matches = {"INC-0001": found}
-    evidence.add_item(kind="notes", title="Notes by dana", text="We raised the pool to 80.")
+    evidence, _ = with_matches(evidence, found).with_item(
+        kind="notes", title="Notes by dana", text="We raised the pool to 80."
+    )
     return evidence
 
 

@@ -155,7 +155,7 @@ def _checks(useful: list[Match], view: ConversationView) -> list[Claim]:
                 items.append(
                     _claim("check", "runbook", runbooks.title(item.text), item.n, item.id, lead=lead)
                 )
-        elif item.kind == "profile" and item.id in evidence.profile_checks:
+        elif item.kind == "profile" and item.id is not None and item.id in evidence.profile_checks:
             lead = "Team profile first check: "
             items.extend(
                 _claim("check", "first_check", check, item.n, item.id, lead=lead)
@@ -203,7 +203,7 @@ def _risky(useful: list[Match], view: ConversationView) -> list[Claim]:
             risks = runbooks.sections(item.text).get("risky actions", [])[:MAX_RUNBOOK_ITEMS]
             lead = f"{item.id} warns: "
             items += [_claim("risky", "risky_action", risk, item.n, item.id, lead=lead) for risk in risks]
-        if item.kind == "profile" and item.id in view.evidence.profile_risks:
+        if item.kind == "profile" and item.id is not None and item.id in view.evidence.profile_risks:
             lead = "Team profile warns: "
             items += [
                 _claim("risky", "risky_action", risk, item.n, item.id, lead=lead)

@@ -137,18 +137,21 @@ class Agent:
     ) -> Briefing:
         evidence = Evidence(alert, ranking_model=self.ranking_model, fit=self.fit)
         tools = ToolBox(bank=self.bank, memory_timeout_s=self.memory_timeout_s)
-        conversation = Conversation(
-            messages=[], evidence=evidence, memory_on=memory_on and self.bank is not None
-        )
-        if conversation.memory_on and self.profile is not None:
+        memory_errors: list[str] = []
+        if memory_on and self.bank is not None and self.profile is not None:
             patterns, error = await self.profile.matching(alert)
-            conversation.memory_errors += [error] if error else []
+            memory_errors += [error] if error else []
             for pattern in patterns:
-                evidence.add_profile(pattern)
-        conversation.messages = [
-            {"role": "system", "content": SYSTEM_PROMPT},
-            {"role": "user", "content": alert_message(tools.fence, evidence.items)},
-        ]
+                evidence, _ = evidence.with_profile(pattern)
+        conversation = Conversation(
+            messages=[
+                {"role": "system", "content": SYSTEM_PROMPT},
+                {"role": "user", "content": alert_message(tools.fence, evidence.items)},
+            ],
+            evidence=evidence,
+            memory_on=memory_on and self.bank is not None,
+            memory_errors=memory_errors,
+        )
         hops = list(carried_hops or [])
         warnings = list(carried_warnings or [])
         answer, failure = await run_hops(
@@ -178,7 +181,7 @@ class Agent:
             )
         similarity = Similarity(self.embedder, self.known_vectors)
         briefing = await asyncio.to_thread(finish, answer, conversation, model, hops, warnings, similarity)
-        briefing.head = await asyncio.to_thread(build_head, briefing, evidence, similarity)
+        briefing.head = await asyncio.to_thread(build_head, briefing, conversation.evidence, similarity)
         return briefing
 
 

@@ -61,9 +61,9 @@ class ProfileSource:
                     title=f"Team profile pattern: {pattern.title}{shares}",
                     text=text,
                     uncertain=pattern.uncertain,
-                    risks=[risk.text for risk in pattern.risky_actions[:3]],
-                    checks=[check.text for check in pattern.first_checks[:2]],
-                    incidents=list(pattern.incidents),
+                    risks=tuple(risk.text for risk in pattern.risky_actions[:3]),
+                    checks=tuple(check.text for check in pattern.first_checks[:2]),
+                    incidents=tuple(pattern.incidents),
                     recurrence=again if again is not None and again.count > 1 else None,
                 )
             )

@@ -110,19 +110,18 @@ class Conversation:
     def record(self, outcome: ToolOutcome, reply: Callable[[ToolOutcome, Evidence], str]) -> ToolOutcome:
         """The one writer of the evidence once the loop runs: what a tool found gets its numbers here,
         then ``reply`` writes what the model is told of it. Returns the outcome as recorded."""
-        matches = self.evidence.add_incidents(list(outcome.found))
+        self.evidence, matches = self.evidence.with_incidents(outcome.found)
         cited: list[EvidenceItem] = []
         if outcome.synthesis is not None:
             synthesis = outcome.synthesis
-            cited = [
-                self.evidence.add_item(
-                    kind="synthesis",
-                    title=synthesis.title,
-                    text=synthesis.text,
-                    service=synthesis.service,
-                    uncertain=True,
-                )
-            ]
+            self.evidence, item = self.evidence.with_item(
+                kind="synthesis",
+                title=synthesis.title,
+                text=synthesis.text,
+                service=synthesis.service,
+                uncertain=True,
+            )
+            cited = [item]
         numbered = replace(outcome, matches=matches, cited=cited)
         recorded = replace(numbered, text=reply(numbered, self.evidence))
         if outcome.memory_error is not None:

@@ -7,8 +7,11 @@ wins. Each match's calibrated confidence (``agent.core.confidence``) is computed
 the labels, the order and ``seen_before`` all read the same number.
 """
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
+from types import MappingProxyType
+from typing import TypeVar
 
 from agent.core.confidence import Confidence, Scorer, confidence_of, features, same_scope, tie_groups
 from agent.core.schema import EvidenceItem, EvidenceKind
@@ -35,7 +38,7 @@ class AlertInput:
         return "\n".join(part for part in (self.title, self.text) if part).strip()
 
 
-@dataclass
+@dataclass(frozen=True)
 class Match:
     """A recalled incident in the evidence. ``confidence`` is the calibrated probability that it is a
     relevant precedent (``agent.core.confidence``), with its band."""
@@ -44,7 +47,7 @@ class Match:
     item: EvidenceItem
     same_service: bool
     confidence: Confidence
-    corrections: list[str] = field(default_factory=list)
+    corrections: tuple[str, ...] = ()  # newest first
 
     @property
     def when(self) -> datetime | None:
@@ -97,53 +100,72 @@ class ProfileEvidence:
     title: str
     text: str
     uncertain: bool
-    risks: list[str]
-    checks: list[str]
-    incidents: list[str]
+    risks: tuple[str, ...]
+    checks: tuple[str, ...]
+    incidents: tuple[str, ...]
     recurrence: Recurrence | None = None  # when the pattern happens again, for the briefing head
 
 
-class Evidence:
-    """The evidence list of one briefing, in citation order."""
+Injection = tuple[int, str, tuple[str, ...]]  # citation number (0: none), where, the signals found
 
-    def __init__(
-        self, alert: AlertInput, *, ranking_model: str | None = None, fit: Scorer | None = None
-    ) -> None:
-        self.alert = alert
-        self.ranking_model = ranking_model
-        self.fit = fit
-        signals = injection_signals(alert.description)
-        self.items: list[EvidenceItem] = [
-            EvidenceItem(
-                n=1,
-                kind="alert",
-                service=alert.service,
-                title=f"The alert{f' on {alert.service}' if alert.service else ''}",
-                text=alert.description,
-                flagged=bool(signals),
-            )
-        ]
-        self.matches: dict[str, Match] = {}
-        self.injections: list[tuple[int, str, list[str]]] = [(1, "the alert", signals)] if signals else []
-        self._pending_corrections: dict[str, list[str]] = {}
-        self.profile_risks: dict[str, list[str]] = {}
-        self._corrections_seen: set[str] = set()
-        self.profile_checks: dict[str, list[str]] = {}
-        self.recurrences: dict[str, Recurrence] = {}  # matched pattern id -> when it happens again
-        self.extra_known_ids: set[str] = set()
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+def _frozen(mapping: Mapping[K, V]) -> Mapping[K, V]:
+    return MappingProxyType(dict(mapping))
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The evidence list of one briefing, in citation order: a value. Each ``with_*`` returns a new
+    list with what was added (and what it became), so an outcome or a view holding the old list keeps
+    what it saw."""
+
+    alert: AlertInput
+    ranking_model: str | None = None
+    fit: Scorer | None = None
+    items: tuple[EvidenceItem, ...] = ()
+    matches: Mapping[str, Match] = field(default_factory=lambda: _frozen({}))
+    injections: tuple[Injection, ...] = ()
+    pending_corrections: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: _frozen({}))
+    corrections_seen: frozenset[str] = frozenset()
+    profile_risks: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: _frozen({}))
+    profile_checks: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: _frozen({}))
+    recurrences: Mapping[str, Recurrence] = field(default_factory=lambda: _frozen({}))  # pattern id -> when
+    extra_known_ids: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        if self.items:
+            return
+        # A new list: the alert is [1].
+        signals = tuple(injection_signals(self.alert.description))
+        service = self.alert.service
+        alert = EvidenceItem(
+            n=1,
+            kind="alert",
+            service=service,
+            title=f"The alert{f' on {service}' if service else ''}",
+            text=self.alert.description,
+            flagged=bool(signals),
+        )
+        object.__setattr__(self, "items", (alert,))
+        object.__setattr__(self, "injections", ((1, "the alert", signals),) if signals else ())
 
     def _next(self) -> int:
         return len(self.items) + 1
 
-    def add_incidents(self, incidents: list[RecalledIncident]) -> list[Match]:
-        """Register recalled incidents (corrections fold into the incident they amend)."""
-        added: list[Match] = []
+    def with_incidents(self, incidents: Sequence[RecalledIncident]) -> "tuple[Evidence, list[Match]]":
+        """Recalled incidents registered (corrections fold into the incident they amend), and their
+        matches in the order given."""
+        evidence, added = self, list[Match]()
         for incident in incidents:
             if is_correction(incident):
-                self._add_correction(incident)
+                evidence = evidence._with_correction(incident)
                 continue
             if "kind:runbook" in incident.tags:
-                self.add_item(
+                evidence, _ = evidence.with_item(
                     kind="runbook",
                     id=incident.id,
                     title=f"Runbook {incident.id}",
@@ -151,14 +173,16 @@ class Evidence:
                     service=incident_service(incident),
                 )
                 continue
-            if incident.id == self.alert.incident_id:
+            if incident.id == evidence.alert.incident_id:
                 continue
-            match = self.matches.get(incident.id) or self._register(incident)
-            if match not in added:
-                added.append(match)
-        return added
+            if incident.id not in evidence.matches:
+                evidence = evidence._registered(incident)
+            if incident.id not in {m.incident.id for m in added}:
+                added.append(evidence.matches[incident.id])
+        # A correction later in the same batch may have amended a match already added.
+        return evidence, [evidence.matches[m.incident.id] for m in added]
 
-    def _register(self, incident: RecalledIncident) -> Match:
+    def _registered(self, incident: RecalledIncident) -> "Evidence":
         service = incident_service(incident)
         same = bool(self.alert.service) and service == self.alert.service
         values = features(
@@ -168,7 +192,7 @@ class Evidence:
             alertname=self.alert.alertname,
         )
         sure = confidence_of(values, ranking_model=self.ranking_model, fit=self.fit)
-        signals = injection_signals(incident.text)
+        signals = tuple(injection_signals(incident.text))
         n = self._next()
         item = EvidenceItem(
             n=n,
@@ -180,44 +204,61 @@ class Evidence:
             uncertain=not sure.strong,
             flagged=bool(signals),
             probability=sure.probability,
-            features=[round(v, 4) for v in values],
+            features=tuple(round(v, 4) for v in values),
         )
-        if signals:
-            self.injections.append((n, f"memory record {incident.id}", signals))
-        self.items.append(item)
-        match = Match(incident=incident, item=item, same_service=same, confidence=sure)
-        self.matches[incident.id] = match
-        for text in self._pending_corrections.pop(incident.id, []):
-            self._apply_correction(match, text)
-        return match
+        injections = ((n, f"memory record {incident.id}", signals),) if signals else ()
+        evidence = replace(
+            self,
+            items=(*self.items, item),
+            matches=_frozen({**self.matches, incident.id: Match(incident, item, same, sure)}),
+            injections=self.injections + injections,
+            pending_corrections=_frozen(
+                {k: v for k, v in self.pending_corrections.items() if k != incident.id}
+            ),
+        )
+        for text in self.pending_corrections.get(incident.id, ()):
+            evidence = evidence._corrected(incident.id, text)
+        return evidence
 
     def has_correction(self, document_id: str) -> bool:
-        return document_id in self._corrections_seen
+        return document_id in self.corrections_seen
 
-    def _add_correction(self, correction: RecalledIncident) -> None:
+    def _with_correction(self, correction: RecalledIncident) -> "Evidence":
         target = corrected_id(correction)
-        if target is None or correction.id in self._corrections_seen:
-            return
-        self._corrections_seen.add(correction.id)
-        if injection_signals(correction.text):
-            self.injections.append((0, f"correction to {target}", injection_signals(correction.text)))
-        text = correction_text(correction)
-        if target in self.matches:
-            self._apply_correction(self.matches[target], text)
-        else:
-            self._pending_corrections.setdefault(target, []).append(text)
-
-    def _apply_correction(self, match: Match, text: str) -> None:
-        if text in match.corrections:
-            return
-        match.corrections.insert(0, text)
-        original = match.incident.text
-        match.item.text = "\n".join(
-            f"CORRECTION (supersedes the record below): {c}" for c in match.corrections
+        if target is None or correction.id in self.corrections_seen:
+            return self
+        signals = tuple(injection_signals(correction.text))
+        evidence = replace(
+            self,
+            corrections_seen=self.corrections_seen | {correction.id},
+            injections=self.injections + (((0, f"correction to {target}", signals),) if signals else ()),
         )
-        match.item.text += f"\n--- original record ---\n{original}"
+        text = correction_text(correction)
+        if target in evidence.matches:
+            return evidence._corrected(target, text)
+        pending = {**evidence.pending_corrections}
+        pending[target] = (*pending.get(target, ()), text)
+        return replace(evidence, pending_corrections=_frozen(pending))
 
-    def add_item(
+    def _corrected(self, incident_id: str, text: str) -> "Evidence":
+        """The match and its item with the correction ahead of the record: the newest word wins."""
+        match = self.matches[incident_id]
+        if text in match.corrections:
+            return self
+        corrections = (text, *match.corrections)
+        said = "\n".join(f"CORRECTION (supersedes the record below): {c}" for c in corrections)
+        item = match.item.model_copy(
+            update={"text": f"{said}\n--- original record ---\n{match.incident.text}"}
+        )
+        return replace(
+            self,
+            items=tuple(item if i.n == item.n else i for i in self.items),
+            matches=_frozen(
+                {**self.matches, incident_id: replace(match, item=item, corrections=corrections)}
+            ),
+        )
+
+    def with_item(
         self,
         *,
         kind: EvidenceKind,
@@ -226,12 +267,13 @@ class Evidence:
         id: str | None = None,
         service: str | None = None,
         uncertain: bool = False,
-    ) -> EvidenceItem:
-        """A runbook, profile pattern or synthesis: cited like an incident, flagged if it needs to be."""
+    ) -> "tuple[Evidence, EvidenceItem]":
+        """A runbook, profile pattern or synthesis, cited like an incident, flagged if it needs to be;
+        one already listed is not listed twice."""
         for existing in self.items:
             if existing.kind == kind and existing.title == title and existing.text == text:
-                return existing
-        signals = injection_signals(text)
+                return self, existing
+        signals = tuple(injection_signals(text))
         item = EvidenceItem(
             n=self._next(),
             kind=kind,
@@ -242,22 +284,22 @@ class Evidence:
             uncertain=uncertain,
             flagged=bool(signals),
         )
-        if signals:
-            self.injections.append((item.n, title, signals))
-        self.items.append(item)
-        return item
+        injections = ((item.n, title, signals),) if signals else ()
+        return replace(self, items=(*self.items, item), injections=self.injections + injections), item
 
-    def add_profile(self, pattern: ProfileEvidence) -> EvidenceItem:
+    def with_profile(self, pattern: ProfileEvidence) -> "tuple[Evidence, EvidenceItem]":
         """A matching profile pattern, cited like an incident; its risks and checks kept for assembly."""
-        item = self.add_item(
+        evidence, item = self.with_item(
             kind="profile", id=pattern.id, title=pattern.title, text=pattern.text, uncertain=pattern.uncertain
         )
-        self.profile_risks[pattern.id] = pattern.risks
-        self.profile_checks[pattern.id] = pattern.checks
-        self.extra_known_ids.update(pattern.incidents)
-        if pattern.recurrence is not None:
-            self.recurrences[pattern.id] = pattern.recurrence
-        return item
+        recurrence = {pattern.id: pattern.recurrence} if pattern.recurrence is not None else {}
+        return replace(
+            evidence,
+            profile_risks=_frozen({**evidence.profile_risks, pattern.id: tuple(pattern.risks)}),
+            profile_checks=_frozen({**evidence.profile_checks, pattern.id: tuple(pattern.checks)}),
+            extra_known_ids=evidence.extra_known_ids | set(pattern.incidents),
+            recurrences=_frozen({**evidence.recurrences, **recurrence}),
+        ), item
 
     def ranked(self) -> list[Match]:
         """Matches most likely relevant first; within a tie (``confidence.tie_groups``), same service

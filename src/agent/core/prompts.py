@@ -7,6 +7,7 @@ never gain the authority of these instructions.
 
 import json
 import secrets
+from collections.abc import Sequence
 
 from agent.core.schema import EvidenceItem, ModelAnswer
 from memory.text import clip
@@ -75,7 +76,7 @@ def data_block(fence: str, item: EvidenceItem, note: str = "") -> str:
     return f"{header}\n{clip(item.text, MAX_ITEM_CHARS)}\n<<<END {fence}>>>"
 
 
-def alert_message(fence: str, items: list[EvidenceItem]) -> str:
+def alert_message(fence: str, items: Sequence[EvidenceItem]) -> str:
     """The opening user turn: the alert as ``[1]``, then any team-profile patterns resembling it."""
     alert, *known = items
     text = "A new alert fired. Brief the on-call engineer. The alert is evidence [1].\n\n" + data_block(

@@ -12,7 +12,7 @@ from collections import Counter
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 SeenBefore = Literal["recurring", "similar", "novel"]
 Mode = Literal["llm", "evidence-only"]
@@ -83,8 +83,10 @@ class RelatedIncident(BaseModel):
 
 
 class EvidenceItem(BaseModel):
-    """One numbered source. ``uncertain`` marks weak matches and synthesized text; ``flagged`` data
-    that looked like an instruction to the model."""
+    """One numbered source, a value (a correction makes a new one). ``uncertain`` marks weak matches and
+    synthesized text; ``flagged`` data that looked like an instruction to the model."""
+
+    model_config = ConfigDict(frozen=True)
 
     n: int
     kind: EvidenceKind
@@ -97,7 +99,7 @@ class EvidenceItem(BaseModel):
     # For a recalled incident: how likely it is a relevant precedent, and the confidence model's inputs
     # for this pair (``agent.core.confidence.FEATURES``), kept so the resolution's label can refit it.
     probability: float | None = None
-    features: list[float] = Field(default_factory=list)
+    features: tuple[float, ...] = ()
 
 
 class TokenUsage(BaseModel):

@@ -177,22 +177,21 @@ def _evidence(
         ranking_model=agent.bank.ranking_model if agent.bank is not None else None,
         fit=agent.fit,
     )
-    notes = evidence.add_item(kind="notes", title=f"Notes by {context.engineer}", text=inputs.notes)
+    evidence, notes = evidence.with_item(
+        kind="notes", title=f"Notes by {context.engineer}", text=inputs.notes
+    )
     data = [evidence.items[0]]
     if inputs.timeline:
         timeline = "\n".join(inputs.timeline[-MAX_TIMELINE_LINES:])
-        data.append(
-            evidence.add_item(kind="timeline", title=f"Timeline of {context.public_id}", text=timeline)
+        evidence, item = evidence.with_item(
+            kind="timeline", title=f"Timeline of {context.public_id}", text=timeline
         )
+        data.append(item)
     if inputs.briefing is not None:
-        data.append(
-            evidence.add_item(
-                kind="briefing",
-                title="The latest briefing",
-                text=briefing_text(inputs.briefing),
-                uncertain=True,
-            )
+        evidence, item = evidence.with_item(
+            kind="briefing", title="The latest briefing", text=briefing_text(inputs.briefing), uncertain=True
         )
+        data.append(item)
     return evidence, notes, data
 
 
