@@ -22,7 +22,7 @@ from incidents.alerts.normalized import SERVICE_UNKNOWN, NormalizedAlert
 from incidents.database import insert_ignoring_conflicts, table_of
 from incidents.incident import service as incidents
 from incidents.incident.models import Incident
-from incidents.incident.service import GroupKey
+from incidents.incident.service import GroupKey, OpenIncident
 from incidents.timeutil import utcnow
 
 Outcome = Literal["stored", "duplicate"]
@@ -68,6 +68,11 @@ _LATEST_OF_FINGERPRINT = (
     .limit(1)
 )
 _INCIDENT_OF_KEY = select(Alert.incident_id).where(Alert.idempotency_key == bindparam("key"))
+_PUBLIC_ID_OF_KEY = (
+    select(Incident.public_id)
+    .join_from(Alert, Incident, Alert.incident_id == Incident.id)
+    .where(Alert.idempotency_key == bindparam("key"))
+)
 _LINK = (
     update(_ALERTS).where(_ALERTS.c.id == bindparam("alert_id")).values(incident_id=bindparam("incident_id"))
 )
@@ -118,7 +123,8 @@ def _insert(
         "received_at": utcnow(),
         "incident_id": incident_id,
     }
-    inserted: int | None = db_session.scalar(_insert_statement(db_session.get_bind().dialect.name), params)
+    connection = db_session.connection()
+    inserted: int | None = connection.scalar(_insert_statement(connection.dialect.name), params)
     return inserted
 
 
@@ -128,6 +134,7 @@ def _ingest_one(db_session: Session, alert: NormalizedAlert, via: str) -> Ingest
     starts_at = alert.starts_at or _anchor(db_session, alert)
     key = idempotency_key(alert.source, alert.fingerprint, alert.status, starts_at)
     group = group_of(alert)
+    incident: Incident | OpenIncident | None
     if alert.status == "firing":
         incident = incidents.find_open(db_session=db_session, group=group)
     else:
@@ -135,9 +142,8 @@ def _ingest_one(db_session: Session, alert: NormalizedAlert, via: str) -> Ingest
         alert = _described_by(alert, incident)
     alert_id = _insert(db_session, alert, key, starts_at, incident.id if incident else None)
     if alert_id is None:
-        existing = db_session.scalar(_INCIDENT_OF_KEY, {"key": key})
-        known = incidents.public_ids(db_session=db_session, ids=[existing] if existing else [])
-        return IngestResult(alert.fingerprint, alert.status, "duplicate", known.get(existing or 0), False)
+        known = db_session.connection().scalar(_PUBLIC_ID_OF_KEY, {"key": key})
+        return IngestResult(alert.fingerprint, alert.status, "duplicate", known, False)
     # A transient row (never added to the session) carries the stored values to the incident service.
     row = Alert(
         id=alert_id,
@@ -157,7 +163,7 @@ def _ingest_one(db_session: Session, alert: NormalizedAlert, via: str) -> Ingest
         incident = incidents.open_incident(db_session=db_session, alert=row, group=group, actor=actor)
         db_session.execute(_LINK, {"alert_id": alert_id, "incident_id": incident.id})
         opened = True
-    elif alert.status == "firing" and incident is not None:
+    elif isinstance(incident, OpenIncident):
         incidents.join(db_session=db_session, incident=incident, alert=row, actor=actor)
     elif incident is not None:
         _notice(db_session, incident, row, actor, via)
@@ -204,8 +210,9 @@ def _incident_of_episode(
     open incident, else the group's latest one. A notice for something never seen stays unattached."""
     firing_key = idempotency_key(alert.source, alert.fingerprint, "firing", starts_at)
     incident_id = db_session.scalar(_INCIDENT_OF_KEY, {"key": firing_key})
+    if incident_id is None:
+        found = incidents.find_open(db_session=db_session, group=group)
+        incident_id = found.id if found else None
     if incident_id is not None:
         return db_session.get(Incident, incident_id)
-    return incidents.find_open(db_session=db_session, group=group) or incidents.find_latest(
-        db_session=db_session, group=group
-    )
+    return incidents.find_latest(db_session=db_session, group=group)

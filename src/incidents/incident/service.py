@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, case, exists, func, insert, select, update
+from sqlalchemy import String, bindparam, case, exists, func, insert, or_, select, update
 from sqlalchemy.orm import Session, aliased
-from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy.orm.util import identity_key
 
 from incidents.alerts.models import Alert
 from incidents.briefings.models import Job
@@ -79,39 +79,58 @@ def _group_filter(group: GroupKey) -> list[Any]:
     ]
 
 
-# Intake runs these for every alert: built once with bind parameters, so SQLAlchemy neither rebuilds
-# nor re-keys them per call (a several-fold saving on the hot path).
-_OPEN_BY_NAME = (
-    select(Incident)
-    .where(
-        Incident.status.in_(OPEN_STATUSES),
-        Incident.service == bindparam("service"),
-        Incident.alertname == bindparam("alertname"),
-        Incident.dedup_key.is_(None),
-    )
-    .order_by(Incident.id.desc())
-    .limit(1)
-)
-_OPEN_BY_DEDUP = (
-    select(Incident)
-    .where(Incident.status.in_(OPEN_STATUSES), Incident.dedup_key == bindparam("dedup_key"))
-    .order_by(Incident.id.desc())
-    .limit(1)
-)
-_INSERT_EVENT = insert(table_of(IncidentEvent))
+@dataclass(frozen=True)
+class OpenIncident:
+    """An open incident as intake routes an alert to it: found and counted in SQL, not loaded as a row."""
+
+    id: int
+    public_id: str
+    severity: str
+
+
 _INCIDENTS = table_of(Incident)
+
+
+def _open_in_group(*, by_dedup: bool) -> Any:
+    """The newest open incident of a group (bind ``dedup_key``, else ``service`` and ``alertname``).
+    The statuses are spelled out: an IN list is expanded again on every call."""
+    c = _INCIDENTS.c
+    where = [or_(*(c.status == status for status in OPEN_STATUSES))]
+    if by_dedup:
+        where.append(c.dedup_key == bindparam("dedup_key"))
+    else:
+        where += [
+            c.service == bindparam("service"),
+            c.alertname == bindparam("alertname"),
+            c.dedup_key.is_(None),
+        ]
+    return select(c.id, c.public_id, c.severity).where(*where).order_by(c.id.desc()).limit(1)
+
+
+# Intake runs these for every alert: Core statements built once with bind parameters and run on the
+# session's connection, so SQLAlchemy neither rebuilds nor re-keys them, nor loads ORM rows, per call.
+_OPEN_BY_NAME = _open_in_group(by_dedup=False)
+_OPEN_BY_DEDUP = _open_in_group(by_dedup=True)
+_INSERT_EVENT = insert(table_of(IncidentEvent))
 _COUNT_ALERT = (
     update(_INCIDENTS)
     .where(_INCIDENTS.c.id == bindparam("incident_id"))
-    .values(alert_count=_INCIDENTS.c.alert_count + 1, last_seen=bindparam("now"), updated_at=bindparam("now"))
-    .returning(_INCIDENTS.c.alert_count)
+    .values(
+        alert_count=_INCIDENTS.c.alert_count + 1,
+        last_seen=bindparam("now"),
+        updated_at=bindparam("now"),
+        severity=func.coalesce(bindparam("raised_to", type_=String), _INCIDENTS.c.severity),
+    )
 )
 
 
-def find_open(*, db_session: Session, group: GroupKey) -> Incident | None:
+def find_open(*, db_session: Session, group: GroupKey) -> OpenIncident | None:
     if group.dedup_key:
-        return db_session.scalar(_OPEN_BY_DEDUP, {"dedup_key": group.dedup_key})
-    return db_session.scalar(_OPEN_BY_NAME, {"service": group.service, "alertname": group.alertname})
+        statement, params = _OPEN_BY_DEDUP, {"dedup_key": group.dedup_key}
+    else:
+        statement, params = _OPEN_BY_NAME, {"service": group.service, "alertname": group.alertname}
+    row = db_session.connection().execute(statement, params).first()
+    return None if row is None else OpenIncident(id=row.id, public_id=row.public_id, severity=row.severity)
 
 
 def find_latest(*, db_session: Session, group: GroupKey, status: str | None = None) -> Incident | None:
@@ -124,7 +143,7 @@ def find_latest(*, db_session: Session, group: GroupKey, status: str | None = No
 def add_event(
     *,
     db_session: Session,
-    incident: Incident,
+    incident: Incident | OpenIncident,
     kind: str,
     actor: str,
     message: str,
@@ -186,36 +205,38 @@ def open_incident(*, db_session: Session, alert: Alert, group: GroupKey, actor: 
     return incident
 
 
-def join(*, db_session: Session, incident: Incident, alert: Alert, actor: str) -> None:
-    """A firing alert of the same group: counted on the open incident, severity raised if it is worse."""
+def join(*, db_session: Session, incident: OpenIncident, alert: Alert, actor: str) -> None:
+    """A firing alert of the same group: counted on the open incident, severity raised if it is worse.
+
+    One UPDATE counts it in SQL (right even if another transaction counted first) and raises the
+    severity when the alert's is worse than the one read with the incident."""
     now = utcnow()
-    # Counted in SQL (alert_count + 1) rather than through the unit of work: cheaper on the hot path,
-    # and right even if another transaction counted first.
-    count = db_session.scalar(_COUNT_ALERT, {"incident_id": incident.id, "now": now})
-    for name, value in (("alert_count", count), ("last_seen", now), ("updated_at", now)):
-        set_committed_value(incident, name, value)
-    data = {"alert_id": alert.id, "fingerprint": alert.fingerprint, "source": alert.source}
-    add_event(
-        db_session=db_session,
-        incident=incident,
-        kind="alert_firing",
-        actor=actor,
-        message=f"{alert.source} alert {alert.alertname} firing ({alert.fingerprint})",
-        data=data,
-        at=now,
+    raised = SEVERITY_RANK.get(alert.severity, 0) > SEVERITY_RANK.get(incident.severity, 0)
+    connection = db_session.connection()
+    connection.execute(
+        _COUNT_ALERT,
+        {"incident_id": incident.id, "now": now, "raised_to": alert.severity if raised else None},
     )
-    if SEVERITY_RANK.get(alert.severity, 0) > SEVERITY_RANK.get(incident.severity, 0):
-        add_event(
-            db_session=db_session,
-            incident=incident,
-            kind="severity_raised",
-            actor=actor,
-            message=f"severity {incident.severity} -> {alert.severity}",
-            data={"from": incident.severity, "to": alert.severity, "alert_id": alert.id},
-            at=now,
+    events = [
+        {
+            "kind": "alert_firing",
+            "message": f"{alert.source} alert {alert.alertname} firing ({alert.fingerprint})",
+            "data": {"alert_id": alert.id, "fingerprint": alert.fingerprint, "source": alert.source},
+        }
+    ]
+    if raised:
+        events.append(
+            {
+                "kind": "severity_raised",
+                "message": f"severity {incident.severity} -> {alert.severity}",
+                "data": {"from": incident.severity, "to": alert.severity, "alert_id": alert.id},
+            }
         )
-        incident.severity = alert.severity
-    db_session.flush()
+    for event in events:
+        connection.execute(_INSERT_EVENT, {"incident_id": incident.id, "at": now, "actor": actor, **event})
+    loaded = db_session.identity_map.get(identity_key(Incident, incident.id))
+    if loaded is not None:  # opened by an earlier alert of the payload: it reads the new count next
+        db_session.expire(loaded)
 
 
 _RESOLVED = aliased(Alert)

@@ -124,6 +124,25 @@ def test_firing_alerts_of_one_service_and_name_share_an_incident(db: Session) ->
     assert kinds == ["opened", "alert_firing", "severity_raised"]
 
 
+def test_one_payload_counts_each_alert_and_keeps_the_worst_severity(db: Session) -> None:
+    results = send(
+        db,
+        "alertmanager",
+        am(
+            am_alert(fingerprint="a"),
+            am_alert(fingerprint="b", severity="critical"),
+            am_alert(fingerprint="c", severity="info"),
+        ),
+    )
+    assert [(r.incident, r.opened) for r in results] == [("INC-0001", True)] + [("INC-0001", False)] * 2
+    incident = incidents.get_by_public_id(db_session=db, public_id="INC-0001")
+    assert incident is not None
+    db.refresh(incident)
+    assert (incident.alert_count, incident.severity) == (3, "critical")
+    kinds = [e.kind for e in incidents.timeline(db_session=db, incident=incident)]
+    assert kinds == ["opened", "alert_firing", "severity_raised", "alert_firing"]
+
+
 def test_opening_queues_a_briefing_job(db: Session) -> None:
     [result] = send(db, "alertmanager", am(am_alert()))
     incident = incidents.get_by_public_id(db_session=db, public_id=result.incident or "")
