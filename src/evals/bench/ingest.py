@@ -10,7 +10,11 @@ incident and some open new ones, as in a real alert storm. Two modes:
   shows up in p99 instead of silently slowing the schedule.
 
 In the same run, the same client measures ``GET /healthz`` at the same concurrency: the floor of
-what this machine, server and client can do per request, so the figure reads as a ratio.
+what this machine, server and client can do per request, so the figure reads as a ratio. On a
+machine shared with other work both rates move with its load, so the server's own CPU time per
+request (``process_cpu_seconds_total`` from its ``/metrics``, read before and after each phase) is
+reported beside them: the CPU an alert costs against the CPU a ``/healthz`` costs, which other
+processes barely move.
 """
 
 import asyncio
@@ -22,6 +26,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import httpx
+from prometheus_client.parser import text_string_to_metric_families
 
 GROUPS = 20
 FLOOR_REQUESTS = 2000
@@ -40,6 +45,8 @@ class IngestBench:
     p95_ms: float
     p99_ms: float
     floor_rps: float
+    cpu_ms_per_alert: float | None = None  # the server's CPU time per alert; None without /metrics
+    floor_cpu_ms: float | None = None  # ... per /healthz request
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -100,6 +107,21 @@ async def healthz_floor(client: httpx.AsyncClient, concurrency: int, requests: i
     return requests / (time.perf_counter() - started)
 
 
+async def server_cpu_s(client: httpx.AsyncClient) -> float | None:
+    """The server process's CPU seconds so far, or ``None`` when its ``/metrics`` is closed or lacks them."""
+    response = await client.get("/metrics")
+    if response.status_code != 200:
+        return None
+    for family in text_string_to_metric_families(response.text):
+        if family.name == "process_cpu_seconds":
+            return float(family.samples[0].value)
+    return None
+
+
+def _cpu_ms(before: float | None, after: float | None, requests: int) -> float | None:
+    return None if before is None or after is None else round((after - before) * 1000 / requests, 3)
+
+
 async def _send_all(
     client: httpx.AsyncClient, bodies: list[dict[str, Any]], concurrency: int, rate: float | None
 ) -> tuple[list[float], int]:
@@ -137,11 +159,14 @@ async def run_ingest(
         probe = await client.post("/api/v1/alerts/alertmanager", json=payload(run, alerts + per_payload))
         if probe.status_code != 200:
             raise RuntimeError(f"server refused a benchmark alert: {probe.status_code} {probe.text[:200]}")
+        cpu_before_floor = await server_cpu_s(client)
         floor_rps = await healthz_floor(client, concurrency, FLOOR_REQUESTS)
+        cpu_before = await server_cpu_s(client)
         started = time.perf_counter()
         payload_rate = rate / per_payload if rate else None
         latencies, errors = await _send_all(client, bodies, concurrency, payload_rate)
         seconds = time.perf_counter() - started
+        cpu_after = await server_cpu_s(client)
     ms = sorted(latency * 1000 for latency in latencies)
     return IngestBench(
         alerts=alerts,
@@ -155,6 +180,8 @@ async def run_ingest(
         p95_ms=round(percentile(ms, 95), 2),
         p99_ms=round(percentile(ms, 99), 2),
         floor_rps=round(floor_rps, 1),
+        cpu_ms_per_alert=_cpu_ms(cpu_before, cpu_after, alerts),
+        floor_cpu_ms=_cpu_ms(cpu_before_floor, cpu_before, FLOOR_REQUESTS),
     )
 
 
@@ -167,5 +194,15 @@ def summary(result: IngestBench) -> str:
         f"ack latency p50 {result.p50_ms:.1f} ms, p95 {result.p95_ms:.1f} ms, p99 {result.p99_ms:.1f} ms, "
         f"errors {result.errors}\n"
         f"floor: GET /healthz {result.floor_rps:.1f} req/s at the same concurrency "
-        f"(intake runs at {ratio:.0%} of it)"
+        f"(intake runs at {ratio:.0%} of it)" + _cpu_summary(result)
+    )
+
+
+def _cpu_summary(result: IngestBench) -> str:
+    if result.cpu_ms_per_alert is None or not result.floor_cpu_ms:
+        return ""
+    return (
+        f"\nserver CPU: {result.cpu_ms_per_alert:.2f} ms per alert, "
+        f"{result.floor_cpu_ms:.2f} ms per /healthz "
+        f"(an alert costs {result.cpu_ms_per_alert / result.floor_cpu_ms:.1f}× a /healthz)"
     )
