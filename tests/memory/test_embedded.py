@@ -1,6 +1,7 @@
 """The embedded driver's own behaviour: sync across connections and processes, append, reload, filters."""
 
 import asyncio
+import dataclasses
 import sqlite3
 import subprocess
 import sys
@@ -26,11 +27,11 @@ from memory.embedded.search import (
     tag_condition,
 )
 from memory.embedded.store import IndexRow
-from memory.schema import IncidentRecord
-from memory.service import log_incident
+from memory.schema import IncidentRecord, format_record
+from memory.service import incident_write, log_incident, log_incidents
 from memory.settings import MemorySettings
 from tests.memory.conftest import wait_operation
-from tests.memory.fakes import HashingEmbedder, RecordingSynthesizer
+from tests.memory.fakes import CountingEmbedder, HashingEmbedder, RecordingSynthesizer
 from tests.memory.test_runbooks import RUNBOOK
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -107,7 +108,7 @@ async def test_writes_from_another_process_are_seen(tmp_path: Path, bank: Embedd
         from pathlib import Path
         from memory.settings import MemorySettings
         from memory.embedded.bank import EmbeddedBank
-        from tests.memory.fakes import HashingEmbedder, RecordingSynthesizer
+        from tests.memory.fakes import CountingEmbedder, HashingEmbedder, RecordingSynthesizer
 
         async def main():
             bank = EmbeddedBank(MemorySettings(data_dir=Path({str(tmp_path)!r})),
@@ -423,3 +424,29 @@ def make_record() -> IncidentRecord:
         failed_attempts="Restarting pods did not help.",
         resolved_by="dana",
     )
+
+
+async def test_writing_the_same_records_again_embeds_only_what_changed(tmp_path: Path) -> None:
+    embedder = CountingEmbedder()
+    bank = make_bank(tmp_path, embedder=embedder)
+    try:
+        first = make_record()
+        second = dataclasses.replace(first, incident_id="INC-2", symptom="Search returns errors.")
+        await log_incidents(bank, [incident_write(first), incident_write(second)])
+        before = await bank.recall(query="pool", limit=5)
+        embedder.embedded.clear()
+        # The same contents with new metadata: nothing embedded, the metadata still rewritten.
+        await log_incidents(bank, [incident_write(first, severity="critical"), incident_write(second)])
+        assert embedder.embedded == []
+        assert "severity:critical" in (await bank.stored_tags(first.incident_id) or [])
+        after = await bank.recall(query="pool", limit=5)
+        assert [(r.id, r.score) for r in after] == [(r.id, r.score) for r in before]
+        # One record changed: only its text (and its new items) is embedded.
+        changed = dataclasses.replace(second, root_cause="A cron job held every connection open.")
+        await log_incidents(bank, [incident_write(first), incident_write(changed)])
+        assert format_record(changed) in embedder.embedded
+        assert format_record(first) not in embedder.embedded
+        found = await bank.recall(query="cron job held every connection open", limit=1)
+        assert [r.id for r in found] == [changed.incident_id]
+    finally:
+        await bank.close()

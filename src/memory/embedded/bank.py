@@ -161,9 +161,23 @@ class EmbeddedBank(MemoryBank):
             await asyncio.to_thread(self._retain_many_sync, drafts)
 
     def _retain_many_sync(self, drafts: list[Draft]) -> None:
-        contents = [d.content for d in drafts]
-        vectors, items = self.store.run(lambda c: item_vectors.embed_with_items(c, self.embedder, contents))
-        self._store_embedded(list(zip(drafts, vectors, strict=True)), items)
+        """A document stored with the same content (a re-import) keeps its vectors: only what changed
+        is embedded, so running an import again costs its writes, not its embeddings."""
+        keys = [(d.document_id, d.content) for d in drafts]
+        model_id = self.embedder.model_id
+
+        def embed(
+            conn: sqlite3.Connection,
+        ) -> tuple[dict[tuple[str, str], np.ndarray], dict[str, np.ndarray]]:
+            known = item_vectors.unchanged(conn, keys, model_id)
+            fresh = list(dict.fromkeys(key for key in keys if key not in known))
+            vectors, items = item_vectors.embed_with_items(
+                conn, self.embedder, [content for _, content in fresh]
+            )
+            return known | dict(zip(fresh, vectors, strict=True)), items
+
+        vectors, items = self.store.run(embed)
+        self._store_embedded([(draft, vectors[key]) for draft, key in zip(drafts, keys, strict=True)], items)
         self._sync()
 
     async def retain_embedded(

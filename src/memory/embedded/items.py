@@ -56,6 +56,29 @@ def write(conn: sqlite3.Connection, vectors: Mapping[str, np.ndarray], model_id:
     )
 
 
+def unchanged(
+    conn: sqlite3.Connection, documents: Sequence[tuple[str, str]], model_id: str
+) -> dict[tuple[str, str], np.ndarray]:
+    """The stored vectors of the (document id, content) pairs stored with exactly that content, by this
+    model and with their items current: writing such a document again needs no embedding."""
+    wanted = list(dict.fromkeys(document_id for document_id, _ in documents))
+    asked = set(documents)
+    found: dict[tuple[str, str], np.ndarray] = {}
+    for start in range(0, len(wanted), _LOOKUP_CHUNK):
+        chunk = wanted[start : start + _LOOKUP_CHUNK]
+        rows = conn.execute(
+            "SELECT d.document_id, d.content, v.vector FROM documents AS d JOIN vectors AS v ON v.doc = d.id "
+            f"WHERE v.model_id = ? AND v.items_model = ? AND d.document_id IN ({','.join('?' * len(chunk))})",
+            [model_id, marker(model_id), *chunk],
+        )
+        found.update(
+            ((document_id, content), np.frombuffer(blob, np.float32))
+            for document_id, content, blob in rows
+            if (document_id, content) in asked
+        )
+    return found
+
+
 def embed_with_items(
     conn: sqlite3.Connection, embedder: Embedder, contents: Sequence[str]
 ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
