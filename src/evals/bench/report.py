@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from sqlalchemy.engine import make_url
 
 from agent.settings import LLMSettings
 from evals.bench import briefing as briefing_bench
@@ -73,16 +74,20 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _env(data_dir: Path) -> dict[str, str]:
+def _env(data_dir: Path, database_url: str | None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("RECALLOPS_") and k != "DATABASE_URL"}
     env["RECALLOPS_DATA_DIR"] = str(data_dir)
+    if database_url:
+        env["DATABASE_URL"] = database_url
     return env
 
 
 @contextmanager
-def live_server(data_dir: Path) -> Iterator[tuple[str, str]]:
-    """A ``recallops serve`` subprocess on a free loopback port, and a token that may post alerts."""
-    env = _env(data_dir)
+def live_server(data_dir: Path, database_url: str | None = None) -> Iterator[tuple[str, str]]:
+    """A ``recallops serve`` subprocess on a free loopback port, and a token that may post alerts.
+
+    Its database is SQLite in ``data_dir`` unless ``database_url`` names another (PostgreSQL)."""
+    env = _env(data_dir, database_url)
     command = [sys.executable, "-m", "web.cli"]
     created = subprocess.run(
         [*command, "token", "create", "--name", "bench-ingest", "--scope", "alerts:write"],
@@ -123,15 +128,20 @@ def live_server(data_dir: Path) -> Iterator[tuple[str, str]]:
         log.close()
 
 
-async def _ingest(sizes: Sizes) -> dict[str, Any]:
-    with (
-        tempfile.TemporaryDirectory(prefix="recallops-ingest-") as tmp,
-        live_server(Path(tmp)) as (url, token),
-    ):
-        result = await ingest_bench.run_ingest(
-            url=url, token=token, alerts=sizes.ingest_alerts, concurrency=sizes.ingest_concurrency
-        )
-    return result.as_dict()
+async def _ingest(sizes: Sizes) -> list[dict[str, Any]]:
+    """Intake on SQLite, then on ``ingest_database_url`` when one is given, each with its own floor."""
+    rows = []
+    for database_url in (None, sizes.ingest_database_url) if sizes.ingest_database_url else (None,):
+        with (
+            tempfile.TemporaryDirectory(prefix="recallops-ingest-") as tmp,
+            live_server(Path(tmp), database_url) as (url, token),
+        ):
+            result = await ingest_bench.run_ingest(
+                url=url, token=token, alerts=sizes.ingest_alerts, concurrency=sizes.ingest_concurrency
+            )
+        database = make_url(database_url).get_backend_name() if database_url else "sqlite"
+        rows.append({"database": database} | result.as_dict())
+    return rows
 
 
 async def _recall(sizes: Sizes) -> list[dict[str, Any]]:
@@ -189,7 +199,7 @@ async def run_all(sizes: Sizes, *, progress: Callable[[str], None] = lambda _: N
     report: dict[str, Any] = {
         "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "machine": machine(),
-        "sizes": {k: (str(v) if isinstance(v, Path) else v) for k, v in sizes.__dict__.items()},
+        "sizes": {k: _size(v) for k, v in sizes.__dict__.items()},
         "benchmarks": {},
         "errors": {},
     }
@@ -202,6 +212,15 @@ async def run_all(sizes: Sizes, *, progress: Callable[[str], None] = lambda _: N
             report["errors"][name] = f"{type(exc).__name__}: {exc}"
         report.setdefault("seconds", {})[name] = round(time.perf_counter() - started, 1)
     return report
+
+
+def _size(value: Any) -> Any:
+    """A size as the report shows it: paths as text, a database URL without its password."""
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, str) and "://" in value:
+        return make_url(value).render_as_string(hide_password=True)
+    return value
 
 
 def _cell(value: Any) -> str:

@@ -13,6 +13,7 @@ CORPUS_DIR = Path(os.environ.get("RECALLOPS_CORPUS_DIR", "../shared/data/postmor
 class Sizes:
     ingest_alerts: int = 2000
     ingest_concurrency: int = 16
+    ingest_database_url: str | None = None  # also measure intake with the server on this database
     recall_sizes: tuple[int, ...] = (1000,)
     briefing_incidents: int = 2000
     briefing_alerts: int = 100

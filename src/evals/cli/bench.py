@@ -319,6 +319,9 @@ def all_benchmarks(
     out: Path = typer.Option(..., "--out", file_okay=False, help="Directory for report.json and report.md."),
     ingest_alerts: int = typer.Option(Sizes.ingest_alerts, min=1, help="Alerts posted."),
     ingest_concurrency: int = typer.Option(Sizes.ingest_concurrency, min=1),
+    ingest_database_url: str | None = typer.Option(
+        None, "--ingest-database-url", help="Also measure intake with the server on this PostgreSQL database."
+    ),
     recall_sizes: str = typer.Option("1000", help="Recall bank sizes, e.g. 1000,10000,100000."),
     briefing_incidents: int = typer.Option(Sizes.briefing_incidents, min=1),
     briefing_alerts: int = typer.Option(Sizes.briefing_alerts, min=1),
@@ -335,6 +338,7 @@ def all_benchmarks(
     sizes = Sizes(
         ingest_alerts=ingest_alerts,
         ingest_concurrency=ingest_concurrency,
+        ingest_database_url=ingest_database_url,
         recall_sizes=tuple(int(s) for s in recall_sizes.split(",") if s.strip()),
         briefing_incidents=briefing_incidents,
         briefing_alerts=briefing_alerts,

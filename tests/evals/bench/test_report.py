@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 
 from evals.bench.ingest import run_ingest
-from evals.bench.report import STEPS, Sizes, live_server, machine, markdown, write
+from evals.bench.report import STEPS, Sizes, _ingest, _size, live_server, machine, markdown, write
 
 
 def _report() -> dict[str, object]:
@@ -72,3 +72,16 @@ def test_default_sizes_are_small() -> None:
     sizes = Sizes()
     assert max(sizes.recall_sizes) <= 10_000
     assert sizes.briefing_incidents <= 10_000
+
+
+def test_ingest_runs_on_sqlite_and_on_the_database_given(postgres_url: str) -> None:
+    sizes = Sizes(ingest_alerts=20, ingest_concurrency=2, ingest_database_url=postgres_url)
+    rows = asyncio.run(_ingest(sizes))
+    assert [row["database"] for row in rows] == ["sqlite", "postgresql"]
+    assert all(row["errors"] == 0 and row["alerts"] == 20 and row["floor_rps"] > 0 for row in rows)
+
+
+def test_a_database_password_stays_out_of_the_report() -> None:
+    shown = _size("postgresql://bench:s3cret@127.0.0.1:5432/recallops")
+    assert "s3cret" not in shown and shown.startswith("postgresql://bench:")
+    assert _size(Path("a/b")) == "a/b" and _size(16) == 16
