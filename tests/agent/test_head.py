@@ -3,12 +3,14 @@
 from dataclasses import replace
 from datetime import UTC, datetime
 
-import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from agent.briefing.head import MAX_CHECKS, build_head, head_text, is_action, render_text
+from agent.briefing.head import MAX_CHECKS, build_head, head_text, render_text
 from agent.briefing.loop import Agent
 from agent.briefing.planner import EvidenceOnlyPlanner
 from agent.briefing.profile_evidence import ProfileSource
+from agent.core.claim_kind import is_action, services_named
 from agent.core.evidence import AlertInput, Evidence
 from agent.core.schema import Briefing, Claim, ClaimField, EvidenceItem, Role
 from agent.core.similarity import Similarity, stem
@@ -24,11 +26,20 @@ def test_stems_meet_across_tenses() -> None:
     assert stem("stopped") == stem("stop")
 
 
+ITEMS = [
+    EvidenceItem(n=1, kind="alert", service="checkout-service", title="alert", text="..."),
+    EvidenceItem(n=2, kind="incident", id="INC-1", service="checkout-service", title="INC-1", text="."),
+    EvidenceItem(n=3, kind="incident", id="INC-2", service="checkout-service", title="INC-2", text="."),
+    EvidenceItem(n=4, kind="incident", id="INC-9", service="loyalty-service", title="INC-9", text="."),
+]
+
+
 def claim(
     role: Role, field: ClaimField | None, statement: str, n: int, *, confidence: float = 0.0, record: str = ""
 ) -> Claim:
-    """A claim as the assembler makes it; its shown line is deliberately unlike what the head says."""
-    return Claim(
+    """A claim as the assembler makes and ``stamp`` marks it; its shown line is deliberately unlike what
+    the head says."""
+    made = Claim(
         text=f"shown line: {statement}",
         citations=[n],
         role=role,
@@ -37,6 +48,7 @@ def claim(
         statement=statement,
         confidence=confidence,
     )
+    return made.model_copy(update={"action": is_action(made, ITEMS), "services": services_named(made, ITEMS)})
 
 
 def test_the_head_says_a_claim_from_its_values_never_its_shown_line() -> None:
@@ -63,31 +75,42 @@ def test_an_outcome_is_never_a_check_or_fix_and_a_mitigation_always_is() -> None
     assert [f.text for f in head.fixes] == ["Pool to 60 (per the runbook)"]
 
 
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("Confirmed pool saturation on the dashboard", True),
-        ("Roll pods one at a time", True),
-        ("Postgres: SELECT count(*) FROM pg_stat_activity", True),
-        ("The pool was idle the whole time", False),
-        ("p99 is 2.4s", False),
-    ],
+_WORDS = st.text(st.sampled_from("abcdefghijklmnopqrstuvwxyz -:`'"), max_size=40)
+_CLAIMS = st.lists(
+    st.tuples(_WORDS, st.booleans(), st.sampled_from([[], ["loyalty-service"], ["checkout-service"]])),
+    max_size=8,
 )
-def test_actions_are_told_from_statements(text: str, expected: bool) -> None:
-    assert is_action(text) is expected
+
+
+@given(_CLAIMS, st.sampled_from(["resolution_step", "outcome", "signature", None]))
+def test_what_the_head_keeps_is_decided_by_values_never_by_words(
+    made: list[tuple[str, bool, list[str]]], field: ClaimField | None
+) -> None:
+    """Whatever a claim's words say (a verb, a command, another service's name), the head keeps a check
+    only when the claim is an action and names no other service's resource."""
+    checks = [
+        Claim(
+            text=f"[{n}] shown line: {words} loyalty-service `kubectl`",
+            statement=f"x{n} {words} loyalty-service",
+            citations=[2],
+            role="check",
+            field=field,
+            action=action,
+            services=services,
+        )
+        for n, (words, action, services) in enumerate(made)
+    ]
+    head = build_head(_briefing(first_checks=checks), None, Similarity(None))
+    shown = {item.text for item in head.checks + head.more_checks}
+    wanted = {head_text(c) for c in checks if c.action and "loyalty-service" not in c.services}
+    assert shown <= wanted and bool(shown) == bool(wanted)  # a claim saying what another says merges
 
 
 def _briefing(**lists: list[Claim]) -> Briefing:
-    evidence = [
-        EvidenceItem(n=1, kind="alert", service="checkout-service", title="alert", text="..."),
-        EvidenceItem(n=2, kind="incident", id="INC-1", service="checkout-service", title="INC-1", text="."),
-        EvidenceItem(n=3, kind="incident", id="INC-2", service="checkout-service", title="INC-2", text="."),
-        EvidenceItem(n=4, kind="incident", id="INC-9", service="loyalty-service", title="INC-9", text="."),
-    ]
     return Briefing(
         summary="s",
         seen_before="recurring",
-        evidence=evidence,
+        evidence=ITEMS,
         mode="evidence-only",
         memory="on",
         generated_at=datetime(2026, 4, 1, tzinfo=UTC),

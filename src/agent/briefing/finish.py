@@ -2,11 +2,12 @@
 
 The same steps for the evidence-only planner's answer and a model's, so the guards hold in both modes:
 
-- citations are range-checked (``agent.core.citations``) and each claim is stamped with the confidence,
-  support and date of what it cites (``agent.core.claims``);
+- citations are range-checked (``agent.core.citations``);
 - every claim is checked in its role against the field it rests on (``agent.core.guard``); a list the
   guard leaves empty falls back to the evidence-only claims of that list, and the briefing says how many
   were removed and why;
+- each claim kept, its field now settled, is stamped with the confidence, support and date of what it
+  cites and with what kind of line it is (``agent.core.claims``);
 - "seen before", "likely noise", disagreement, counts and dates come from the calibrated numbers and
   the records (``agent.briefing.precedents``, ``agent.core.confidence``), never from the model's words:
   a model's summary keeps only its cited sentences that state no history (the calibrated lead goes
@@ -59,8 +60,8 @@ def finish(
     sections: dict[str, list[Claim]] = {}
     fallback: ModelAnswer | None = None
     for key in SECTIONS:
-        checked = [stamp(c, evidence) for c in check_items(_claims(answer, key, by_model), count, tally)]
-        kept = guard(checked, grounds, similarity, report)
+        checked = check_items(_claims(answer, key, by_model), count, tally)
+        kept = [stamp(c, evidence) for c in guard(checked, grounds, similarity, report)]
         if not kept and by_model:
             fallback = fallback or assemble(conversation.view())
             kept = [stamp(c, evidence) for c in getattr(fallback, key)]

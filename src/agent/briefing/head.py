@@ -8,8 +8,10 @@ briefing found; the head keeps at most three of each, merged and ranked:
   error string merges only with the same string;
 - items are ranked by the confidence of their best precedent, then by how many incidents support them,
   then by how recent the newest one is;
-- a check must be an action (a recorded outcome or a bare error string is not), and a resolution step of
-  another service is not a first check unless the best precedent is itself on another service;
+- a check or fix must be an action, and a resolution step of another service (or naming another
+  service's resource) is not a first check unless the best precedent is itself on another service;
+  both are values of the claim (``Claim.action``, ``Claim.services``, read where it is stamped), so
+  nothing here reads a claim's words for them;
 - a fix that repeats a head check is left to the check.
 
 The rest stays in ``more_*``, ranked the same way, so nothing is lost. The first line is one sentence:
@@ -18,7 +20,6 @@ API and every delivery channel read this one structure (``render_text`` is the p
 """
 
 import dataclasses
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -34,7 +35,8 @@ from agent.core.schema import (
     Role,
     field_words,
 )
-from agent.core.similarity import Similarity, stem
+from agent.core.similarity import Similarity
+from memory.items import item_key
 
 MAX_CHECKS = 3
 MAX_FIXES = 3
@@ -46,30 +48,6 @@ RECENCY_BONUS = 0.04
 # share ("pending 0" and "pending > 200" are opposite findings), and never one item citing both.
 ERROR_LEAD = "Look for this error: "
 DISPUTED_LEAD = "Disputed (the closest precedents disagree): "
-# Whether a claim resting on this field is an action as it stands (``None``: its words must read as one).
-_ACTION_BY_FIELD: dict[ClaimField, bool] = {
-    "signature": True,
-    "runbook_used": True,
-    "runbook": True,
-    "mitigation": True,
-    "risky_action": True,
-    "failed_attempt": True,
-    "outcome": False,
-}
-_COMMAND = re.compile(r"`|\b(?:SELECT|SHOW|kubectl|curl|grep|psql|redis-cli|openssl|dig)\b")
-# Verbs an action starts with, in the imperative or in an irregular past tense (regular ones end in -ed).
-_VERBS = """
-add adjust alert apply audit block bump cap change check clear compare confirm cordon count cut
-decrease delete deploy diff disable drain drop enable escalate evict examine expire extend fail
-failover find fix flush follow freeze grep increase inspect investigate isolate kill limit list
-lower look measure migrate monitor move open pause pin ping probe profile purge query raise
-rebalance reboot rebuild recreate redeploy reduce refresh reindex reload remove renew repartition
-replace replay reroute reset resize restart restore resume retry revert review revoke rewrite roll rollback
-rotate run scale search set shed shift shut skip snapshot split start stop suspend switch tail
-throttle trace trim tune turn update upgrade validate verify watch
-built kept put ran rebuilt rewrote
-"""
-_ACTION_VERBS = frozenset(stem(v) for v in _VERBS.split())
 
 
 @dataclass
@@ -100,26 +78,6 @@ def head_text(claim: Claim) -> str:
     return DISPUTED_LEAD + statement if claim.qualifier == "disputed" else statement
 
 
-def _known_action(claim: Claim, sources: "_Sources") -> bool | None:
-    """Whether the claim's field makes it an action (a runbook's first check is one; a pattern's must
-    read as one)."""
-    if claim.field == "first_check":
-        cited = [sources.items[n].kind for n in claim.citations if n in sources.items]
-        return True if "runbook" in cited else None
-    return _ACTION_BY_FIELD.get(claim.field) if claim.field is not None else None
-
-
-def is_action(text: str) -> bool:
-    """Whether a line tells someone to do something (or says what was done), not how things were."""
-    words = re.findall(r"[A-Za-z][A-Za-z'-]*", text)
-    if not words:
-        return False
-    first = words[0].lower()
-    if stem(first) in _ACTION_VERBS or (first.endswith("ed") and len(first) > 4):
-        return True
-    return bool(_COMMAND.search(text))
-
-
 class _Sources:
     """What the briefing's evidence says about each citation: its record and service."""
 
@@ -131,22 +89,21 @@ class _Sources:
         self.alert_service = evidence.alert.service if evidence is not None else alert and alert.service
         self.services = {i.service for i in items if i.service} - {self.alert_service}
 
-    def foreign(self, citations: list[int], text: str) -> bool:
-        """A line only another service's records back, or that names another service's resource."""
+    def foreign(self, claim: Claim) -> bool:
+        """A claim only another service's records back, or that names another service's resource."""
         if self.best is not None and not self.best.same_service:
             return False
-        cited = [self.items[n] for n in citations if n in self.items]
+        cited = [self.items[n] for n in claim.citations if n in self.items]
         incidents = [i for i in cited if i.kind == "incident"]
         if incidents and all(i.service != self.alert_service for i in incidents):
             return bool(self.alert_service)
-        lowered = text.lower()
-        return any(re.search(rf"\b{re.escape(s.lower())}\b", lowered) for s in self.services)
+        return not self.services.isdisjoint(claim.services)
 
 
 def _same(a: _Candidate | HeadItem, b: _Candidate | HeadItem, similarity: Similarity) -> bool:
     """Whether two lines say the same thing; an error string only ever meets the same string."""
     if "signature" in (a.field, b.field):
-        return a.field == b.field and " ".join(a.text.lower().split()) == " ".join(b.text.lower().split())
+        return a.field == b.field and item_key(a.text) == item_key(b.text)
     return similarity.same(a.text, b.text)
 
 
@@ -204,13 +161,8 @@ def _section(
 ) -> list[HeadItem]:
     candidates: list[_Candidate] = []
     for order, claim in enumerate(claims):
-        text, action = head_text(claim), _known_action(claim, sources)
-        if not text:
-            continue
-        statement = claim.statement or claim.text
-        if actions_only and (action is False or (action is None and not is_action(statement))):
-            continue
-        if local_only and sources.foreign(claim.citations, text):
+        text = head_text(claim)
+        if not text or (actions_only and not claim.action) or (local_only and sources.foreign(claim)):
             continue
         candidates.append(
             _Candidate(text, claim.citations, order, claim.role, claim.field, claim.confidence, claim.date)

@@ -11,6 +11,7 @@ happened. ``stamp`` writes them, the same way for the evidence-only assembler an
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from agent.core.claim_kind import is_action, services_named
 from agent.core.evidence import Evidence, Match
 from agent.core.schema import Claim, ClaimField, Role
 from memory import runbooks
@@ -57,7 +58,9 @@ def citation_confidence(evidence: Evidence, n: int) -> float:
 
 
 def stamp(claim: Claim, evidence: Evidence) -> Claim:
-    """The claim with the confidence, support and date its citations give it."""
+    """The claim with the confidence, support and date its citations give it, and what kind of line it
+    is (``agent.core.claim_kind``), read from the field it rests on: stamp a claim once its field is
+    settled."""
     matches = by_number(evidence)
     cited = [matches[n] for n in claim.citations if n in matches]
     dates = [m.when for m in cited if m.when is not None]
@@ -68,6 +71,8 @@ def stamp(claim: Claim, evidence: Evidence) -> Claim:
             ),
             "support": len({m.incident.id for m in cited}),
             "date": max(dates).date().isoformat() if dates else None,
+            "action": is_action(claim, evidence.items),
+            "services": services_named(claim, evidence.items),
         }
     )
 

@@ -60,7 +60,9 @@ class Claim(BaseModel):
     head merges and ranks on it and on ``role`` and ``field``, the guard checks it against the cited
     field's text. ``text`` is the line as shown in the full lists. ``confidence`` is the calibrated
     probability of its best cited precedent, ``support`` how many incidents it cites, ``date`` when the
-    newest of them happened (``agent.core.claims.stamp``). ``role`` is ``None`` only in a briefing stored
+    newest of them happened (``agent.core.claims.stamp``). ``action`` (it is something to do, or says what
+    was done) and ``services`` (those of the evidence its statement names) are read once, where it is
+    stamped (``agent.core.claim_kind``), for the head. ``role`` is ``None`` only in a briefing stored
     before claims were typed."""
 
     text: str
@@ -73,6 +75,8 @@ class Claim(BaseModel):
     confidence: float = 0.0
     support: int = 0
     date: str | None = None
+    action: bool = False
+    services: list[str] = Field(default_factory=list)
 
 
 class RelatedIncident(BaseModel):

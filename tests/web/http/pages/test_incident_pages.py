@@ -18,13 +18,14 @@ def _store_briefing(site: Site, public_id: str) -> None:
     briefing = Briefing(
         summary="Same pool exhaustion as INC-0042 [1].",
         likely_causes=[Claim(text="Connection pool exhausted by idle transactions [1]", citations=[1])],
-        first_checks=[Claim(text="Count idle-in-transaction sessions", citations=[2])],
+        first_checks=[Claim(text="Count idle-in-transaction sessions", citations=[2], action=True)],
         suggested_fix=[
             Claim(
                 text="Kill idle sessions, then raise the pool timeout",
                 citations=[1],
                 role="fix",
                 field="resolution_step",
+                action=True,
             )
         ],
         risky_actions=[
