@@ -12,6 +12,7 @@ from agent.briefing.planner import EvidenceOnlyPlanner
 from agent.briefing.profile_evidence import ProfileSource
 from agent.core.conversation import Conversation, ToolCall
 from agent.core.evidence import AlertInput, Evidence
+from agent.core.similarity import Similarity
 from agent.core.tools import RECALL, ToolBox
 from agent.resolution.log_tool import (
     LOG,
@@ -197,7 +198,9 @@ async def test_log_incident_is_offered_and_hands_over_only_in_a_resolution_conve
     incident(db)
     context = open_resolution_conversation(db_session=db, public_id="INC-0001", engineer="dana")
     recorder = Recorder(actor="dana")
-    tools = ToolBox(bank=bank, writer=LogIncident(context, recorder, commit=True))
+    tools = ToolBox(
+        bank=bank, writer=LogIncident(context, recorder, commit=True, similarity=Similarity(None))
+    )
     conversation = Conversation(messages=[], evidence=Evidence(AlertInput(text=POOL, incident_id="INC-0001")))
     offered = tools.offered(conversation.view())
     assert LOG in offered and LOG not in ToolBox(bank=bank).offered(conversation.view())
@@ -229,7 +232,10 @@ async def test_log_incident_is_offered_and_hands_over_only_in_a_resolution_conve
     refused = await tools.run(ToolCall("c3", LOG, json.dumps(fields)), tainted.view(), [*offered])
     assert not refused.ok and "writes are disabled" in refused.text and len(recorder.calls) == 1
 
-    other = ToolBox(bank=bank, writer=LogIncident(context, Recorder(actor="lee"), commit=True))
+    other = ToolBox(
+        bank=bank,
+        writer=LogIncident(context, Recorder(actor="lee"), commit=True, similarity=Similarity(None)),
+    )
     fresh = Conversation(messages=[], evidence=Evidence(AlertInput(text=POOL, incident_id="INC-0001")))
     denied = await other.run(ToolCall("c4", LOG, json.dumps(fields)), fresh.view(), offered)
     assert not denied.ok and "started by dana" in denied.text
@@ -243,7 +249,9 @@ async def test_a_commit_needs_every_field_supported_by_the_notes_or_a_record(
     incident(db)
     context = open_resolution_conversation(db_session=db, public_id="INC-0001", engineer="dana")
     recorder = Recorder(actor="dana")
-    tools = ToolBox(bank=bank, writer=LogIncident(context, recorder, commit=True))
+    tools = ToolBox(
+        bank=bank, writer=LogIncident(context, recorder, commit=True, similarity=Similarity(None))
+    )
     evidence = Evidence(AlertInput(text=POOL, incident_id="INC-0001"))
     evidence, notes = evidence.with_item(
         kind="notes", title="Notes by dana", text="Root cause: idle sessions held the pool"

@@ -4,10 +4,15 @@ refused write is traced as refused."""
 import pytest
 
 from agent.briefing.loop import _status
+from agent.core.claims import Grounds
 from agent.core.conversation import LoggedPostMortem, ToolCall, ToolOutcome
 from agent.core.evidence import AlertInput, Evidence
+from agent.core.guard import guard
+from agent.core.schema import Claim, ClaimCheck
+from agent.core.similarity import Similarity
 from agent.resolution.drafter import EvidenceOnlyDrafter, draft_fields
 from agent.resolution.support import fix_not_in_role, is_value
+from memory.embedder import MiniLMEmbedder
 from tests.agent.fakes import match, record, with_matches
 
 
@@ -53,10 +58,23 @@ def _evidence() -> Evidence:
 
 
 def test_a_drafted_fix_that_a_cited_record_says_failed_is_refused_unless_the_notes_say_it() -> None:
-    evidence = _evidence()
-    assert fix_not_in_role("1. Raise the checkout pool to 80 per pod", [2], evidence)
-    assert not fix_not_in_role("1. Raise the pool size to 50", [2], evidence)
-    assert not fix_not_in_role("1. Raise the checkout pool to 80 per pod", [3], evidence)  # the notes
+    evidence, stems = _evidence(), Similarity(None)
+    assert fix_not_in_role("1. Raise the checkout pool to 80 per pod", [2], evidence, stems)
+    assert not fix_not_in_role("1. Raise the pool size to 50", [2], evidence, stems)
+    assert not fix_not_in_role("1. Raise the checkout pool to 80 per pod", [3], evidence, stems)  # the notes
+
+
+def test_a_drafted_fix_is_checked_as_a_briefings_fix_is_by_meaning_too() -> None:
+    """A failed attempt said in other words (few shared stems) is caught by the embedder, in a draft as
+    in a briefing: the guard removes the same line for the same reason."""
+    evidence, meaning = _evidence(), Similarity(MiniLMEmbedder())
+    paraphrase = "Set max connections to 80 on each checkout pod"
+    assert fix_not_in_role(f"1. {paraphrase}", [2], evidence, meaning)
+    report = ClaimCheck()
+    fix = Claim(text=paraphrase, statement=paraphrase, citations=[2], role="fix")
+    assert not guard([fix], Grounds(evidence), meaning, report)
+    assert [(r.reason, r.field) for r in report.removed] == [("other role", "failed_attempt")]
+    assert not fix_not_in_role(f"1. {paraphrase}", [2], evidence, Similarity(None))  # stems miss it
 
 
 def test_a_refused_log_incident_is_traced_as_refused_with_its_reason() -> None:

@@ -19,6 +19,7 @@ from agent.core.conversation import Conversation, Model, ToolOutcome, run_fields
 from agent.core.evidence import AlertInput, Evidence
 from agent.core.prompts import data_block
 from agent.core.schema import Briefing, EvidenceItem, Hop, RunReport
+from agent.core.similarity import Similarity
 from agent.core.tools import ToolBox
 from agent.resolution.answer import DraftAnswer
 from agent.resolution.drafter import DraftSource, EvidenceOnlyDrafter, draft_fields
@@ -221,7 +222,9 @@ async def _converse(
     tools = ToolBox(
         bank=agent.bank,
         memory_timeout_s=agent.memory_timeout_s,
-        writer=LogIncident(context, recorder, commit=commit),
+        writer=LogIncident(
+            context, recorder, commit=commit, similarity=Similarity(agent.embedder, agent.known_vectors)
+        ),
     )
     conversation = Conversation(messages=[], evidence=evidence, memory_on=agent.bank is not None)
     conversation.messages = [

@@ -9,6 +9,7 @@ stores the resolution and its memory outbox row together. A commit also needs ev
 by the notes or a record (``agent.resolution.support``).
 """
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -18,6 +19,7 @@ from sqlalchemy.orm import Session
 
 from agent.core.citations import Tally, plain_cited
 from agent.core.conversation import ConversationView, LoggedPostMortem
+from agent.core.similarity import Similarity
 from agent.core.tools import tool_schema
 from agent.resolution.support import fix_not_in_role, is_value, unsupported_fields
 from incidents.incident.models import Incident
@@ -106,10 +108,18 @@ class LogIncident:
     schema: dict[str, Any] = LOG_SCHEMA
     args: type[BaseModel] = LogIncidentArgs
 
-    def __init__(self, context: ResolutionContext, recorder: ResolutionRecorder, *, commit: bool) -> None:
+    def __init__(
+        self,
+        context: ResolutionContext,
+        recorder: ResolutionRecorder,
+        *,
+        commit: bool,
+        similarity: Similarity,
+    ) -> None:
         self._context = context
         self._recorder = recorder
         self._commit = commit
+        self._similarity = similarity  # the briefing's, so a drafted fix is checked as a briefing's is
 
     def offered(self, conversation: ConversationView) -> bool:
         """Never where data in the conversation looked like an instruction."""
@@ -133,8 +143,12 @@ class LogIncident:
         if empty:
             raise ValueError(f"{', '.join(empty)} empty once citations are removed")
         unsupported = unsupported_fields(fields, citations, conversation.evidence.items)
-        failed_fix = fix_not_in_role(
-            fields["resolution_steps"], citations["resolution_steps"], conversation.evidence
+        failed_fix = await asyncio.to_thread(
+            fix_not_in_role,
+            fields["resolution_steps"],
+            citations["resolution_steps"],
+            conversation.evidence,
+            self._similarity,
         )
         recorded = await recorder.record(
             context, fields, commit=self._commit and not unsupported and not failed_fix

@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 
 from agent.core.claims import Grounds, steps
 from agent.core.evidence import Evidence
-from agent.core.guard import check
-from agent.core.schema import Claim, EvidenceItem
+from agent.core.guard import guard
+from agent.core.schema import Claim, ClaimCheck, EvidenceItem
 from agent.core.similarity import Similarity
 
 SUPPORTING_KINDS = frozenset({"notes", "alert", "timeline", "incident", "runbook"})
@@ -82,19 +82,23 @@ def is_value(text: str) -> bool:
 _FAILED = frozenset({"failed_attempt", "risky_action"})
 
 
-def fix_not_in_role(resolution_steps: str, citations: Sequence[int], evidence: Evidence) -> bool:
+def fix_not_in_role(
+    resolution_steps: str, citations: Sequence[int], evidence: Evidence, similarity: Similarity
+) -> bool:
     """Whether a drafted fix that does not cite the engineer's notes proposes a step that the records it
-    cites say failed or made things worse (checked like a briefing's fix, ``agent.core.guard``)."""
+    cites say failed or made things worse: each step goes through the claim guard as a briefing's fix
+    does (``agent.core.guard``), with the briefing's similarity (stems and, with an embedder, meaning),
+    so a paraphrase of a failed attempt is caught the same way in both."""
     kinds = {item.n: item.kind for item in evidence.items}
     if not resolution_steps.strip() or any(kinds.get(n) == "notes" for n in citations):
         return False
-    grounds, similarity = Grounds(evidence), Similarity(None)
-    for step in steps(resolution_steps):
-        claim = Claim(text=step, statement=step, citations=list(citations), role="fix")
-        removed = check(claim, grounds, similarity).removed
-        if removed is not None and removed.reason == "other role" and removed.field in _FAILED:
-            return True
-    return False
+    claims = [
+        Claim(text=step, statement=step, citations=list(citations), role="fix")
+        for step in steps(resolution_steps)
+    ]
+    report = ClaimCheck()
+    guard(claims, Grounds(evidence), similarity, report)
+    return any(r.reason == "other role" and r.field in _FAILED for r in report.removed)
 
 
 def unsupported_fields(
