@@ -36,6 +36,16 @@ def test_top_cause_matching_the_root_cause_is_100() -> None:
     assert (result.score, result.matched) == (100, "INC-0002")
 
 
+def test_a_typed_cause_is_graded_on_its_statement_never_its_shown_line() -> None:
+    briefing = _briefing()
+    briefing["likely_causes"] = [
+        {"text": "Disputed: see INC-0002", "citations": [3], "role": "cause", "statement": POOL},
+        {"text": f"shown line: {CERT}", "citations": [2], "role": "cause", "statement": "retry storm"},
+    ]
+    assert grade(briefing, _pm(POOL), WORDS).score == 100
+    assert grade(briefing, _pm(CERT), WORDS).score == 0
+
+
 def test_top_cause_citing_the_named_precedent_is_100() -> None:
     briefing = _briefing(("Root cause recorded for INC-0001: retry storm", 2))
     assert grade(briefing, _pm(CERT, "same failure as INC-0001"), WORDS).score == 100

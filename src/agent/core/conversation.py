@@ -91,8 +91,8 @@ class ToolOutcome:
     duration_ms: float
     found: tuple[RecalledIncident, ...] = ()
     synthesis: Synthesis | None = None
-    matches: list[Match] = field(default_factory=list)
-    cited: list[EvidenceItem] = field(default_factory=list)
+    matches: tuple[Match, ...] = ()
+    cited: tuple[EvidenceItem, ...] = ()
     scoped: bool = False
     error: str | None = None
     memory_error: str | None = None
@@ -111,7 +111,7 @@ class Conversation:
         """The one writer of the evidence once the loop runs: what a tool found gets its numbers here,
         then ``reply`` writes what the model is told of it. Returns the outcome as recorded."""
         self.evidence, matches = self.evidence.with_incidents(outcome.found)
-        cited: list[EvidenceItem] = []
+        cited: tuple[EvidenceItem, ...] = ()
         if outcome.synthesis is not None:
             synthesis = outcome.synthesis
             self.evidence, item = self.evidence.with_item(
@@ -121,8 +121,8 @@ class Conversation:
                 service=synthesis.service,
                 uncertain=True,
             )
-            cited = [item]
-        numbered = replace(outcome, matches=matches, cited=cited)
+            cited = (item,)
+        numbered = replace(outcome, matches=tuple(matches), cited=cited)
         recorded = replace(numbered, text=reply(numbered, self.evidence))
         if outcome.memory_error is not None:
             self.memory_errors.append(outcome.memory_error)

@@ -18,7 +18,7 @@ briefing, resolution and embedder give the same grade), so grades can be compare
 """
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -71,8 +71,11 @@ def same_cause(a: str, b: str, similarity: Similarity) -> bool:
     return 0.5 * cosine + 0.5 * words >= SAME_CAUSE
 
 
-def _cause_text(text: str) -> str:
-    return _MARKER.sub("", _PREFIX.sub("", text)).strip()
+def _cause_text(cause: Mapping[str, Any]) -> str:
+    """What a likely cause says: its statement. A claim stored before claims were typed has only its
+    shown line, read without its lead and citation markers."""
+    statement = str(cause.get("statement") or "")
+    return statement or _MARKER.sub("", _PREFIX.sub("", str(cause.get("text", "")))).strip()
 
 
 def record_causes(briefing: dict[str, Any]) -> dict[str, str]:
@@ -122,7 +125,7 @@ def grade(briefing: dict[str, Any], post_mortem: PostMortem, similarity: Similar
         where = "the top likely cause" if position == 0 else f"likely cause #{position + 1}"
         if precedent is not None:
             return Grade(score, f"{where} cites {precedent}, the precedent the post-mortem names", precedent)
-        if truth and same_cause(_cause_text(str(cause.get("text", ""))), truth, similarity):
+        if truth and same_cause(_cause_text(cause), truth, similarity):
             return Grade(score, f"{where} is the recorded root cause", next((c for c in cited if c), None))
     related = [str(r.get("id")) for r in briefing.get("related_incidents", []) if r.get("id")]
     causes = record_causes(briefing)
