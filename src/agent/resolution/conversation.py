@@ -7,6 +7,7 @@ are the engineer's own words. The post-mortem reaches storage only through the t
 which checks everything again and hands it to the resolution service, never to memory directly.
 """
 
+import asyncio
 import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -31,6 +32,7 @@ from agent.resolution.log_tool import (
     ResolutionRecorder,
     clean_post_mortem,
 )
+from agent.resolution.support import fix_not_in_role
 from memory.schema import normalize_resolution_kind
 from memory.template import POST_MORTEM_NAMES as FIELDS
 from memory.template import RESOLUTION_KINDS, model_of
@@ -219,12 +221,11 @@ async def _converse(
     )
     if model.mode == "evidence-only":
         model = EvidenceOnlyDrafter(drafted, commit=commit)
+    similarity = Similarity(agent.embedder, agent.known_vectors)  # the briefing's, for the drafted fix
     tools = ToolBox(
         bank=agent.bank,
         memory_timeout_s=agent.memory_timeout_s,
-        writer=LogIncident(
-            context, recorder, commit=commit, similarity=Similarity(agent.embedder, agent.known_vectors)
-        ),
+        writer=LogIncident(context, recorder, commit=commit, similarity=similarity),
     )
     conversation = Conversation(messages=[], evidence=evidence, memory_on=agent.bank is not None)
     conversation.messages = [
@@ -269,7 +270,9 @@ async def _converse(
             warnings=[*warnings, f"{failure}: this draft was assembled from the evidence only."],
         )
     sources = {n: f.source for n, f in drafted.items()} if isinstance(model, EvidenceOnlyDrafter) else {}
-    return _finish(answer, conversation, model, context, commit, hops, warnings, sources)
+    return await asyncio.to_thread(
+        _finish, answer, conversation, model, context, commit, hops, warnings, sources, similarity
+    )
 
 
 def _logged(conversation: Conversation) -> ToolOutcome | None:
@@ -285,6 +288,7 @@ def _finish(
     hops: list[Hop],
     warnings: list[str],
     sources: dict[str, DraftSource],
+    similarity: Similarity,
 ) -> ResolutionDraft:
     """The draft is what was logged when something was, else the answer; either way citation-checked."""
     logged = _logged(conversation)
@@ -326,6 +330,13 @@ def _finish(
         warnings.append(
             "Drafted from the briefing, not from the notes (confirm before relying on it): "
             + ", ".join(from_briefing)
+        )
+    steps, steps_cited = fields["resolution_steps"], citations["resolution_steps"]
+    checked_at_commit = commit and record is not None  # a refused commit already says why
+    if not checked_at_commit and fix_not_in_role(steps, steps_cited, conversation.evidence, similarity):
+        warnings.append(
+            "The drafted resolution steps propose what a cited record says failed or made it worse: "
+            "confirm them against the notes before resolving."
         )
     if missing:
         warnings.append(

@@ -163,6 +163,23 @@ async def test_commit_false_keeps_a_draft_and_writes_nothing(
         assert incident.status == "acknowledged"
 
 
+async def test_a_drafted_fix_that_a_recalled_record_says_failed_is_flagged(
+    agent_for: Callable[[ScriptedModel], Agent], sessions: sessionmaker[Session]
+) -> None:
+    """The draft's fix is checked as a briefing's: a step INC-0042 records as making it worse, cited to
+    that record ([4], after the alert, the notes and the timeline), is called out for the engineer."""
+    recall = tool_call(RECALL, {"alert_description": SIGNATURE, "service": "checkout-service"})
+    worse = "Added app replicas without checking database max_connections [4]"
+    script = ScriptedModel([recall, answer(FIELDS | {"resolution_steps": worse})])
+    result = await converse(agent_for(script), sessions, commit=False)
+    assert result.draft.resolution_steps.citations == [4]
+    assert any("propose what a cited record says failed" in w for w in result.warnings)
+    fine = ScriptedModel([recall, answer(FIELDS | {"resolution_steps": "Raised the pool size to 50 [4]"})])
+    assert not any(
+        "cited record says failed" in w for w in (await converse(agent_for(fine), sessions)).warnings
+    )
+
+
 async def test_triage_cannot_log_and_nothing_changes(
     agent_for: Callable[[ScriptedModel], Agent], sessions: sessionmaker[Session]
 ) -> None:
