@@ -35,7 +35,8 @@ test: $(STAMP) system-deps hindsight-env matrix-env llm-env
 	$(BIN)/python -m pytest
 
 # The tests against the real local model alone (`test` runs them too, after `llm-env`; docs/llm.md):
-# 9.4 minutes on an idle two-core machine, 31 minutes for one briefing on a loaded one.
+# 9.4 minutes on an idle two-core machine, 19 to 22 at load average 5 to 11, almost all of it the
+# model's two calls (a briefing and a resolution draft) on one thread.
 test-llm: $(STAMP) llm-env
 	$(BIN)/python -m pytest -m llm
 

@@ -47,6 +47,7 @@ class Site:
 
 @pytest.fixture(scope="module")
 def model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalLLM]:
+    """The model server, still loading: ``site`` waits for it once RecallOps is up."""
     with local_llm(tmp_path_factory.mktemp("local-llm")) as server:
         yield server
 
@@ -70,6 +71,7 @@ def site(model: LocalLLM, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
             .stdout.strip()
             .splitlines()[-1]
         )
+        model.wait_ready()
         yield Site(server, token)
     finally:
         server.stop()
