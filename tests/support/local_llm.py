@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PYTHON = ROOT / ".llm" / "bin" / "python"
 SERVE = ROOT / "scripts" / "serve-local-llm.py"
 ALIAS = "qwen2.5-coder-1.5b-instruct"
-# docs/llm.md's cap for this model: its briefing was 401 tokens and its draft 260, and a hop that runs
-# on writes at 1-10 tokens/s on a CPU, so the cap bounds the slowest hop, not the usual one.
+# docs/llm.md's cap for this model: its briefings ran 401-482 tokens and its drafts 205-273, and a hop
+# that runs on writes at 1-10 tokens/s on a CPU, so the cap bounds the slowest hop, not the usual one.
 MAX_TOKENS = 1024
 
 
