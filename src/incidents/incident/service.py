@@ -150,8 +150,9 @@ def add_event(
     data: dict[str, Any] | None = None,
     at: datetime | None = None,
 ) -> None:
-    """One timeline line: what happened (``kind``, ``message``), when, and who or which source."""
-    db_session.execute(
+    """One timeline line: what happened (``kind``, ``message``), when, and who or which source. A Core
+    insert on the session's connection: it needs nothing of the ORM, and intake writes one per alert."""
+    db_session.connection().execute(
         _INSERT_EVENT,
         {
             "incident_id": incident.id,
@@ -217,23 +218,25 @@ def join(*, db_session: Session, incident: OpenIncident, alert: Alert, actor: st
         _COUNT_ALERT,
         {"incident_id": incident.id, "now": now, "raised_to": alert.severity if raised else None},
     )
-    events = [
-        {
-            "kind": "alert_firing",
-            "message": f"{alert.source} alert {alert.alertname} firing ({alert.fingerprint})",
-            "data": {"alert_id": alert.id, "fingerprint": alert.fingerprint, "source": alert.source},
-        }
-    ]
+    add_event(
+        db_session=db_session,
+        incident=incident,
+        kind="alert_firing",
+        actor=actor,
+        message=f"{alert.source} alert {alert.alertname} firing ({alert.fingerprint})",
+        data={"alert_id": alert.id, "fingerprint": alert.fingerprint, "source": alert.source},
+        at=now,
+    )
     if raised:
-        events.append(
-            {
-                "kind": "severity_raised",
-                "message": f"severity {incident.severity} -> {alert.severity}",
-                "data": {"from": incident.severity, "to": alert.severity, "alert_id": alert.id},
-            }
+        add_event(
+            db_session=db_session,
+            incident=incident,
+            kind="severity_raised",
+            actor=actor,
+            message=f"severity {incident.severity} -> {alert.severity}",
+            data={"from": incident.severity, "to": alert.severity, "alert_id": alert.id},
+            at=now,
         )
-    for event in events:
-        connection.execute(_INSERT_EVENT, {"incident_id": incident.id, "at": now, "actor": actor, **event})
     loaded = db_session.identity_map.get(identity_key(Incident, incident.id))
     if loaded is not None:  # opened by an earlier alert of the payload: it reads the new count next
         db_session.expire(loaded)
