@@ -32,7 +32,7 @@ test: $(STAMP) system-deps hindsight-env matrix-env llm-env
 	$(BIN)/ruff check src web tests
 	$(BIN)/ruff format --check src web tests
 	$(BIN)/mypy
-	$(BIN)/python -m pytest
+	scripts/run-tests.sh $(BIN)/python
 
 # The tests against the real local model alone (`test` runs them too, after `llm-env`; docs/llm.md):
 # 9.4 minutes on an idle two-core machine, 19 to 22 at load average 5 to 11, almost all of it the
