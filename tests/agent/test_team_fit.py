@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent.core.confidence import FEATURES, shipped_fit
-from agent.core.team_fit import INFERRED_WEIGHT, Label, TeamFit, decide, refit, reliability
+from agent.core.team_fit import INFERRED_WEIGHT, Label, TeamFit, chance_ece, decide, refit, reliability
 
 BASE = shipped_fit()
 
@@ -92,3 +92,34 @@ def test_contradictory_labels_leave_the_refit_undecided_not_wild() -> None:
 def test_reliability_of_perfect_predictions_is_zero() -> None:
     assert reliability([0.0, 1.0, 1.0, 0.0], [False, True, True, False])["ece"] == 0.0
     assert reliability([0.9, 0.9], [False, False])["ece"] == 0.9
+
+
+def test_a_calibrated_model_on_few_pairs_shows_an_ece_that_more_pairs_shrink() -> None:
+    few, many = chance_ece([0.3] * 100), chance_ece([0.3] * 10_000)
+    # One bin at 0.3 over n pairs: |Binomial(n, 0.3)/n - 0.3| has a median near 0.67 * sqrt(0.21 / n).
+    assert 0.02 < few["median"] < 0.04
+    assert many["median"] < 0.005
+    assert few["p95"] > few["median"]
+
+
+def test_certain_probabilities_have_no_chance_error() -> None:
+    assert chance_ece([0.0, 1.0, 1.0, 0.0]) == {"median": 0.0, "p95": 0.0}
+    assert chance_ece([]) == {"median": 0.0, "p95": 0.0}
+
+
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=200))
+def test_the_chance_floor_is_an_ece_and_reads_the_same_twice(predicted: list[float]) -> None:
+    floor = chance_ece(predicted)
+    assert 0.0 <= floor["median"] <= floor["p95"] <= 1.0
+    assert chance_ece(predicted) == floor
+
+
+def test_outcomes_drawn_from_the_probabilities_score_within_the_floor_mostly() -> None:
+    rng = random.Random(5)
+    predicted = [rng.random() for _ in range(150)]
+    floor = chance_ece(predicted)
+    inside = 0
+    for _ in range(200):
+        outcomes = [rng.random() < p for p in predicted]
+        inside += reliability(predicted, outcomes)["ece"] <= floor["p95"]
+    assert inside >= 180  # 95 % expected

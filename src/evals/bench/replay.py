@@ -41,7 +41,7 @@ from agent.core.confidence import Scorer, shipped_fit
 from agent.core.evidence import AlertInput
 from agent.core.schema import Briefing
 from agent.core.similarity import Similarity
-from agent.core.team_fit import INFERRED_WEIGHT, Label, TeamFit, decide, reliability
+from agent.core.team_fit import INFERRED_WEIGHT, Label, TeamFit, chance_ece, decide, reliability
 from agent.resolution.grading import PostMortem, abstains, grade
 from agent.resolution.labels import Cited, Mark, cited_precedents, infer, relevant
 from evals.bench.corpus import import_row, load_corpus, stored_id
@@ -222,6 +222,7 @@ def figures(rows: Sequence[Scored]) -> dict[str, Any]:
     abstained = [r for r in rows if r.abstained]
     none = [r for r in rows if not r.relevant_earlier]
     pairs = [p for r in rows for p in r.pairs]
+    predicted = [p for p, _ in pairs]
     return {
         "incidents": len(rows),
         "with_relevant_earlier": len(found),
@@ -233,7 +234,8 @@ def figures(rows: Sequence[Scored]) -> dict[str, Any]:
         "abstained": len(abstained),
         "abstain_precision": _mean([float(not r.relevant_earlier) for r in abstained]),
         "abstain_recall": _mean([float(r.abstained) for r in none]),
-        "ece": reliability([p for p, _ in pairs], [y for _, y in pairs])["ece"] if pairs else None,
+        "ece": reliability(predicted, [y for _, y in pairs])["ece"] if pairs else None,
+        "ece_by_chance": chance_ece(predicted) if pairs else None,
         "cited_pairs": len(pairs),
     }
 
@@ -392,12 +394,14 @@ async def run_replay(
         for name, rows in results.items()
     }
     for name, learner in learners.items():
-        later = [r for w in windows(results[name])[1:] for r in w]
+        later = figures([r for w in windows(results[name])[1:] for r in w])
         systems[name] |= {
             "labels": len(learner.labels),
             "refits": learner.refits,
             "adopted": learner.adopted,
-            "ece_after_first_fifth": figures(later)["ece"],
+            "ece_after_first_fifth": later["ece"],
+            "ece_after_first_fifth_by_chance": later["ece_by_chance"],
+            "cited_pairs_after_first_fifth": later["cited_pairs"],
         }
     return {
         "systems": systems,
@@ -436,9 +440,12 @@ def markdown(report: Mapping[str, Any]) -> str:
         )
     for name in LEARNING:
         figs = systems[name]
+        chance = figs["ece_after_first_fifth_by_chance"]
+        floor = f" (by chance alone, median {chance['median']:.3f}, 95th percentile {chance['p95']:.3f})"
         lines.append(
             f"{name}: {figs['labels']} labels, {figs['refits']} refits ({figs['adopted']} adopted), "
-            f"ECE after the first fifth {_cell(figs['ece_after_first_fifth'])}"
+            f"ECE after the first fifth {_cell(figs['ece_after_first_fifth'])} over "
+            f"{figs['cited_pairs_after_first_fifth']} cited pairs" + (floor if chance else "")
         )
     lines += ["", "| span | a - b | metric | mean diff | 95% interval |", "|---|---|---|---|---|"]
     for r in report["bootstrap"]:
