@@ -98,3 +98,15 @@ def test_a_briefing_stored_before_claims_were_typed_still_loads() -> None:
     assert check.text.startswith("Look for the error") and check.role is None and check.field is None
     assert briefing.head is not None and briefing.head.checks[0].field is None
     assert briefing.claim_check.removed == []
+
+
+def test_each_claim_says_whether_the_model_wrote_it_or_it_fills_a_list_the_guard_emptied() -> None:
+    cause = Claim(text=f"{record('INC-0001').root_cause} [2]", citations=[2], origin="evidence")
+    bad = Claim(text="Adding app replicas without checking database max_connections [2]", citations=[2])
+    answer = ModelAnswer(
+        summary="Pool exhausted [2].", likely_causes=[cause], suggested_fix=[bad], seen_before="similar"
+    )
+    briefing, _ = _brief(answer, 0.9)
+    # The model cannot say its own claim is an evidence-only one: who wrote it is set, not read.
+    assert [c.origin for c in briefing.likely_causes] == ["model"]
+    assert briefing.suggested_fix and {f.origin for f in briefing.suggested_fix} == {"evidence"}

@@ -58,5 +58,10 @@ async def test_llm_run_is_scored_and_checked_like_evidence_only(llm: ScriptedLLM
     assert summary["guard"]["removed_by_role"] == {"fix": 1}, summary["guard"]
     assert summary["guard"]["removed_by_reason"] == {"other role": 1}
     assert summary["roles"]["failed_attempt_fixes"] == []
+    # Every claim the guard kept is the model's in the briefing; the emptied fix list was filled in.
+    by_origin = summary["roles"]["by_origin"]
+    assert by_origin["model"]["kept"] == summary["guard"]["kept"] > 0
+    assert by_origin["evidence"]["kept"] > 0
+    assert scenario["roles"]["by_origin"] == by_origin
     assert llm.requests, "the model was never called"
     assert json.dumps(llm.requests[0]).count("recall_similar_incidents") >= 1

@@ -57,6 +57,7 @@ def _claim(
         record=record,
         statement=statement,
         qualifier=qualifier,
+        origin="evidence",
     )
 
 

@@ -111,11 +111,15 @@ def finish(
 
 def _claims(answer: ModelAnswer, key: str, by_model: bool) -> list[Claim]:
     """The claims of one list. A model's take their role from the list they are in and keep only
-    their words, citations and the field they name: everything else is read from the evidence."""
+    their words, citations and the field they name: everything else (their origin too) is read from the
+    evidence or set here."""
     items: list[Claim] = getattr(answer, key)
     if not by_model:
         return items
-    return [Claim(text=c.text, citations=c.citations, role=SECTIONS[key], field=c.field) for c in items]
+    return [
+        Claim(text=c.text, citations=c.citations, role=SECTIONS[key], field=c.field, origin="model")
+        for c in items
+    ]
 
 
 def _model_summary(summary: str, report: ClaimCheck, assembled: ModelAnswer) -> str:

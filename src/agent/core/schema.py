@@ -51,6 +51,9 @@ def field_words(field: str | None) -> str | None:
 
 # How sure the claim's precedent is, when it is less than a settled one.
 Qualifier = Literal["uncertain", "disputed"]
+# Who wrote a claim: the model, or the evidence-only assembler (in LLM mode, for a list the guard left
+# without any of the model's claims).
+Origin = Literal["model", "evidence"]
 
 
 class Claim(BaseModel):
@@ -62,8 +65,9 @@ class Claim(BaseModel):
     probability of its best cited precedent, ``support`` how many incidents it cites, ``date`` when the
     newest of them happened (``agent.core.claims.stamp``). ``action`` (it is something to do, or says what
     was done) and ``services`` (those of the evidence its statement names) are read once, where it is
-    stamped (``agent.core.claim_kind``), for the head. ``role`` is ``None`` only in a briefing stored
-    before claims were typed."""
+    stamped (``agent.core.claim_kind``), for the head. ``origin`` says who wrote it, so the model's
+    claims and the evidence-only ones that stand in for them can be counted apart. ``role`` (and
+    ``origin``) is ``None`` only in a briefing stored before it was recorded."""
 
     text: str
     citations: list[int] = Field(default_factory=list)
@@ -77,6 +81,7 @@ class Claim(BaseModel):
     date: str | None = None
     action: bool = False
     services: list[str] = Field(default_factory=list)
+    origin: Origin | None = None
 
 
 class RelatedIncident(BaseModel):

@@ -83,6 +83,7 @@ def summarize(results: list[ScenarioResult], *, mode: Mode, seconds: float) -> d
                 "seen_before": (r.briefing or {}).get("seen_before"),
                 "related": [i.get("id") for i in (r.briefing or {}).get("related_incidents") or []],
                 "faithfulness": r.faithfulness.rates(),
+                "roles": check_roles(r.briefing).as_dict() if r.briefing is not None else None,
                 "memory_changed": r.memory_effect.changed if r.memory_effect else None,
             }
             for r in results
@@ -98,6 +99,9 @@ async def evaluate(directory: Path, *, mode: Mode, only: list[str] | None = None
 
 def evaluate_sync(directory: Path, *, mode: Mode, only: list[str] | None = None) -> dict[str, Any]:
     return asyncio.run(evaluate(directory, mode=mode, only=only))
+
+
+ORIGIN_WORDS = {"model": "the model's", "evidence": "evidence-only"}
 
 
 def _rate(value: float | None) -> str:
@@ -127,11 +131,21 @@ def render(summary: dict[str, Any]) -> str:
     )
     roles = summary["roles"]
     by_role = ", ".join(f"{s} {c['in_role']}/{c['kept']}" for s, c in roles["by_role"].items())
+    by_origin = ", ".join(
+        f"{ORIGIN_WORDS.get(o, o)} {c['in_role']}/{c['kept']}"
+        for o, c in roles["by_origin"].items()
+        if c["kept"]
+    )
     lines.append(
-        f"in-role support: {_rate(roles['in_role_rate'])} ({by_role}); "
+        f"in-role support: {_rate(roles['in_role_rate'])} ({by_role}; {by_origin}); "
         f"failed attempts offered as a fix: {len(roles['failed_attempt_fixes'])}"
     )
     lines += [f"  - fix: {text}" for text in roles["failed_attempt_fixes"]]
+    lines += [
+        f"  - not in role ({c['role']}, {ORIGIN_WORDS.get(c['origin'], c['origin'])}, "
+        f"on {c['part'] or 'nothing'} {c['share']:.0%}): {c['text']}"
+        for c in roles["out_of_role"]
+    ]
     guard = summary["guard"]
     removed = ", ".join(f"{role} {n}" for role, n in guard["removed_by_role"].items()) or "none"
     checked = guard["kept"] + guard["removed"]

@@ -13,7 +13,21 @@ RECORD = record("INC-0001")
 EVIDENCE = [
     {"n": 1, "kind": "alert", "text": "checkout 500s: remaining connection slots are reserved"},
     {"n": 2, "kind": "incident", "text": format_record(RECORD)},
+    {
+        "n": 3,
+        "kind": "runbook",
+        "text": "RUNBOOK RB-1 — checkout-service\n"
+        "Title: Checkout connection pool exhaustion\n"
+        "First checks:\n1. Compare active connections with max_connections in pg_stat_activity.\n"
+        "Mitigations that worked:\n- Enable the checkout circuit breaker so requests fail fast.\n"
+        "Risky actions:\n- Restarting every checkout pod at once: reconnect storm and cold caches.",
+    },
 ]
+RUNBOOK_TEXT = {
+    "first_checks": "Compare active connections with max_connections in pg_stat_activity",
+    "suggested_fix": "Enable the checkout circuit breaker so requests fail fast",
+    "risky_actions": "Restarting every checkout pod at once: reconnect storm and cold caches",
+}
 FIELD_TEXT = {
     "root_cause": RECORD.root_cause,
     "resolution_steps": "Raise the pool size to 50",
@@ -46,3 +60,28 @@ def test_a_claim_quoting_a_field_is_in_role_exactly_when_its_role_may_rest_on_it
     claim = {"text": FIELD_TEXT[field], "citations": [2]}
     in_role = check_roles(briefing(**{section: [claim]})).rate() == 1.0
     assert in_role == (field in ROLE_SOURCES[section])
+
+
+@given(st.sampled_from(sorted(RUNBOOK_TEXT)), st.sampled_from(sorted(RUNBOOK_TEXT)))
+def test_a_runbook_line_is_in_role_exactly_in_the_role_of_its_section(section: str, source: str) -> None:
+    """A runbook's risky action is a risky action, not a fix, though the same text holds both."""
+    claim = {"text": f"{RUNBOOK_TEXT[source]} [3]", "citations": [3]}
+    in_role = check_roles(briefing(**{section: [claim]})).rate() == 1.0
+    assert in_role == (section == source)
+
+
+def test_claims_are_counted_by_who_wrote_them_and_each_miss_is_named() -> None:
+    by_model = {"text": f"{RECORD.root_cause} [2]", "citations": [2], "origin": "model"}
+    wrong = {"text": f"{RECORD.failed_attempts} [2]", "citations": [2], "origin": "model"}
+    filled = {"text": "Raise the pool size to 50 [2]", "citations": [2], "origin": "evidence"}
+    old = {"text": "Raise the pool size to 50 [2]", "citations": [2]}
+    support = check_roles(briefing(likely_causes=[by_model], suggested_fix=[wrong, filled, old]))
+    report = support.as_dict()
+    assert report["by_origin"] == {
+        "model": {"kept": 2, "in_role": 1, "in_role_rate": 0.5},
+        "evidence": {"kept": 1, "in_role": 1, "in_role_rate": 1.0},
+        "unrecorded": {"kept": 1, "in_role": 1, "in_role_rate": 1.0},
+    }
+    [miss] = report["out_of_role"]
+    assert miss["role"] == "suggested_fix" and miss["origin"] == "model"
+    assert miss["part"] == "2:failed_attempts" and miss["share"] == 1.0
