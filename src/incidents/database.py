@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from sqlalchemy import Engine, MetaData, Table, create_engine, event, inspect, text
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import CursorResult, Result, make_url
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 from sqlalchemy.sql.dml import Insert
@@ -96,9 +95,17 @@ def table_of(model: type["Base"]) -> Table:
 
 
 def insert_ignoring_conflicts(dialect: str, table: Table, index_elements: list[str]) -> Insert:
-    """``INSERT ... ON CONFLICT (index_elements) DO NOTHING`` in the dialect's own spelling."""
+    """``INSERT ... ON CONFLICT (index_elements) DO NOTHING`` in the dialect's own spelling.
+
+    The dialect's module is imported here: the engine has loaded its own already, and the other one
+    is never needed (the PostgreSQL dialect alone is a fifth of a second of every command's start).
+    """
     if dialect == "postgresql":
+        from sqlalchemy.dialects import postgresql
+
         return postgresql.insert(table).on_conflict_do_nothing(index_elements=index_elements)
+    from sqlalchemy.dialects import sqlite
+
     return sqlite.insert(table).on_conflict_do_nothing(index_elements=index_elements)
 
 

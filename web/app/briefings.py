@@ -1,4 +1,4 @@
-"""Briefings in the service: the agent wired to this process, the worker task, and stored re-runs.
+"""Briefings in the service: the worker task and stored re-runs (the agent they run is ``web.app.agent``).
 
 A chat model is opened per briefing (its HTTP client belongs to the event loop that runs it: the
 worker's thread or the web server's), while the bank and the database come from the container.
@@ -8,23 +8,17 @@ one lease, or by this one after it restarts; the claim's attempt number fences t
 taken over is briefed once.
 """
 
-import asyncio
 import functools
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
-from agent.briefing.loop import Agent
-from agent.briefing.profile_evidence import ProfileSource
-from agent.core.confidence import Scorer
 from agent.core.evidence import AlertInput
 from agent.core.schema import Briefing
-from agent.llm import open_model
 from incidents.briefings import service as briefings
 from incidents.briefings.models import Briefing as StoredBriefing
 from incidents.briefings.models import Job
@@ -33,16 +27,14 @@ from incidents.incident import service as incidents
 from incidents.incident.models import Incident
 from incidents.locking import serialized_writes
 from incidents.queue.table import Lease
-from web.app.confidence import load_fit
+from web.app.agent import alert_for_incident, open_agent
 from web.app.container import Container
 from web.app.lanes import QueueLane, Task
 from web.app.metrics import BRIEFING_JOBS, BRIEFING_LATENCY, BRIEFINGS
 
 log = logging.getLogger(__name__)
 
-MAX_ALERT_CHARS = 4000
 ACTOR = "recallops"
-_QUIET_LABELS = {"alertname", "service", "severity", "job", "instance", "__name__"}
 
 
 @dataclass(frozen=True)
@@ -50,57 +42,6 @@ class StoredResult:
     incident: str
     version: int
     briefing: Briefing
-
-
-def alert_for_incident(*, db_session: Session, incident: Incident) -> AlertInput:
-    """What the agent is told about a stored incident: its first and latest alert, labels included.
-
-    The title already carries the incident's title (most often the first alert's summary), so a summary
-    that only repeats it is not said twice: a repeated sentence would weigh double in the recall query.
-    """
-    alerts = incidents.incident_alerts(db_session=db_session, incident=incident)
-    chosen = [alerts[0], alerts[-1]] if len(alerts) > 1 else alerts
-    parts: list[str] = []
-    for alert in chosen:
-        for text in (alert.summary, alert.description):
-            if text and text not in parts and text != incident.title:
-                parts.append(text)
-        labels = ", ".join(f"{k}={v}" for k, v in sorted(alert.labels.items()) if k not in _QUIET_LABELS)
-        if labels and f"Labels: {labels}" not in parts:
-            parts.append(f"Labels: {labels}")
-    text = "\n".join(parts) or incident.title
-    title = (
-        incident.title if incident.alertname in incident.title else f"{incident.alertname}: {incident.title}"
-    )
-    return AlertInput(
-        text=text[:MAX_ALERT_CHARS],
-        service=incident.service,
-        title=title,
-        severity=incident.severity,
-        incident_id=incident.public_id,
-        alertname=incident.alertname,
-    )
-
-
-@asynccontextmanager
-async def open_agent(container: Container, *, fit: Scorer | None = None) -> AsyncIterator[Agent]:
-    """The agent of this process; ``fit`` is the confidence model it briefs with (the bank's own, from
-    ``web.app.confidence``, when None)."""
-    settings = container.settings
-    fit = fit or await asyncio.to_thread(load_fit, container)
-    model = open_model(settings.llm)
-    try:
-        yield Agent(
-            model=model,
-            bank=container.bank,
-            memory_timeout_s=settings.memory.memory_timeout_s,
-            profile=ProfileSource(container.bank, timeout_s=settings.memory.memory_timeout_s),
-            embedder=container.embedder,
-            fit=fit,
-            known_vectors=container.bank.item_vectors,
-        )
-    finally:
-        await model.aclose()
 
 
 def track_briefing_jobs(sessions: sessionmaker[Session]) -> None:

@@ -27,7 +27,7 @@ from incidents.database import transaction
 from incidents.incident import service as incidents
 from incidents.locking import serialized_writes
 from memory.service import MemoryUnavailable, RecalledIncident, kind_tag, recall_similar_incidents
-from web.app.briefings import alert_for_incident
+from web.app.agent import alert_for_incident
 from web.app.container import Container
 
 EVENT_KIND = "action-checked"

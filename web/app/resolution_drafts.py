@@ -23,7 +23,7 @@ from incidents.locking import serialized_writes
 from incidents.resolution import service as resolutions
 from incidents.resolution.models import ResolutionFields, ResolutionUpdate
 from memory.text import clip
-from web.app.briefings import alert_for_incident, open_agent
+from web.app.agent import alert_for_incident, open_agent
 from web.app.container import Container
 from web.app.metrics import RESOLUTION_DRAFTS
 

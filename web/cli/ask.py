@@ -81,7 +81,7 @@ def render_replay(result: Replay) -> str:
 
 
 async def _ask(settings: Settings, alert: AlertInput, memory_on: bool) -> Briefing:
-    from web.app.briefings import open_agent
+    from web.app.agent import open_agent
     from web.app.container import Container
 
     container = Container.build(settings, migrate=False)
@@ -120,7 +120,7 @@ def ask(
 async def _replay(settings: Settings, public_id: str) -> Replay | None:
     from agent.briefing.replay import replay
     from incidents.incident import service as incidents
-    from web.app.briefings import alert_for_incident, open_agent
+    from web.app.agent import alert_for_incident, open_agent
     from web.app.container import Container
 
     container = Container.build(settings)

@@ -32,8 +32,8 @@ from incidents.briefings import service as briefings
 from incidents.incident import service as incidents
 from memory.service import MemoryUnavailable
 from memory.service import recall_similar_incidents as recall
-from web.app import briefings as wiring
 from web.app import profile
+from web.app.agent import open_agent
 from web.app.check_action import MAX_ACTION_CHARS, check_service_action, verdict_read
 from web.app.container import Container
 from web.app.notify.render import short_briefing
@@ -105,7 +105,7 @@ def build_server(container: Callable[[], Container]) -> MCPServer[Any]:
         """A briefing from memory: summary, likely causes, first checks, suggested fix and risky actions,
         each citing numbered evidence, and the related incidents. Nothing is stored."""
         alert = AlertInput(text=question, service=service or None, title="")
-        async with wiring.open_agent(container()) as agent:
+        async with open_agent(container()) as agent:
             briefing = await agent.brief(alert, memory_on=True)
         return briefing.model_dump(mode="json", exclude={"hops"})
 

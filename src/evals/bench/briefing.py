@@ -32,7 +32,8 @@ from memory.embedded.store import Draft
 from memory.items import record_items
 from memory.schema import IncidentRecord, format_record, record_tags
 from memory.service import recall_similar_incidents
-from web.app.briefings import open_agent, store
+from web.app.agent import open_agent
+from web.app.briefings import store
 from web.app.container import Container
 from web.app.sandbox import sandbox_settings
 

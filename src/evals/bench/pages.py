@@ -36,7 +36,7 @@ from incidents.resolution.models import ResolutionFields
 from incidents.timeutil import utcnow
 from memory.embedded.bank import EmbeddedBank
 from web.app import profile
-from web.app.briefings import open_agent
+from web.app.agent import open_agent
 from web.app.container import Container
 from web.app.sandbox import sandbox_settings
 from web.http.app import create_app

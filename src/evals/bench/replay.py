@@ -50,7 +50,7 @@ from evals.bench.ranking import Qrels, judged
 from evals.bench.retrieval import alert_for, load_qrels
 from memory.embedded.bank import EmbeddedBank
 from memory.schema import service_tag
-from web.app.briefings import open_agent
+from web.app.agent import open_agent
 from web.app.container import Container
 from web.app.sandbox import import_records, sandbox_settings
 

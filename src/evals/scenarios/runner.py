@@ -32,7 +32,8 @@ from incidents.incident.models import Incident
 from incidents.resolution import service as resolution_service
 from incidents.resolution.models import ResolutionFields
 from incidents.resolution.service import add_correction
-from web.app.briefings import briefing_task, load_alert, open_agent
+from web.app.agent import open_agent
+from web.app.briefings import briefing_task, load_alert
 from web.app.container import Container
 from web.app.grading import grade_incident
 from web.app.history import import_history, load_seeds, retain_runbooks

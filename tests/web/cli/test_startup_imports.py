@@ -67,8 +67,23 @@ ROOT = Path(__file__).resolve().parents[3]
 
 
 # What the commands an engineer types during an incident never need: the model SDKs without a model
-# configured, migrations on a database already at head, the chat senders, the embedding SDK's client.
-NOT_ON_CALL = ("groq", "openai", "alembic", "apprise", "slack_sdk", "aiohttp", "mcp", "fastapi", "tryaii")
+# configured, migrations on a database already at head, the chat senders, the embedding SDK's client,
+# the worker's metrics, and the SQL dialect of a database not in use (these run on SQLite).
+NOT_ON_CALL = (
+    "groq",
+    "openai",
+    "alembic",
+    "apprise",
+    "slack_sdk",
+    "aiohttp",
+    "mcp",
+    "fastapi",
+    "tryaii",
+    "prometheus_client",
+    "web.app.metrics",
+    "sqlalchemy.dialects.postgresql",
+    "psycopg",
+)
 
 COMMAND = """
 import atexit, json, sys

@@ -18,6 +18,7 @@ from incidents.briefings import service as briefings
 from incidents.incident import service as incidents
 from incidents.incident.models import Incident
 from web.app import briefings as wiring
+from web.app.agent import alert_for_incident, open_agent
 from web.app.container import Container
 from web.http.auth import require
 from web.http.deps import get_container
@@ -69,7 +70,7 @@ def _incident_alert(container: Container, public_id: str) -> tuple[Incident, Ale
         incident = incidents.get_by_public_id(db_session=db, public_id=public_id)
         if incident is None:
             raise HTTPException(404, f"no incident {public_id!r}")
-        return incident, wiring.alert_for_incident(db_session=db, incident=incident)
+        return incident, alert_for_incident(db_session=db, incident=incident)
 
 
 def _stored(container: Container, incident: Incident, version: int | None) -> StoredBriefingRead:
@@ -142,7 +143,7 @@ async def rerun_briefing(
 ) -> StoredBriefingRead:
     """Brief the incident again now and store the result as its next version."""
     incident, alert = await run_in_threadpool(_incident_alert, container, public_id)
-    async with wiring.open_agent(container) as agent:
+    async with open_agent(container) as agent:
         briefing = await agent.brief(alert, memory_on=memory == "on")
     row = await run_in_threadpool(lambda: wiring.store(container, incident_id=incident.id, briefing=briefing))
     return StoredBriefingRead(
@@ -158,7 +159,7 @@ async def ask(
 ) -> Briefing:
     """Alert text in, briefing out; nothing is stored."""
     alert = AlertInput(text=body.text, service=body.service or None, title=body.title)
-    async with wiring.open_agent(container) as agent:
+    async with open_agent(container) as agent:
         return await agent.brief(alert, memory_on=body.memory == "on")
 
 
@@ -170,5 +171,5 @@ async def replay_incident(
 ) -> Replay:
     """The incident briefed with memory off and on, and what memory changed; nothing is stored."""
     _incident, alert = await run_in_threadpool(_incident_alert, container, public_id)
-    async with wiring.open_agent(container) as agent:
+    async with open_agent(container) as agent:
         return await replay(agent, alert)

@@ -10,6 +10,7 @@ from starlette.concurrency import run_in_threadpool
 from agent.briefing.replay import replay
 from incidents.incident.models import Incident
 from web.app import briefings as wiring
+from web.app.agent import open_agent
 from web.app.container import Container
 from web.http.deps import get_container
 from web.http.routes.pages.common import PageError, load_incident, page_user, render
@@ -36,7 +37,7 @@ async def replay_page(
     alert = await run_in_threadpool(wiring.load_alert, container, incident.id)
     if alert is None:
         raise PageError(404, "No such incident", f"There is no incident {public_id}.")
-    async with wiring.open_agent(container) as agent:
+    async with open_agent(container) as agent:
         result = await replay(agent, alert)
     off, on = replay_sides(result)
     added, replaced = changes(result)
