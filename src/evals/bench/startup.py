@@ -5,9 +5,14 @@ ask``, ``recallops check-action``), interleaved with ``python -c pass`` so the f
 the same machine in the same minute: on a shared machine only the ratio to the floor compares across
 runs. ``ask`` and ``check-action`` read a data directory the demo history was seeded into first (not
 timed), in evidence-only mode. Bytecode is cached as an installed package's is.
+
+Beside the wall time, each run's CPU time (user and system, of the process and its threads) and the
+machine's one-minute load average before and after: on a busy machine the wall time grows with the
+load, while the CPU time a command spends changes much less, so it is what compares two runs there.
 """
 
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -36,6 +41,13 @@ class CommandTiming:
     p50_s: float
     p95_s: float
     ratio_to_floor: float
+    cpu_p50_s: float | None = None  # None in reports written before CPU time was measured
+
+
+@dataclass(frozen=True)
+class Timed:
+    wall_s: float
+    cpu_s: float
 
 
 @dataclass(frozen=True)
@@ -43,6 +55,8 @@ class StartupResult:
     runs: int
     floor_p50_s: float
     commands: dict[str, CommandTiming]
+    floor_cpu_p50_s: float | None = None
+    load_1m: tuple[float, float] | None = None  # before the first timed run, after the last
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -51,7 +65,14 @@ class StartupResult:
     def of(cls, data: dict[str, Any]) -> "StartupResult":
         """Back from ``as_dict`` (the report renders its JSON)."""
         commands = {name: CommandTiming(**t) for name, t in data["commands"].items()}
-        return cls(runs=data["runs"], floor_p50_s=data["floor_p50_s"], commands=commands)
+        load = data.get("load_1m")
+        return cls(
+            runs=data["runs"],
+            floor_p50_s=data["floor_p50_s"],
+            commands=commands,
+            floor_cpu_p50_s=data.get("floor_cpu_p50_s"),
+            load_1m=(load[0], load[1]) if load else None,
+        )
 
 
 def _env(data_dir: Path) -> dict[str, str]:
@@ -61,10 +82,20 @@ def _env(data_dir: Path) -> dict[str, str]:
     return env
 
 
-def _timed(argv: list[str], env: dict[str, str]) -> float:
-    started = time.perf_counter()
+def _children_cpu_s() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def _timed(argv: list[str], env: dict[str, str]) -> Timed:
+    """Wall and CPU time of one command; runs are sequential, so the children's CPU grows by its own."""
+    cpu, started = _children_cpu_s(), time.perf_counter()
     subprocess.run(argv, env=env, check=True, capture_output=True, timeout=TIMEOUT_S)
-    return time.perf_counter() - started
+    return Timed(wall_s=time.perf_counter() - started, cpu_s=_children_cpu_s() - cpu)
+
+
+def _load_1m() -> float:
+    return round(os.getloadavg()[0], 2)
 
 
 def _p95(values: list[float]) -> float:
@@ -79,35 +110,51 @@ def run_startup_bench(*, runs: int = 5) -> StartupResult:
         subprocess.run([*cli, "seed"], env=env, check=True, capture_output=True, timeout=1800)
         for args in COMMANDS.values():  # one untimed run each: bytecode written, files warm
             _timed([*cli, *args], env)
-        floor: list[float] = []
-        times: dict[str, list[float]] = {name: [] for name in COMMANDS}
+        floor: list[Timed] = []
+        times: dict[str, list[Timed]] = {name: [] for name in COMMANDS}
+        load_before = _load_1m()
         for _ in range(runs):
             for name, args in COMMANDS.items():
                 floor.append(_timed([sys.executable, "-c", "pass"], env))
                 times[name].append(_timed([*cli, *args], env))
-    floor_p50 = statistics.median(floor)
+        load_after = _load_1m()
+    floor_p50 = statistics.median(t.wall_s for t in floor)
     return StartupResult(
         runs=runs,
         floor_p50_s=round(floor_p50, 3),
         commands={
             name: CommandTiming(
-                p50_s=round(statistics.median(t), 3),
-                p95_s=round(_p95(t), 3),
-                ratio_to_floor=round(statistics.median(t) / floor_p50, 1),
+                p50_s=round(statistics.median(t.wall_s for t in timed), 3),
+                p95_s=round(_p95([t.wall_s for t in timed]), 3),
+                ratio_to_floor=round(statistics.median(t.wall_s for t in timed) / floor_p50, 1),
+                cpu_p50_s=round(statistics.median(t.cpu_s for t in timed), 3),
             )
-            for name, t in times.items()
+            for name, timed in times.items()
         },
+        floor_cpu_p50_s=round(statistics.median(t.cpu_s for t in floor), 3),
+        load_1m=(load_before, load_after),
     )
 
 
+def _or_dash(value: float | None) -> str:
+    return "–" if value is None else str(value)
+
+
 def summary(result: StartupResult) -> str:
+    floor = f"floor (python -c pass) p50 {result.floor_p50_s} s, CPU {_or_dash(result.floor_cpu_p50_s)} s"
+    load = (
+        ""
+        if result.load_1m is None
+        else f"; load average {result.load_1m[0]} before, {result.load_1m[1]} after"
+    )
     lines = [
-        f"Command start to exit, {result.runs} runs each; floor (python -c pass) p50 {result.floor_p50_s} s",
+        f"Command start to exit, {result.runs} runs each; {floor}{load}",
         "",
-        "| command | p50 s | p95 s | p50 / floor |",
-        "|---|---|---|---|",
+        "| command | p50 s | p95 s | p50 / floor | CPU p50 s |",
+        "|---|---|---|---|---|",
     ]
     lines += [
-        f"| {name} | {t.p50_s} | {t.p95_s} | {t.ratio_to_floor} |" for name, t in result.commands.items()
+        f"| {name} | {t.p50_s} | {t.p95_s} | {t.ratio_to_floor} | {_or_dash(t.cpu_p50_s)} |"
+        for name, t in result.commands.items()
     ]
     return "\n".join(lines)
