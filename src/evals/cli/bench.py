@@ -204,7 +204,7 @@ def startup(
     runs: int = typer.Option(5, min=1, help="Timed runs of each command (after one untimed run)."),
     as_json: bool = AS_JSON,
 ) -> None:
-    """Seconds from the shell to exit for --help, ask and check-action, against `python -c pass`."""
+    """Wall and CPU seconds from the shell to exit for --help, ask and check-action, vs `python -c pass`."""
     from evals.bench import startup as startup_bench
 
     _print(startup_bench.run_startup_bench(runs=runs), as_json=as_json, summary=startup_bench.summary)
