@@ -55,12 +55,21 @@ def test_parse_answer_accepts_fences_and_bare_strings() -> None:
     assert answer.first_checks[0].text == "look [1]"
 
 
+def test_a_seen_before_outside_the_three_does_not_cost_the_answer_its_claims() -> None:
+    """The numbers say "seen before", not the model: the small local model's answer once failed on its
+    seen_before alone, after a repair too, and every claim in it was thrown away."""
+    answer = parse_answer(
+        '{"summary": "s [1]", "suggested_fix": ["Raise the pool [2]"], "seen_before": "recurring | similar"}'
+    )
+    assert answer.suggested_fix[0].text == "Raise the pool [2]" and answer.seen_before is None
+
+
 @pytest.mark.parametrize(
     ("content", "problem"),
     [
         (None, "empty"),
         ("the pool", "no JSON object"),
-        ('{"summary": "x", "seen_before": "often"}', "seen_before"),
+        ('{"summary": "", "seen_before": "novel"}', "summary"),
         ('{"summary": "x",}', "invalid JSON"),
     ],
 )

@@ -10,9 +10,9 @@ produced it. Briefings stored before claims were typed hold items with only ``te
 
 from collections import Counter
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 SeenBefore = Literal["recurring", "similar", "novel"]
 Mode = Literal["llm", "evidence-only"]
@@ -274,4 +274,11 @@ class ModelAnswer(BaseModel):
     suggested_fix: list[Claim] = Field(default_factory=list)
     risky_actions: list[Claim] = Field(default_factory=list)
     related_incidents: list[str] = Field(default_factory=list)
-    seen_before: SeenBefore
+    # "Seen before" is read from the calibrated numbers (``agent.briefing.finish``), never from this: a
+    # model's word for it outside the three must not cost it every claim of its answer.
+    seen_before: SeenBefore | None = None
+
+    @field_validator("seen_before", mode="before")
+    @classmethod
+    def _unknown_is_none(cls, value: object) -> object:
+        return value if value in get_args(SeenBefore) else None
