@@ -130,3 +130,14 @@ def test_nothing_that_cites_nothing_is_kept(role: Role, text: str) -> None:
 def test_every_field_a_claim_can_name_is_in_some_role() -> None:
     named = {f for fields in ROLE_FIELDS.values() for f in fields}
     assert named <= set(ClaimField.__args__)  # type: ignore[attr-defined]
+
+
+def test_a_claim_that_holds_a_short_field_and_adds_its_own_words_is_unsupported() -> None:
+    """Shared words counted against the shorter text make the signature "say" any claim that quotes it;
+    the field must hold at least half of the claim's words."""
+    quoted = "Look for FATAL: remaining connection slots are reserved"
+    assert _check("check", f"{quoted} [2]") is not None
+    padded = f"{quoted} in the gateway logs during the nightly batch import after the replica failover [2]"
+    verdict = check(Claim(text=padded, citations=[2], role="check"), Grounds(_evidence()), Similarity(None))
+    assert verdict.claim is None and verdict.removed is not None
+    assert verdict.removed.reason == "unsupported"

@@ -7,7 +7,10 @@ those of a field of its role in what it cites rests on that field (no other can 
 other claim is compared with every field of every source it cites (``Similarity.same``, the question
 the briefing head asks), and the field that says it best decides: a failed attempt offered as a fix, or
 a record's fix offered as a risky move, rests on a field of another role and is removed; so is a claim
-no field of its role says, and one that cites nothing. The evidence-only assembler's claims pass by
+no field of its role says, and one that cites nothing. That question is symmetric (shared words count
+against the shorter text), so a long claim that holds a short field and adds words of its own would
+pass it: a field of the claim's role supports it only when it also holds at least half the claim's
+words (``HELD``). The evidence-only assembler's claims pass by
 construction; a model's are what this is for. Both go through it.
 
 The ``ClaimCheck`` it fills counts what was kept and removed by role and by reason, so a briefing
@@ -18,7 +21,7 @@ from dataclasses import dataclass
 
 from agent.core.claims import Ground, Grounds
 from agent.core.schema import Claim, ClaimCheck, ClaimField, RemovedClaim, Role
-from agent.core.similarity import Similarity
+from agent.core.similarity import Similarity, coverage, stems
 from memory.items import item_key
 
 # The fields a claim of each role may rest on.
@@ -30,6 +33,10 @@ ROLE_FIELDS: dict[Role, frozenset[ClaimField]] = {
     "risky": frozenset({"failed_attempt", "risky_action"}),
     "recurrence": frozenset({"pattern"}),
 }
+
+
+# The share of a claim's words a field of its role must hold to support it.
+HELD = 0.5
 
 
 @dataclass(frozen=True)
@@ -61,7 +68,14 @@ def check(claim: Claim, grounds: Grounds, similarity: Similarity) -> Verdict:
         for ground in grounds.of(n)
         if similarity.same(statement, ground.text)
     ]
-    mine = [s for s in said if s[1].field in allowed and claim.field in (None, s[1].field)]
+    words = stems(statement)
+    mine = [
+        s
+        for s in said
+        if s[1].field in allowed
+        and claim.field in (None, s[1].field)
+        and coverage(words, stems(s[1].text)) >= HELD
+    ]
     other = [s for s in said if s[1].field not in allowed]
     rival = max(other, key=lambda s: s[0], default=None)
     best = max(mine, key=lambda s: s[0], default=None)

@@ -3,8 +3,9 @@
 A claim's role is the list it is in. By its words it rests on one part of what it cites: the field
 of a cited record (root cause, resolution steps, failed attempts, ...), a labelled section of a cited
 runbook (first checks, mitigations, risky actions, the rest), or the cited profile pattern or
-synthesis, whichever holds the largest share of the claim's content words. It is supported in its
-role when that part is one the role may rest on and holds at least half its words:
+synthesis, whichever holds the largest share of the claim's content words (of parts that tie, one
+its role may rest on). It is supported in its role when that part is one the role may rest on and
+holds at least half its words:
 
 - a likely cause on a root cause, a correction, a profile pattern or a synthesis;
 - a first check on an error signature, a symptom, a resolution step, a runbook's first checks or the
@@ -143,15 +144,21 @@ def parts_of(item: Mapping[str, Any]) -> dict[str, str]:
     return {name: str(getattr(record, name) or "") for name in RECORD_FIELDS}
 
 
-def resting_place(claim: str, parts: Mapping[str, str]) -> tuple[str | None, float]:
-    """The part holding the largest share of the claim's content words, and that share."""
+def resting_place(
+    claim: str, parts: Mapping[str, str], fits: frozenset[str] = frozenset()
+) -> tuple[str | None, float]:
+    """The part holding the largest share of the claim's content words, and that share. Of parts that
+    hold the same share, one whose name ``fits`` the claim's role is taken: a field of its role holds
+    the claim as fully as any other does, so it is not placed on the other by the parts' order."""
     words = terms(claim)
     if not words:
         return None, 0.0
     best, share = None, 0.0
     for name, text in parts.items():
         found = len(words & terms(text)) / len(words)
-        if found > share:
+        fitting = name.split(":", 1)[-1] in fits
+        best_fits = best is not None and best.split(":", 1)[-1] in fits
+        if found > share or (found == share > 0 and fitting and not best_fits):
             best, share = name, found
     return best, share
 
@@ -169,7 +176,7 @@ def check_roles(briefing: Mapping[str, Any]) -> RoleSupport:
                 if n in evidence
                 for name, value in parts_of(evidence[n]).items()
             }
-            place, share = resting_place(strip_markers(text), parts)
+            place, share = resting_place(strip_markers(text), parts, ROLE_SOURCES[section])
             name = place.split(":", 1)[1] if place else None
             origin = str(item.get("origin") or UNRECORDED)
             support.kept[section] += 1

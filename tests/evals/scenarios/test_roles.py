@@ -85,3 +85,15 @@ def test_claims_are_counted_by_who_wrote_them_and_each_miss_is_named() -> None:
     [miss] = report["out_of_role"]
     assert miss["role"] == "suggested_fix" and miss["origin"] == "model"
     assert miss["part"] == "2:failed_attempts" and miss["share"] == 1.0
+
+
+def test_a_claim_a_field_of_its_role_holds_as_fully_as_another_is_in_role() -> None:
+    """Raise, pool and size are in both the root cause and the step: the step's fix is in role."""
+    cause = "connection pool size too small for the sale"
+    step = "Raise the pool size to 50"
+    evidence = [{"n": 2, "kind": "incident", "text": format_record(record("INC-0002", root_cause=cause))}]
+    fix = {"text": "Raise the connection pool size [2]", "citations": [2]}
+    both = {"evidence": evidence, "suggested_fix": [fix]}
+    assert step in evidence[0]["text"]
+    assert check_roles(both).rate() == 1.0
+    assert check_roles({"evidence": evidence, "likely_causes": [fix]}).rate() == 1.0
