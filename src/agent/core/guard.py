@@ -10,8 +10,8 @@ a record's fix offered as a risky move, rests on a field of another role and is 
 no field of its role says, and one that cites nothing. That question is symmetric (shared words count
 against the shorter text), so a long claim that holds a short field and adds words of its own would
 pass it: a field of the claim's role supports it only when it also holds at least half the claim's
-words (``HELD``). The evidence-only assembler's claims pass by
-construction; a model's are what this is for. Both go through it.
+words (``HELD``). The evidence-only assembler's claims pass by construction; a model's are what
+this is for. Both go through it.
 
 The ``ClaimCheck`` it fills counts what was kept and removed by role and by reason, so a briefing
 can say how many were removed and why, and an evaluation can report in-role support.
