@@ -56,9 +56,10 @@ def model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalLLM]:
 def site(model: LocalLLM, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     data_dir = tmp_path_factory.mktemp("llm-mode") / "data"
     LiveServer(data_dir).cli("seed")  # seeded in evidence-only mode: the model is for the briefing
-    server = LiveServer(
-        data_dir, env={**model.env(HOP_TIMEOUT_S), "RECALLOPS_PROFILE_REFRESH_DEBOUNCE_S": "86400"}
-    ).launch()
+    # The workers poll at the product's default, not the test servers' 0.1 s: idle at 0.1 s a server
+    # takes about a fifth of a core, which the one-thread model needs while it answers for minutes.
+    env = {"RECALLOPS_PROFILE_REFRESH_DEBOUNCE_S": "86400", "RECALLOPS_WORKER_POLL_S": "0.5"}
+    server = LiveServer(data_dir, env={**model.env(HOP_TIMEOUT_S), **env}).launch()
     try:
         server.wait_up(timeout=300)
         done = server.cli("user", "add", "oncall", "--role", "engineer", "--password", PASSWORD, check=False)
