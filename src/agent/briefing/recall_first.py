@@ -15,7 +15,7 @@ searching for the label, not the alert, and is replaced by the alert's text.
 """
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from agent.core.conversation import ModelTurn, ToolCall
 from agent.core.evidence import AlertInput
@@ -73,4 +73,4 @@ class RecallFirst:
             calls.insert(0, default)
             notes[default.id] = LOOP_CALL
             return ModelTurn(content=None, tool_calls=calls, usage=turn.usage), notes
-        return ModelTurn(content=turn.content, tool_calls=calls, usage=turn.usage), notes
+        return replace(turn, tool_calls=calls), notes

@@ -7,6 +7,7 @@ from agent.briefing.recall_first import REPLACED_QUERY, RecallFirst, names_the_a
 from agent.core.conversation import ModelTurn, ToolCall
 from agent.core.evidence import AlertInput, Evidence
 from agent.core.prompts import data_block
+from agent.core.schema import ModelAnswer
 from agent.core.tools import RECALL
 from memory.text import tokens
 
@@ -41,3 +42,12 @@ def test_a_label_query_is_replaced_and_a_real_one_kept() -> None:
     first, second = turn.tool_calls
     assert alert.description in first.arguments and notes == {"c1": REPLACED_QUERY}
     assert second == real
+
+
+def test_a_planner_answer_on_a_later_hop_passes_through() -> None:
+    """The evidence-only planner answers with a value while tools are still offered: the rule must
+    hand that answer to the loop, or the loop reads an empty turn and asks for a repair."""
+    alert = AlertInput(text="checkout 500s", service="checkout-service")
+    answer = ModelAnswer(summary="The alert resembles nothing on record.")
+    turn, notes = RecallFirst(alert).apply(ModelTurn(content=None, answer=answer), first_hop=False)
+    assert turn.answer is answer and not turn.tool_calls and notes == {}
