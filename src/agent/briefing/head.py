@@ -100,9 +100,14 @@ class _Sources:
         return not self.services.isdisjoint(claim.services)
 
 
+# Fields that name one thing (an error string, a runbook's path): a line of one only ever meets the
+# same string, since two runbooks' or two errors' lines read alike while naming different things.
+_NAMED = frozenset({"signature", "runbook_used"})
+
+
 def _same(a: _Candidate | HeadItem, b: _Candidate | HeadItem, similarity: Similarity) -> bool:
-    """Whether two lines say the same thing; an error string only ever meets the same string."""
-    if "signature" in (a.field, b.field):
+    """Whether two lines say the same thing; a named thing only ever meets the same name."""
+    if a.field in _NAMED or b.field in _NAMED:
         return a.field == b.field and item_key(a.text) == item_key(b.text)
     return similarity.same(a.text, b.text)
 
@@ -167,7 +172,7 @@ def _section(
         candidates.append(
             _Candidate(text, claim.citations, order, claim.role, claim.field, claim.confidence, claim.date)
         )
-    similarity.prepare(c.text for c in candidates if c.field != "signature")  # see _same
+    similarity.prepare(c.text for c in candidates if c.field not in _NAMED)  # see _same
     return _ordered([_item(g, sources) for g in _merge(candidates, similarity)], now)
 
 

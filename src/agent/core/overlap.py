@@ -16,6 +16,7 @@ so the comparison is made forgiving where wording varies and strict where it sho
 """
 
 import re
+from functools import lru_cache
 
 from memory.text import tokens
 
@@ -30,6 +31,7 @@ _SUFFIXES = ("ing", "ed", "es", "s")
 MIN_WORDS = 4
 
 
+@lru_cache(maxsize=1 << 16)  # a briefing stems the same record words many times
 def stem(word: str) -> str:
     """A light suffix strip, enough to meet plural and tense halfway; short words are left alone."""
     for suffix in _SUFFIXES:

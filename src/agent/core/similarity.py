@@ -11,6 +11,7 @@ this lookup is the one place the comparison meets stored vectors.
 """
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -45,6 +46,7 @@ SAME_COSINE = 0.8
 SAME_LEXICAL = 0.6  # without an embedder
 
 
+@lru_cache(maxsize=1 << 16)  # a briefing stems the same record words many times
 def stem(word: str) -> str:
     """A word without its inflection: enough to match "rolled" with "roll" and "pods" with "pod"."""
     root = word

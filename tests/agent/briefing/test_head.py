@@ -1,8 +1,10 @@
 """The briefing head: at most three of each, merged when they say the same thing, ranked, cited."""
 
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 
+import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -150,6 +152,35 @@ def test_error_strings_merge_only_when_they_are_the_same_string() -> None:
         (f"Look for this error: {idle}", [2, 3]),
         (f"Look for this error: {busy}", [3]),
     ]
+
+
+def test_runbooks_merge_only_when_they_name_the_same_runbook() -> None:
+    """Two runbooks' "open the runbook" lines read alike by meaning; they merge only by path, and
+    comparing them costs no embedding."""
+
+    class Counting(MiniLMEmbedder):
+        def __init__(self) -> None:
+            super().__init__()
+            self.texts: list[str] = []
+
+        def embed(self, texts: Sequence[str]) -> np.ndarray:
+            self.texts.extend(texts)
+            return super().embed(texts)
+
+    embedder = Counting()
+    briefing = _briefing(
+        first_checks=[
+            claim("check", "runbook_used", "runbooks/postgres-pool.md", 2),
+            claim("check", "runbook_used", "runbooks/postgres-replica.md", 3),
+            claim("check", "runbook_used", "runbooks/Postgres-Pool.md", 3),
+        ]
+    )
+    head = build_head(briefing, None, Similarity(embedder))
+    assert [(c.text, c.citations) for c in head.checks] == [
+        ("Open the runbook runbooks/postgres-pool.md", [2, 3]),
+        ("Open the runbook runbooks/postgres-replica.md", [3]),
+    ]
+    assert embedder.texts == []
 
 
 def test_checks_drop_statements_and_other_services_steps_and_keep_three() -> None:
