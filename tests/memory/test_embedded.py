@@ -450,3 +450,22 @@ async def test_writing_the_same_records_again_embeds_only_what_changed(tmp_path:
         assert [r.id for r in found] == [changed.incident_id]
     finally:
         await bank.close()
+
+
+async def test_a_query_asked_again_is_embedded_once_and_ranks_the_same(tmp_path: Path) -> None:
+    """A briefing's scoped and cross-service recalls ask with the alert's text: one embedding serves
+    both, and the kept vector cannot be changed by a caller."""
+    embedder = CountingEmbedder()
+    bank = make_bank(tmp_path, embedder=embedder)
+    try:
+        await put(bank, "a", "pool exhausted on checkout", ["service:checkout"])
+        await put(bank, "b", "disk full on orders", ["service:orders"])
+        embedder.embedded.clear()
+        scoped = await bank.recall(query="checkout pool timeout", tags=["service:checkout"], limit=5)
+        anywhere = await bank.recall(query="checkout pool timeout", limit=5)
+        again = await bank.recall(query="checkout pool timeout", limit=5)
+        assert embedder.embedded == ["checkout pool timeout"]
+        assert [r.id for r in scoped] == ["a"] and [r.id for r in again] == [r.id for r in anywhere]
+        assert not bank._query_vector("checkout pool timeout").flags.writeable
+    finally:
+        await bank.close()

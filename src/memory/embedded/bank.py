@@ -12,7 +12,7 @@ import copy
 import sqlite3
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any, TypeVar
 
 import numpy as np
@@ -60,6 +60,7 @@ ORPHANED_OPERATION_S = 3600.0
 # outcome is kept in memory instead.
 RECORD_ATTEMPTS = 4
 CHANNELS = ("semantic", "keyword")
+QUERY_VECTORS = 256  # recent recall queries whose vectors are kept
 
 
 class EmbeddedBank(MemoryBank):
@@ -78,6 +79,9 @@ class EmbeddedBank(MemoryBank):
         # Ends of operations the file refused to record: reported by ``get_operation`` until written.
         self._unrecorded: dict[str, Operation] = {}
         self.channels: tuple[str, ...] = CHANNELS
+        # A briefing's scoped and cross-service recalls, an action check's two scopes and an alert that
+        # fires again all ask with the same text: its vector is computed once (read-only, shared).
+        self._query_vector = lru_cache(maxsize=QUERY_VECTORS)(self._embed_query)
 
     @property
     def ranking_model(self) -> str:
@@ -222,6 +226,11 @@ class EmbeddedBank(MemoryBank):
     def _sync(self) -> None:
         self.store.run(partial(catch_up, index=self.index, embedder=self.embedder))
 
+    def _embed_query(self, query: str) -> np.ndarray:
+        vector: np.ndarray = self.embedder.embed([query])[0]
+        vector.flags.writeable = False
+        return vector
+
     async def recall(
         self,
         *,
@@ -242,7 +251,7 @@ class EmbeddedBank(MemoryBank):
         depth = candidate_depth(budget, limit)
         channels: dict[str, list[int]] = {}
         if "semantic" in self.channels:
-            vector = self.embedder.embed([query])[0]
+            vector = self._query_vector(query)
             channels["semantic"] = self.index.search(vector, tags=tags, match=tags_match, k=depth)
         if "keyword" in self.channels:
             found = self.store.run(

@@ -32,7 +32,14 @@ def test_bench_briefing_prints_its_figures_and_stores_briefings(
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     figures = json.loads(result.stdout)
-    assert {"p50_ms", "p95_ms", "recall_p50_ms", "recall_call_p50_ms", "store_p50_ms"} <= figures.keys()
+    assert {
+        "p50_ms",
+        "p95_ms",
+        "recall_p50_ms",
+        "recall_call_p50_ms",
+        "embed_p50_ms",
+        "store_p50_ms",
+    } <= figures.keys()
     assert figures["incidents"] == 40 and figures["alerts"] == 3 and sum(figures["seen_before"].values()) == 3
     engine = make_engine(f"sqlite:///{bank_dir / 'recallops.db'}")
     try:
