@@ -30,6 +30,7 @@ _QUOTED = re.compile(r"""["']([^"']+)["']""")
 MIGRATION_LOCK_KEY = 0x7265_6361_6C6C_6F70  # "recallop"
 
 SQLITE_TIMEOUT_S = 10.0  # how long a SQLite connection waits for another's lock
+SQLITE_POOL_SIZE = 24  # kept connections: enough for concurrent requests and the worker lanes together
 
 NAMING = {
     "ix": "ix_%(column_0_label)s",
@@ -58,7 +59,14 @@ def make_engine(url: str) -> Engine:
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": SQLITE_TIMEOUT_S})
+        # Connections are kept, not opened per request: opening one switches it to WAL and sets its
+        # pragmas, and under concurrent intake the default pool of 5 opened and closed one per alert.
+        engine = create_engine(
+            url,
+            connect_args={"check_same_thread": False, "timeout": SQLITE_TIMEOUT_S},
+            pool_size=SQLITE_POOL_SIZE,
+            max_overflow=SQLITE_POOL_SIZE,
+        )
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
     if parsed.drivername in ("postgresql", "postgres"):
