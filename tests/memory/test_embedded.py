@@ -293,6 +293,7 @@ def test_both_channels_filter_tags_like_hindsight(
         for n, t in enumerate(docs)
     )
     assert set(index.search(np.ones(2, np.float32), tags=wanted, match=match, k=100)) == expected
+    assert index.admitted(wanted, match) == (expected if wanted else None)
     conn = sqlite3.connect(":memory:")
     conn.execute("CREATE TABLE documents (id INTEGER PRIMARY KEY, tags TEXT)")
     conn.execute("CREATE TABLE document_tags (tag TEXT, doc INTEGER)")
@@ -469,3 +470,53 @@ async def test_a_query_asked_again_is_embedded_once_and_ranks_the_same(tmp_path:
         assert not bank._query_vector("checkout pool timeout").flags.writeable
     finally:
         await bank.close()
+
+
+WORDS = st.sampled_from(["pool", "timeout", "disk", "full", "dns", "lookup", "checkout", "orders"])
+
+
+@settings(max_examples=60)
+@given(
+    docs=st.lists(st.tuples(st.lists(WORDS, min_size=1, max_size=6), TAGS), min_size=1, max_size=15),
+    query=st.lists(WORDS, min_size=1, max_size=4),
+    wanted=st.lists(st.sampled_from(["service:a", "service:b", "kind:incident"]), max_size=2),
+    k=st.integers(min_value=1, max_value=8),
+)
+def test_the_keyword_channel_ranks_within_the_admitted_documents_as_a_tag_filter_in_sql_does(
+    docs: list[tuple[list[str], set[str]]], query: list[str], wanted: list[str], k: int
+) -> None:
+    """Filtering the ranked rows by the index's admitted ids gives what testing each row's tags inside
+    the query gave: the same documents, scores and order."""
+    conn = sqlite3.connect(":memory:")
+    conn.executescript(
+        "CREATE TABLE documents (id INTEGER PRIMARY KEY, tags TEXT);"
+        "CREATE TABLE document_tags (tag TEXT, doc INTEGER);"
+        "CREATE VIRTUAL TABLE documents_fts USING fts5(content);"
+        "CREATE VIRTUAL TABLE documents_vocab USING fts5vocab(documents_fts, 'row');"
+    )
+    index = VectorIndex(2)
+    for n, (words, tags) in enumerate(docs, start=1):
+        conn.execute("INSERT INTO documents VALUES (?, ?)", (n, "[]" if not tags else str(sorted(tags))))
+        conn.executemany("INSERT INTO document_tags VALUES (?, ?)", [(t, n) for t in tags])
+        conn.execute("INSERT INTO documents_fts(rowid, content) VALUES (?, ?)", (n, " ".join(words)))
+    index.apply(
+        IndexRow(id=n, tags=tuple(sorted(t)), ts=0.0, vector=np.ones(2, np.float32), seq=n)
+        for n, (_, t) in enumerate(docs, start=1)
+    )
+    text = " ".join(query)
+    found = KeywordChannel().scored(
+        conn, text, admitted=index.admitted(wanted, "any_strict"), k=k, size=len(docs)
+    )
+    cond, params = tag_condition(wanted, "any_strict")
+    expression = " OR ".join(f'"{w}"' for w in dict.fromkeys(query))
+    reference = dict(
+        conn.execute(
+            "SELECT d.id, -f.rank FROM documents_fts AS f CROSS JOIN documents AS d ON d.id = f.rowid "
+            f"WHERE documents_fts MATCH ? AND {cond}",
+            [expression, *params],
+        ).fetchall()
+    )
+    assert found is not None
+    # Ties may be cut either way at the k-th place: the scores, and each document's own, must agree.
+    assert [score for _, score in found] == pytest.approx(sorted(reference.values(), reverse=True)[:k])
+    assert all(score == pytest.approx(reference[doc]) for doc, score in found)

@@ -254,10 +254,9 @@ class EmbeddedBank(MemoryBank):
             vector = self._query_vector(query)
             channels["semantic"] = self.index.search(vector, tags=tags, match=tags_match, k=depth)
         if "keyword" in self.channels:
+            admitted = self.index.admitted(tags, tags_match)
             found = self.store.run(
-                lambda c: self.keywords.scored(
-                    c, query, tags=tags, match=tags_match, k=depth, size=len(self.index)
-                )
+                lambda c: self.keywords.scored(c, query, admitted=admitted, k=depth, size=len(self.index))
             )
             if found is not None:
                 channels["keyword"] = [d for d, _ in found]
@@ -273,10 +272,9 @@ class EmbeddedBank(MemoryBank):
 
         def run() -> list[tuple[RecalledIncident, float]]:
             self._sync()
+            admitted = self.index.admitted(tags, "any_strict")
             found = self.store.run(
-                lambda c: self.keywords.scored(
-                    c, query, tags=tags, match="any_strict", k=limit, size=len(self.index)
-                )
+                lambda c: self.keywords.scored(c, query, admitted=admitted, k=limit, size=len(self.index))
             )
             if not found:
                 return []

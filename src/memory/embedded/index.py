@@ -107,6 +107,12 @@ class VectorIndex:
             self._posting_arrays[tag] = arr
         return arr
 
+    def admitted(self, tags: list[str] | None, match: TagsMatch) -> set[int] | None:
+        """The ids of the documents the filter admits (``mask`` as ids); None = all."""
+        with self.lock:
+            hit = self.mask(tags, match)
+            return None if hit is None else set(self._ids[: self._size][hit].tolist())
+
     def mask(self, tags: list[str] | None, match: TagsMatch) -> np.ndarray | None:
         """Which positions the filter admits, with Hindsight's meaning of each mode; None = all."""
         wanted = list(dict.fromkeys(tags or []))
