@@ -454,16 +454,18 @@ async def test_writing_the_same_records_again_embeds_only_what_changed(tmp_path:
 
 
 async def test_a_query_asked_again_is_embedded_once_and_ranks_the_same(tmp_path: Path) -> None:
-    """A briefing's scoped and cross-service recalls ask with the alert's text: one embedding serves
-    both, and the kept vector cannot be changed by a caller."""
+    """A briefing's scoped and cross-service recalls ask with the alert's text, an action check's two
+    scopes at once: one embedding serves them all, and the kept vector cannot be changed by a caller."""
     embedder = CountingEmbedder()
     bank = make_bank(tmp_path, embedder=embedder)
     try:
         await put(bank, "a", "pool exhausted on checkout", ["service:checkout"])
         await put(bank, "b", "disk full on orders", ["service:orders"])
         embedder.embedded.clear()
-        scoped = await bank.recall(query="checkout pool timeout", tags=["service:checkout"], limit=5)
-        anywhere = await bank.recall(query="checkout pool timeout", limit=5)
+        scoped, anywhere = await asyncio.gather(
+            bank.recall(query="checkout pool timeout", tags=["service:checkout"], limit=5),
+            bank.recall(query="checkout pool timeout", limit=5),
+        )
         again = await bank.recall(query="checkout pool timeout", limit=5)
         assert embedder.embedded == ["checkout pool timeout"]
         assert [r.id for r in scoped] == ["a"] and [r.id for r in again] == [r.id for r in anywhere]

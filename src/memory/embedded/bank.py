@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import copy
 import sqlite3
+import threading
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from functools import lru_cache, partial
@@ -79,9 +80,12 @@ class EmbeddedBank(MemoryBank):
         # Ends of operations the file refused to record: reported by ``get_operation`` until written.
         self._unrecorded: dict[str, Operation] = {}
         self.channels: tuple[str, ...] = CHANNELS
-        # A briefing's scoped and cross-service recalls, an action check's two scopes and an alert that
-        # fires again all ask with the same text: its vector is computed once (read-only, shared).
-        self._query_vector = lru_cache(maxsize=QUERY_VECTORS)(self._embed_query)
+        # A briefing's scoped and cross-service recalls, an action check's two scopes (asked at once) and
+        # an alert that fires again all ask with the same text: its vector is computed once (read-only,
+        # shared). Queries are embedded one at a time, so one asked twice at once waits for the first;
+        # the model already spreads each over the cores.
+        self._cached_query_vector = lru_cache(maxsize=QUERY_VECTORS)(self._embed_query)
+        self._query_lock = threading.Lock()
 
     @property
     def ranking_model(self) -> str:
@@ -225,6 +229,10 @@ class EmbeddedBank(MemoryBank):
 
     def _sync(self) -> None:
         self.store.run(partial(catch_up, index=self.index, embedder=self.embedder))
+
+    def _query_vector(self, query: str) -> np.ndarray:
+        with self._query_lock:
+            return self._cached_query_vector(query)
 
     def _embed_query(self, query: str) -> np.ndarray:
         vector: np.ndarray = self.embedder.embed([query])[0]
