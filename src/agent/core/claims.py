@@ -100,8 +100,16 @@ class Grounds:
         self.evidence = evidence
         self._matches = by_number(evidence)
         self._items = {item.n: item for item in evidence.items}
+        self._grounds: dict[int, tuple[Ground, ...]] = {}
 
-    def of(self, n: int) -> list[Ground]:
+    def of(self, n: int) -> tuple[Ground, ...]:
+        """The fields of source ``n``, read once: a briefing checks each of its claims against them."""
+        found = self._grounds.get(n)
+        if found is None:
+            found = self._grounds[n] = tuple(self._read(n))
+        return found
+
+    def _read(self, n: int) -> list[Ground]:
         item = self._items.get(n)
         if item is None:
             return []
