@@ -12,7 +12,15 @@ so the comparison is made forgiving where wording varies and strict where it sho
 - what a text says was absent ("no 5xx", "pending 0", "real traffic healthy") is read as absent, so an
   alert and a record that contradict each other can be told apart from two that agree;
 - named components (database, connection pool, DNS, certificate, ...) are compared by what they are,
-  not how they are spelled, so a failure told in another service's words still meets its record.
+  not how they are spelled, so a failure told in another service's words still meets its record;
+- an identifier (words joined by underscores or dots) counts whole and by its parts, camelCase ones
+  included ("used_memory" meets "used memory", "OrderRepository.save" meets "order repository",
+  "es-data.svc.cluster.local" meets "payment-gateway.svc.cluster.local" on the cluster domain), since
+  metric names and hostnames are how alerting systems spell what records say in words; a camelCase word
+  standing alone is left whole: alert names are spelled so, and a record's "CheckoutLatencyHigh"
+  meeting an alert's "checkout latency" is the likeness a healthy lookalike shares with a fault;
+- the words for a queue building up ("waiting", "pending", "queued") are one observation, and a pool
+  or queue said to be idle had nothing pending.
 """
 
 import re
@@ -29,25 +37,48 @@ _CODE = re.compile(
 )
 _SUFFIXES = ("ing", "ed", "es", "s")
 MIN_WORDS = 4
+# An identifier: words joined by underscores or dots; its parts split camelCase and digits too.
+_IDENTIFIER = re.compile(r"[A-Za-z0-9]+(?:[_.][A-Za-z0-9]+)+")
+_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+# Stems that name the same observation, folded to the first.
+_SAME_OBSERVATION = (("pend", "wait", "queu", "queue"),)
+_CANONICAL = {word: group[0] for group in _SAME_OBSERVATION for word in group}
 
 
 @lru_cache(maxsize=1 << 16)  # a briefing stems the same record words many times
 def stem(word: str) -> str:
-    """A light suffix strip, enough to meet plural and tense halfway; short words are left alone."""
+    """A light suffix strip, enough to meet plural, tense and adverb halfway ("intermittently" is
+    "intermittent"); short words are left alone; words for one observation meet at one stem."""
+    if len(word) > 6 and word.endswith("ly"):
+        word = word[:-2]
     for suffix in _SUFFIXES:
         if len(word) > len(suffix) + 3 and word.endswith(suffix) and not word.endswith("ss"):
             word = word[: -len(suffix)]
             break
-    return word[:-1] if len(word) > 4 and word.endswith("e") else word
+    word = word[:-1] if len(word) > 4 and word.endswith("e") else word
+    return _CANONICAL.get(word, word)
 
 
 def codes(text: str) -> set[str]:
     return set(_CODE.findall(text.lower()))
 
 
+def identifier_parts(text: str, *, masked: frozenset[str] = frozenset()) -> set[str]:
+    """The content words inside a text's identifiers, stemmed ("hikaricp_connections_pending" gives
+    ``hikaricp``, ``connection`` and ``pend``); a masked identifier gives none."""
+    parts = [
+        part
+        for identifier in _IDENTIFIER.findall(text)
+        if identifier.lower() not in masked
+        for part in _PART.findall(identifier)
+    ]
+    return {stem(t) for t in tokens(" ".join(parts)) if t not in masked}
+
+
 def terms(text: str, *, with_codes: bool = True, masked: frozenset[str] = frozenset()) -> set[str]:
-    """Stemmed content words of a text (and its codes), without the masked words."""
-    found = {stem(t) for t in tokens(text) if t not in masked}
+    """Stemmed content words of a text, whole and inside its identifiers (and its codes), without the
+    masked words."""
+    found = {stem(t) for t in tokens(text) if t not in masked} | identifier_parts(text, masked=masked)
     return found | codes(text) if with_codes else found
 
 
@@ -74,10 +105,19 @@ _HEALTHY = re.compile(r"(?<!no )(?<!un)\bhealthy\b")
 _HEALTHY_MEANS = stem("error")
 # An error rate under one percent is a healthy reading ("error rate 0.1 %"), not a failure shown.
 _RATE = re.compile(
-    r"\b(?:error|failure|5xx)s?\s+(?:rate|ratio)\s*(?:stayed at|of|at|:|=)?\s*(\d+(?:\.\d+)?)\s*%"
+    r"\b(?:error|failure|5xx)s?\s+(?:rate|ratio)\s*(?:stayed at|of|at|:|=)?\s*(\d+(?:\.\d+)?)\s*%",
+    re.IGNORECASE,
 )
 LOW_RATE = 1.0
 _CODE_CLASS = re.compile(r"\b([1-5])xx\b")
+
+
+# A pool or queue said to be idle had nothing waiting in it ("connection pool idle", "the pool was
+# idle"); sessions "idle in transaction" or "150 idle connections" are readings of something else.
+_IDLE = re.compile(
+    r"\b(?:pools?|queues?)\s+(?:(?:was|were|is|stayed|remained)\s+)?idle\b|\bidle\s+(?:pools?|queues?)\b"
+)
+_IDLE_MEANS = stem("pending")
 
 
 def _words(fragment: str) -> set[str]:
@@ -95,6 +135,8 @@ def negated(text: str) -> set[str]:
                     found |= _words(group)
     if _HEALTHY.search(lowered):
         found.add(_HEALTHY_MEANS)
+    if _IDLE.search(lowered):
+        found.add(_IDLE_MEANS)
     return found & OBSERVED
 
 
@@ -105,10 +147,10 @@ def _measured_low(match: re.Match[str]) -> str:
 def asserted(text: str) -> set[str]:
     """The text's stems, the parts of its identifiers ("connections_pending" gives ``pend``) and status
     codes (with their class, "502" gives ``5xx``), less what it negates."""
-    lowered = _RATE.sub(_measured_low, text.lower())
+    read = _RATE.sub(_measured_low, text)  # in its own case, for the camelCase parts of identifiers
+    lowered = read.lower()
     classes = {f"{c[0]}xx" for c in codes(lowered)} | {f"{c}xx" for c in _CODE_CLASS.findall(lowered)}
-    parts = {part for word in terms(lowered) if "_" in word for part in _words(word)}
-    return (terms(lowered) | parts | classes) - negated(lowered)
+    return (terms(read) | classes) - negated(lowered)
 
 
 def healthy(text: str) -> bool:
@@ -157,7 +199,4 @@ _COMPONENTS: dict[str, str] = {
 
 def components(text: str) -> set[str]:
     """The named components a text mentions (database, connection pool, DNS, certificate, ...)."""
-    lowered = text.lower()
-    return {_COMPONENTS[t] for t in terms(lowered) if t in _COMPONENTS} | {
-        _COMPONENTS[c] for c in codes(lowered) if c in _COMPONENTS
-    }
+    return {_COMPONENTS[t] for t in terms(text) if t in _COMPONENTS}
