@@ -19,6 +19,7 @@ import bisect
 import json
 import math
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -184,7 +185,7 @@ def _rr(rank: int | None) -> float:
     return 1.0 / rank if rank else 0.0
 
 
-def _share(part: set[str], whole: set[str]) -> float:
+def _share(part: AbstractSet[str], whole: AbstractSet[str]) -> float:
     return len(part & whole) / len(whole) if whole else 0.0
 
 
@@ -209,8 +210,8 @@ def features(
     alert_codes = overlap.codes(alert_text)
     signature_text = record.error_signature if record else incident.text[:400]
     signature = overlap.terms(signature_text, with_codes=bool(alert_codes), masked=masked)
-    symptom = overlap.terms(record.symptom, masked=masked) if record else set()
-    root_cause = overlap.terms(record.root_cause, masked=masked) if record else set()
+    symptom = overlap.terms(record.symptom, masked=masked) if record else frozenset()
+    root_cause = overlap.terms(record.root_cause, masked=masked) if record else frozenset()
     core = signature | symptom | root_cause if record else overlap.terms(incident.text, masked=masked)
     core_text = f"{signature_text} {record.symptom} {record.root_cause}" if record else incident.text
     record_codes = overlap.codes(core_text)

@@ -59,8 +59,14 @@ def stem(word: str) -> str:
     return _CANONICAL.get(word, word)
 
 
-def codes(text: str) -> set[str]:
-    return set(_CODE.findall(text.lower()))
+# Readings of this many texts are kept: a briefing reads the alert against each recalled record, and the
+# same records come back alert after alert. Kept readings are frozen, so no caller can change them.
+_KEPT = 4096
+
+
+@lru_cache(maxsize=_KEPT)
+def codes(text: str) -> frozenset[str]:
+    return frozenset(_CODE.findall(text.lower()))
 
 
 def identifier_parts(text: str, *, masked: frozenset[str] = frozenset()) -> set[str]:
@@ -75,11 +81,12 @@ def identifier_parts(text: str, *, masked: frozenset[str] = frozenset()) -> set[
     return {stem(t) for t in tokens(" ".join(parts)) if t not in masked}
 
 
-def terms(text: str, *, with_codes: bool = True, masked: frozenset[str] = frozenset()) -> set[str]:
+@lru_cache(maxsize=_KEPT)
+def terms(text: str, *, with_codes: bool = True, masked: frozenset[str] = frozenset()) -> frozenset[str]:
     """Stemmed content words of a text, whole and inside its identifiers (and its codes), without the
     masked words."""
     found = {stem(t) for t in tokens(text) if t not in masked} | identifier_parts(text, masked=masked)
-    return found | codes(text) if with_codes else found
+    return frozenset(found | codes(text) if with_codes else found)
 
 
 # Words that say something failed. A record that negates them ("no errors", "nothing failed", "error rate
@@ -144,7 +151,7 @@ def _measured_low(match: re.Match[str]) -> str:
     return "" if float(match.group(1)) < LOW_RATE else match.group(0)
 
 
-def asserted(text: str) -> set[str]:
+def asserted(text: str) -> frozenset[str]:
     """The text's stems, the parts of its identifiers ("connections_pending" gives ``pend``) and status
     codes (with their class, "502" gives ``5xx``), less what it negates."""
     read = _RATE.sub(_measured_low, text)  # in its own case, for the camelCase parts of identifiers
@@ -159,6 +166,7 @@ def healthy(text: str) -> bool:
     return bool(negated(text) & _FAILURE) and not asserted(text) & _FAILURE
 
 
+@lru_cache(maxsize=_KEPT)
 def contradicts(signature: str, symptom: str, alert: str) -> bool:
     """Whether the alert and a record contradict each other, either way round: one says an observation
     was absent that the other shows ("no connection waits" against "150 waiting", "pending 0" against
@@ -197,6 +205,7 @@ _COMPONENTS: dict[str, str] = {
 }
 
 
-def components(text: str) -> set[str]:
+@lru_cache(maxsize=_KEPT)
+def components(text: str) -> frozenset[str]:
     """The named components a text mentions (database, connection pool, DNS, certificate, ...)."""
-    return {_COMPONENTS[t] for t in terms(text) if t in _COMPONENTS}
+    return frozenset(_COMPONENTS[t] for t in terms(text) if t in _COMPONENTS)
