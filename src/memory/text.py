@@ -12,6 +12,7 @@ evidence carries are replaced, so an answer cannot point at an incident nobody r
 
 import json
 import re
+from functools import lru_cache
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -87,13 +88,14 @@ _INJECTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 INCIDENT_ID = re.compile(r"\b(?:INC|PM|IR)-[A-Za-z0-9][A-Za-z0-9_-]*\b")
 
 
-def injection_signals(text: str) -> list[str]:
+@lru_cache(maxsize=4096)  # every briefing scans the records it recalls, and the same ones come back
+def injection_signals(text: str) -> tuple[str, ...]:
     """The kinds of instruction-like content found in ``text`` (empty when it reads as plain data)."""
     found: list[str] = []
     for label, pattern in _INJECTION_PATTERNS:
         if label not in found and pattern.search(text):
             found.append(label)
-    return found
+    return tuple(found)
 
 
 def clip(text: str, limit: int) -> str:

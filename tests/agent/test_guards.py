@@ -35,7 +35,7 @@ def test_instruction_like_text_is_flagged(text: str) -> None:
     ],
 )
 def test_ordinary_incident_text_is_not_flagged(text: str) -> None:
-    assert injection_signals(text) == []
+    assert injection_signals(text) == ()
 
 
 def test_unknown_ids_are_those_not_in_evidence() -> None:

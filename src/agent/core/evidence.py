@@ -140,7 +140,7 @@ class Evidence:
         if self.items:
             return
         # A new list: the alert is [1].
-        signals = tuple(injection_signals(self.alert.description))
+        signals = injection_signals(self.alert.description)
         service = self.alert.service
         alert = EvidenceItem(
             n=1,
@@ -192,7 +192,7 @@ class Evidence:
             alertname=self.alert.alertname,
         )
         sure = confidence_of(values, ranking_model=self.ranking_model, fit=self.fit)
-        signals = tuple(injection_signals(incident.text))
+        signals = injection_signals(incident.text)
         n = self._next()
         item = EvidenceItem(
             n=n,
@@ -227,7 +227,7 @@ class Evidence:
         target = corrected_id(correction)
         if target is None or correction.id in self.corrections_seen:
             return self
-        signals = tuple(injection_signals(correction.text))
+        signals = injection_signals(correction.text)
         evidence = replace(
             self,
             corrections_seen=self.corrections_seen | {correction.id},
@@ -273,7 +273,7 @@ class Evidence:
         for existing in self.items:
             if existing.kind == kind and existing.title == title and existing.text == text:
                 return self, existing
-        signals = tuple(injection_signals(text))
+        signals = injection_signals(text)
         item = EvidenceItem(
             n=self._next(),
             kind=kind,

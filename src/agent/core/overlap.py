@@ -131,7 +131,8 @@ def _words(fragment: str) -> set[str]:
     return {stem(part) for part in fragment.split("_") if part}
 
 
-def negated(text: str) -> set[str]:
+@lru_cache(maxsize=_KEPT)
+def negated(text: str) -> frozenset[str]:
     """Observations a text says were absent or zero ("no 5xx" gives ``5xx``, "pending 0" gives ``pend``)."""
     lowered = text.lower()
     found: set[str] = set()
@@ -144,13 +145,14 @@ def negated(text: str) -> set[str]:
         found.add(_HEALTHY_MEANS)
     if _IDLE.search(lowered):
         found.add(_IDLE_MEANS)
-    return found & OBSERVED
+    return frozenset(found & OBSERVED)
 
 
 def _measured_low(match: re.Match[str]) -> str:
     return "" if float(match.group(1)) < LOW_RATE else match.group(0)
 
 
+@lru_cache(maxsize=_KEPT)
 def asserted(text: str) -> frozenset[str]:
     """The text's stems, the parts of its identifiers ("connections_pending" gives ``pend``) and status
     codes (with their class, "502" gives ``5xx``), less what it negates."""
