@@ -1,10 +1,8 @@
 """The briefing head: at most three of each, merged when they say the same thing, ranked, cited."""
 
-from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 
-import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -18,6 +16,7 @@ from agent.core.schema import Briefing, Claim, ClaimField, EvidenceItem, Role
 from agent.core.similarity import Similarity, stem
 from memory.embedder import MiniLMEmbedder
 from tests.agent.fakes import FakeProfiles, FakeRecall, match, record, with_matches
+from tests.memory.fakes import CountingEmbedder
 
 POOL = "FATAL: remaining connection slots are reserved"
 
@@ -158,16 +157,7 @@ def test_runbooks_merge_only_when_they_name_the_same_runbook() -> None:
     """Two runbooks' "open the runbook" lines read alike by meaning; they merge only by path, and
     comparing them costs no embedding."""
 
-    class Counting(MiniLMEmbedder):
-        def __init__(self) -> None:
-            super().__init__()
-            self.texts: list[str] = []
-
-        def embed(self, texts: Sequence[str]) -> np.ndarray:
-            self.texts.extend(texts)
-            return super().embed(texts)
-
-    embedder = Counting()
+    embedder = CountingEmbedder()
     briefing = _briefing(
         first_checks=[
             claim("check", "runbook_used", "runbooks/postgres-pool.md", 2),
@@ -180,7 +170,7 @@ def test_runbooks_merge_only_when_they_name_the_same_runbook() -> None:
         ("Open the runbook runbooks/postgres-pool.md", [2, 3]),
         ("Open the runbook runbooks/postgres-replica.md", [3]),
     ]
-    assert embedder.texts == []
+    assert embedder.embedded == []
 
 
 def test_checks_drop_statements_and_other_services_steps_and_keep_three() -> None:
