@@ -28,6 +28,8 @@ from memory.bank import Recall
 from memory.schema import kind_tag, service_tag
 
 RECALL = "recall_similar_incidents"
+# How deep a search across every service looks before the relevance model picks its best.
+RERANK_DEPTH = 30
 REFLECT = "get_incident_briefing"
 
 
@@ -178,13 +180,16 @@ class ToolBox:
             raise MemoryUnavailable(f"no answer within {self._timeout:g}s") from exc
 
     async def _recall(self, args: RecallArgs, conversation: ConversationView) -> tuple[RecalledIncident, ...]:
-        """The records memory returns, then the corrections they name (not yet folded in)."""
+        """The records memory returns, then the corrections they name (not yet folded in). A search
+        across every service looks ``RERANK_DEPTH`` deep and keeps the records the relevance model
+        rates highest (``Evidence.most_relevant``)."""
         assert self._bank is not None
+        depth = args.limit if args.service is not None else max(args.limit, RERANK_DEPTH)
         found = await self._memory(
-            memory_service.recall_similar_incidents(
-                self._bank, args.alert_description, args.service, args.limit
-            )
+            memory_service.recall_similar_incidents(self._bank, args.alert_description, args.service, depth)
         )
+        if depth > args.limit:
+            found = conversation.evidence.most_relevant(found, args.limit)
         return (*found, *await self._fetch_corrections(found, conversation.evidence))
 
     async def _fetch_corrections(

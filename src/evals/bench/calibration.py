@@ -68,16 +68,17 @@ class Pair:
     source: str = "dev"
 
 
-async def collect(bank: Recall, queries: list[Query], qrels: Qrels) -> list[Pair]:
-    """Every (query, recalled incident) pair of both scopes, labelled by the judgments."""
+async def collect(bank: Recall, queries: list[Query], qrels: Qrels, *, depth: int = DEPTH) -> list[Pair]:
+    """Every (query, recalled incident) pair of both scopes, ``depth`` deep, labelled by the judgments,
+    in recall's order."""
     pairs: list[Pair] = []
     for scope, scoped in (("scoped", True), ("unscoped", False)):
         for query in queries:
             found = await recall_similar_incidents(
-                bank, query.description, service=query.service if scoped else None, limit=DEPTH + 1
+                bank, query.description, service=query.service if scoped else None, limit=depth + 1
             )
             grades = judged(qrels, query.id)
-            for incident in [i for i in found if corpus_id(i.id) != query.id][:DEPTH]:
+            for incident in [i for i in found if corpus_id(i.id) != query.id][:depth]:
                 same = incident_service(incident) == query.service
                 values = confidence_features(incident, query.description, same_service=same)
                 doc = corpus_id(incident.id)

@@ -13,7 +13,7 @@ from agent.briefing.profile_evidence import ProfileSource
 from agent.core.conversation import Conversation, ToolCall
 from agent.core.evidence import AlertInput, Evidence
 from agent.core.similarity import Similarity
-from agent.core.tools import RECALL, ToolBox
+from agent.core.tools import RECALL, RERANK_DEPTH, ToolBox
 from agent.resolution.log_tool import (
     LOG,
     LogIncident,
@@ -276,3 +276,19 @@ async def test_a_commit_needs_every_field_supported_by_the_notes_or_a_record(
     assert "Not logged" in outcome.text
     [(_, _, commit)] = recorder.calls
     assert not commit  # handed over as a draft only
+
+
+async def test_a_search_across_services_looks_deep_and_keeps_its_limit(bank: WatchedRecall) -> None:
+    """Across every service the tool asks memory for ``RERANK_DEPTH`` records and hands back the
+    ``limit`` the relevance model rates highest; a search within one service asks for its limit."""
+    conversation = Conversation(
+        messages=[], evidence=Evidence(AlertInput(text=POOL, service="checkout-service"))
+    )
+    tools = ToolBox(bank=bank)
+    offered = tools.offered(conversation.view())
+    anywhere = ToolCall("c1", RECALL, json.dumps({"alert_description": POOL, "limit": 1}))
+    scoped = ToolCall("c2", RECALL, json.dumps({"alert_description": POOL, "service": "checkout-service"}))
+    found = await tools.run(anywhere, conversation.view(), offered)
+    await tools.run(scoped, conversation.view(), offered)
+    assert [r["limit"] for r in bank.recalls[:2]] == [RERANK_DEPTH, 3]
+    assert found.ok and len([i for i in found.found if "kind:correction" not in i.tags]) == 1

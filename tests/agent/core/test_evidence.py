@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from agent.core.evidence import AlertInput, Evidence
 from memory import RecalledIncident
 from memory.corrections import CorrectionRecord, format_correction
-from memory.schema import format_record
+from memory.schema import IncidentRecord, format_record
 from tests.agent.fakes import record
 
 WHEN = datetime(2026, 4, 1, tzinfo=UTC)
@@ -76,3 +76,53 @@ def test_nothing_the_list_carries_can_be_changed_in_place() -> None:
         evidence.matches["INC-0001"].corrections = ("later",)  # type: ignore[misc]
     with pytest.raises(ValueError, match="frozen"):
         evidence.items[1].text = "rewritten"
+
+
+def _recalled(rec: IncidentRecord, rank: int, tags: list[str] | None = None) -> RecalledIncident:
+    ranks = {"keyword": rank, "semantic": rank}
+    return RecalledIncident(
+        rec.incident_id, format_record(rec), rec, 0.5, ranks, tags or [], {}, rec.timestamp
+    )
+
+
+def test_the_relevance_model_picks_the_best_of_a_deep_search_across_services() -> None:
+    """A search across every service looks deep; the record of the same failure comes first even when
+    recall ranked it low, the alert's own incident never takes a place, and a runbook recall put within
+    the limit keeps its place after the records."""
+    alert = AlertInput(
+        text="FATAL: remaining connection slots are reserved; pool timeout acquiring connection",
+        service="checkout-service",
+        incident_id="INC-0100",
+    )
+    unrelated = [
+        _recalled(
+            record(
+                f"INC-{n:04d}",
+                "search-service",
+                symptom="search results stale for an hour",
+                error_signature="index refresh lagging",
+                root_cause="a reindex job paused the refresh",
+            ),
+            n,
+        )
+        for n in range(1, 8)
+    ]
+    runbook = RecalledIncident(
+        "RB-7", "# Runbook: reindexing", None, 0.4, {"keyword": 2}, ["kind:runbook"], {}, WHEN
+    )
+    own = _recalled(record("INC-0100"), 3)
+    same = _recalled(record("INC-0042", "payment-service"), 9)
+    found = [unrelated[0], runbook, own, *unrelated[1:], same]
+    ids = [i.id for i in Evidence(alert).most_relevant(found, 3)]
+    assert ids[0] == "INC-0042" and ids[-1] == "RB-7" and len(ids) == 3
+    assert "INC-0100" not in ids
+
+
+@given(st.lists(st.integers(1, 30), min_size=0, max_size=30, unique=True), st.integers(1, 8))
+def test_a_deep_search_keeps_at_most_its_limit_and_only_what_recall_found(
+    ranks: list[int], limit: int
+) -> None:
+    found = [_recalled(record(f"INC-{r:04d}"), r) for r in ranks]
+    picked = Evidence(AlertInput(text="pool timeout", service="checkout-service")).most_relevant(found, limit)
+    assert len(picked) == min(limit, len(found))
+    assert {i.id for i in picked} <= {i.id for i in found} and len({i.id for i in picked}) == len(picked)
