@@ -69,6 +69,15 @@ def is_correction(incident: RecalledIncident) -> bool:
     return "kind:correction" in incident.tags
 
 
+def is_runbook(incident: RecalledIncident) -> bool:
+    return "kind:runbook" in incident.tags
+
+
+def is_precedent(incident: RecalledIncident) -> bool:
+    """An incident's record: what recall found that is neither a runbook nor a correction."""
+    return not (is_correction(incident) or is_runbook(incident))
+
+
 def corrected_id(incident: RecalledIncident) -> str | None:
     """The incident a correction record amends (its metadata names it)."""
     return incident.metadata.get("corrects") or None
@@ -164,7 +173,7 @@ class Evidence:
             if is_correction(incident):
                 evidence = evidence._with_correction(incident)
                 continue
-            if "kind:runbook" in incident.tags:
+            if is_runbook(incident):
                 evidence, _ = evidence.with_item(
                     kind="runbook",
                     id=incident.id,
@@ -200,8 +209,8 @@ class Evidence:
         corrections recall ranked within ``limit`` are kept after the records."""
         candidates = [i for i in incidents if i.id != self.alert.incident_id]
         # Runbooks and corrections are not precedents: those recall put first keep their places.
-        others = [i for i in candidates[:limit] if is_correction(i) or "kind:runbook" in i.tags]
-        records = [i for i in candidates if not (is_correction(i) or "kind:runbook" in i.tags)]
+        others = [i for i in candidates[:limit] if not is_precedent(i)]
+        records = [i for i in candidates if is_precedent(i)]
         rated = sorted((-self._judged(i)[1].probability, n) for n, i in enumerate(records))
         return [*(records[n] for _, n in rated[: limit - len(others)]), *others]
 

@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 from agent.core.confidence import features, same_scope
-from agent.core.evidence import incident_service, is_correction
+from agent.core.evidence import incident_service, is_precedent
 from evals.bench.calibration import Pair
 from evals.bench.retrieval import DEPTH
 from evals.scenarios.runner import MemoryTemplates, deliver, opened
@@ -58,7 +58,7 @@ async def _pairs_of(scenario: Scenario, container: Container) -> list[Pair]:
     for scope, service in scopes:
         found = await recall_similar_incidents(container.bank, alert.description, service, limit=DEPTH)
         for incident in found:
-            if is_correction(incident) or "kind:runbook" in incident.tags:
+            if not is_precedent(incident):
                 continue
             same = same_scope(alert.service, incident_service(incident))
             values = features(incident, alert.description, same_service=same, alertname=alert.alertname)
