@@ -34,13 +34,17 @@ BRIEFING_BOUND_S = 5.0
 ALONE_S = 0.5
 MAX_ATTEMPTS = 3
 BROKEN = ("drip", "hang", "nan")
+# Each send to a dripping or hanging receiver lasts the whole timeout; the drip is faster than it, so
+# only a deadline on the whole send (not one on each read) ends it.
+TIMEOUT_S = 2
+DRIP_S = 0.5
 TOPIC_SECRET = "chaos-ntfy-topic-secret"
 FAILING = (*BROKEN, "phones")
 
 
 @pytest.fixture
 def receivers() -> Iterator[tuple[list[ChaosReceiver], WebhookReceiver]]:
-    broken = [ChaosReceiver(mode).start() for mode in BROKEN]  # drip: one byte every 3 s
+    broken = [ChaosReceiver(mode, drip_s=DRIP_S).start() for mode in BROKEN]
     healthy = WebhookReceiver(secret="healthy-signing-secret").start()
     yield broken, healthy
     for receiver in broken:
@@ -61,7 +65,7 @@ def server(
     env = {
         "RECALLOPS_DATABASE_URL": database_url,
         "RECALLOPS_NOTIFY_CHANNELS": json.dumps(channels),
-        "RECALLOPS_NOTIFY_TIMEOUT_S": "5",  # the dripping receiver sends a byte every 3 s
+        "RECALLOPS_NOTIFY_TIMEOUT_S": str(TIMEOUT_S),
         "RECALLOPS_NOTIFY_MAX_ATTEMPTS": str(MAX_ATTEMPTS),
     }
     live = LiveServer(tmp_path / "data", env=env)
