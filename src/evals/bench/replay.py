@@ -1,14 +1,15 @@
-"""``recallops bench replay``: a corpus lived through in time order, as a team would have lived it.
+"""``recallops bench replay``: history lived through in time order, as a team would have lived it.
 
-For each incident, oldest first: its alert (symptoms only, ``retrieval.alert_for``) is briefed through
-the product's own path (the real ``Agent``, evidence-only, calibrated confidence, head) from a memory
-holding only the incidents before it; the briefing is scored; then the incident is resolved: its record
-is imported as history and the precedents its briefing cited get their relevance labels
-(``agent.resolution.labels``), which the learning systems refit from (``agent.core.team_fit``, every
-``REFIT_EVERY`` new labels, adopted only when no worse on held-out folds). The judgments of an incident
-are read only after it has been briefed.
+The stream is a corpus (each record an incident, its symptoms the alert, ``retrieval.alert_for``) or the
+project's scenarios (``scenario_stream``: their alerts, between the records they load). For each
+incident, oldest first: its alert is briefed through the product's own path (the real ``Agent``,
+evidence-only, calibrated confidence, head) from a memory holding only what came before it; the briefing
+is scored; then the incident is resolved: its record, when it has one, is imported as history and the
+precedents its briefing cited get their relevance labels (``agent.resolution.labels``), which the
+learning systems refit from (``agent.core.team_fit``, every ``REFIT_EVERY`` new labels, adopted only
+when no worse on held-out folds). The judgments of an incident are read only after it has been briefed.
 
-Systems, in one run over one memory:
+Systems, in one run over the same memories:
 
 - **learning**: the product refitting from labels an engineer would give (simulated from the
   judgments: grade 2 "same failure", 1 "related", else "not related");
@@ -30,7 +31,7 @@ probabilities each system gave the precedents it cited, against the judgments.
 import asyncio
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,6 +77,39 @@ class Scored:
     pairs: tuple[tuple[float, bool], ...] = ()  # (probability given, relevant) of each cited precedent
 
 
+@dataclass(frozen=True)
+class Incident:
+    """One incident of the stream: its alert, the judgments of the records before it (stored ids; 2 the
+    same failure, 1 related), the post-mortem its briefing is graded against, and the history row it
+    leaves in memory once resolved (None: it leaves nothing)."""
+
+    id: str
+    alert: AlertInput
+    judgments: Mapping[str, int]
+    truth: PostMortem
+    row: dict[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """History that happened between two incidents of the stream: imported, never briefed."""
+
+    rows: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A stretch of the stream over one memory, in time order: incidents and the history between them.
+    ``setup`` gives the memory what has no date (runbooks) before the first."""
+
+    events: Sequence[Incident | Recorded]
+    setup: Callable[[Container], Awaitable[None]] | None = None
+
+    @property
+    def incidents(self) -> list[Incident]:
+        return [e for e in self.events if isinstance(e, Incident)]
+
+
 @dataclass
 class Learner:
     """A learning system's labels and current fit."""
@@ -115,30 +149,19 @@ def ranked(briefing: Briefing) -> tuple[str | None, list[str]]:
     return stated, order
 
 
-def _truth(record: Mapping[str, Any]) -> PostMortem:
-    cause = str((record.get("root_cause") or {}).get("details") or "")
-    return PostMortem(root_cause=cause, precedents=frozenset())
-
-
-def score_briefing(
-    briefing: Briefing,
-    record: Mapping[str, Any],
-    grades: Mapping[str, int],
-    earlier: set[str],
-    sim: Similarity,
-) -> Scored:
+def score_briefing(briefing: Briefing, incident: Incident, earlier: set[str], sim: Similarity) -> Scored:
     stated, order = ranked(briefing)
     data = briefing.model_dump(mode="json")
-    relevant_ids = {d for d, g in grades.items() if g >= 2}
+    relevant_ids = _relevant(incident.judgments)
     pairs = tuple(
         (c.probability, c.id in relevant_ids) for c in cited_precedents(data) if c.probability is not None
     )
     return Scored(
-        incident=stored_id(str(record["id"])),
+        incident=incident.id,
         relevant_earlier=bool(relevant_ids & earlier),
         top1=bool(order) and order[0] in relevant_ids,
         top5=bool(set(order[:TOP]) & relevant_ids),
-        grade=grade(data, _truth(record), sim).score,
+        grade=grade(data, incident.truth, sim).score,
         abstained=stated is None,
         pairs=pairs,
     )
@@ -155,9 +178,10 @@ class KeywordPick:
 
 
 async def keyword_pick(bank: EmbeddedBank, alert: AlertInput) -> KeywordPick:
-    """BM25 over the alert's service, over all services when that finds nothing."""
-    assert alert.service is not None
-    found = await bank.keyword_scored(alert.description, tags=[service_tag(alert.service)], limit=TOP)
+    """BM25 over the alert's service, over all services when that finds nothing or it names none."""
+    found = []
+    if alert.service:
+        found = await bank.keyword_scored(alert.description, tags=[service_tag(alert.service)], limit=TOP)
     found = found or await bank.keyword_scored(alert.description, tags=None, limit=TOP)
     if not found:
         return KeywordPick([], 0.0, "", "")
@@ -189,26 +213,19 @@ def fit_threshold(picks: Sequence[tuple[KeywordPick, set[str], bool]]) -> float:
     )
 
 
-def labels_for(
-    cited: list[Cited],
-    record: Mapping[str, Any],
-    grades: Mapping[str, int],
-    *,
-    inferred: bool,
-    sim: Similarity,
-) -> list[Label]:
+def labels_for(cited: list[Cited], incident: Incident, *, inferred: bool, sim: Similarity) -> list[Label]:
     """The resolution's labels: simulated engineer marks from the judgments, or inferred ones."""
     out = []
     for c in cited:
         if not c.features:
             continue
         if inferred:
-            mark: Mark = infer(_truth(record).root_cause, c, sim)
+            mark: Mark = infer(incident.truth.root_cause, c, sim)
         else:
-            g = grades.get(c.id, 0)
+            g = incident.judgments.get(c.id, 0)
             mark = "same_failure" if g >= 2 else "related" if g == 1 else "not_related"
         weight = INFERRED_WEIGHT if inferred else 1.0
-        out.append(Label(c.features, relevant(mark), weight, stored_id(str(record["id"]))))
+        out.append(Label(c.features, relevant(mark), weight, incident.id))
     return out
 
 
@@ -297,103 +314,156 @@ def grader_agreement(results: Mapping[str, Sequence[Scored]]) -> dict[str, Any]:
     }
 
 
-def _in_time_order(corpus: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return sorted(corpus, key=lambda r: import_row(r)["timestamp"])  # stable: corpus order within a day
+def corpus_incident(record: Mapping[str, Any], qrels: Qrels) -> Incident:
+    """A corpus record as an incident of the stream: its symptoms as the alert, its judgments, its own
+    root cause to grade against, and itself as the history it leaves."""
+    cause = str((record.get("root_cause") or {}).get("details") or "")
+    ident = stored_id(str(record["id"]))
+    return Incident(
+        id=ident,
+        alert=alert_for(record),
+        judgments=judged(qrels, ident),
+        truth=PostMortem(root_cause=cause, precedents=frozenset()),
+        row=import_row(record),
+    )
 
 
-async def _stream(
-    container: Container, corpus: list[dict[str, Any]], qrels: Qrels, progress: Callable[[str], None]
-) -> tuple[dict[str, list[Scored]], dict[str, Learner]]:
+def corpus_stream(corpus: list[dict[str, Any]], qrels: Qrels) -> list[Incident]:
+    """The corpus in time order (stable: corpus order within a day)."""
+    ordered = sorted(corpus, key=lambda r: import_row(r)["timestamp"])
+    return [corpus_incident(record, qrels) for record in ordered]
+
+
+@dataclass
+class _Run:
+    """What the stream has produced so far, carried from one segment to the next."""
+
+    learners: dict[str, Learner]
+    results: dict[str, list[Scored]] = field(default_factory=lambda: {name: [] for name in SYSTEMS})
+    picks: list["Picked"] = field(default_factory=list)
+    done: int = 0
+
+
+async def _replay_segment(
+    container: Container, segment: Segment, run: _Run, total: int, progress: Callable[[str], None]
+) -> None:
     bank = container.bank
     if not isinstance(bank, EmbeddedBank):
         raise TypeError("the replay runs on the embedded driver")
     sim = Similarity(container.embedder)
-    learners = {name: Learner(inferred=name == "learning_inferred") for name in LEARNING}
-    results: dict[str, list[Scored]] = {name: [] for name in SYSTEMS}
-    picks: list[Picked] = []
+    if segment.setup is not None:
+        await segment.setup(container)
     seen: set[str] = set()
     async with AsyncExitStack() as stack:
         agents: dict[str, Agent] = {
             name: await stack.enter_async_context(open_agent(container, fit=shipped_fit()))
             for name in (*LEARNING, "frozen")
         }
-        for n, record in enumerate(corpus, start=1):
-            alert = alert_for(record)
-            grades = judged(qrels, stored_id(str(record["id"])))
-            for name, agent in agents.items():
-                if name in learners:
-                    agent.fit = learners[name].fit
-                briefing = await agent.brief(alert)
-                results[name].append(score_briefing(briefing, record, grades, seen, sim))
-                if name in learners:
-                    cited = cited_precedents(briefing.model_dump(mode="json"))
-                    learner = learners[name]
-                    learner.learn(labels_for(cited, record, grades, inferred=learner.inferred, sim=sim))
-            off = await agents["frozen"].brief(alert, memory_on=False)
-            results["memory_off"].append(score_briefing(off, record, grades, seen, sim))
-            picks.append((await keyword_pick(bank, alert), grades, set(seen), record))
-            await import_records(container, [import_row(record)], actor="replay-benchmark")
-            seen.add(stored_id(str(record["id"])))
-            if n % 25 == 0:
-                progress(f"{n}/{len(corpus)} incidents replayed")
-    results["bm25"] = keyword_results(picks, sim)
-    return results, learners
+        for event in segment.events:
+            if isinstance(event, Recorded):
+                await import_records(container, event.rows, actor="replay-benchmark")
+                seen |= {str(row["incident_id"]) for row in event.rows}
+                continue
+            await _replay_incident(event, agents, bank, seen, run, sim)
+            if event.row is not None:
+                await import_records(container, [event.row], actor="replay-benchmark")
+                seen.add(event.id)
+            run.done += 1
+            if run.done % 25 == 0:
+                progress(f"{run.done}/{total} incidents replayed")
+
+
+async def _replay_incident(
+    incident: Incident,
+    agents: Mapping[str, Agent],
+    bank: EmbeddedBank,
+    seen: set[str],
+    run: _Run,
+    sim: Similarity,
+) -> None:
+    """Every system's briefing of one incident, scored against the records in memory before it; the
+    learning systems then learn its labels."""
+    for name, agent in agents.items():
+        learner = run.learners.get(name)
+        if learner is not None:
+            agent.fit = learner.fit
+        briefing = await agent.brief(incident.alert)
+        run.results[name].append(score_briefing(briefing, incident, seen, sim))
+        if learner is not None:
+            cited = cited_precedents(briefing.model_dump(mode="json"))
+            learner.learn(labels_for(cited, incident, inferred=learner.inferred, sim=sim))
+    off = await agents["frozen"].brief(incident.alert, memory_on=False)
+    run.results["memory_off"].append(score_briefing(off, incident, seen, sim))
+    pick = await keyword_pick(bank, incident.alert)
+    run.picks.append((pick, incident, set(seen), grade_pick(pick, incident, sim)))
 
 
 def _relevant(grades: Mapping[str, int]) -> set[str]:
     return {d for d, g in grades.items() if g >= 2}
 
 
-Picked = tuple[KeywordPick, Mapping[str, int], set[str], dict[str, Any]]  # pick, judgments, earlier, record
+def grade_pick(pick: KeywordPick, incident: Incident, sim: Similarity) -> tuple[int, int]:
+    """The BM25 pick's grade when stated and when not, before its threshold is known (an empty pick is
+    never stated)."""
+    unstated = grade(keyword_briefing(pick, False), incident.truth, sim).score
+    stated = grade(keyword_briefing(pick, True), incident.truth, sim).score if pick.order else unstated
+    return stated, unstated
 
 
-def keyword_results(picks: Sequence[Picked], sim: Similarity) -> list[Scored]:
+# pick, incident, the records in memory before it, the pick's grade when stated and when not
+Picked = tuple[KeywordPick, Incident, set[str], tuple[int, int]]
+
+
+def keyword_results(picks: Sequence[Picked]) -> list[Scored]:
     """The BM25 baseline scored, its threshold fitted on the first fifth of the stream."""
     threshold = fit_threshold(
-        [(pick, _relevant(g), bool(_relevant(g) & earlier)) for pick, g, earlier, _ in windows(picks)[0]]
+        [
+            (pick, _relevant(i.judgments), bool(_relevant(i.judgments) & earlier))
+            for pick, i, earlier, _ in windows(picks)[0]
+        ]
     )
     out = []
-    for pick, judgments, earlier, record in picks:
+    for pick, incident, earlier, (if_stated, if_not) in picks:
         stated = bool(pick.order) and pick.score >= threshold
-        relevant_ids = _relevant(judgments)
+        relevant_ids = _relevant(incident.judgments)
         out.append(
             Scored(
-                incident=stored_id(str(record["id"])),
+                incident=incident.id,
                 relevant_earlier=bool(relevant_ids & earlier),
                 top1=bool(pick.order) and pick.order[0] in relevant_ids,
                 top5=bool(set(pick.order[:TOP]) & relevant_ids),
-                grade=grade(keyword_briefing(pick, stated), _truth(record), sim).score,
+                grade=if_stated if stated else if_not,
                 abstained=not stated,
             )
         )
     return out
 
 
-async def run_replay(
-    corpus_path: Path,
-    qrels_path: Path,
+async def replay(
+    segments: Sequence[Segment],
     *,
     workdir: Path | None = None,
     progress: Callable[[str], None] = lambda _: None,
 ) -> dict[str, Any]:
-    """The replay's figures for every system, their windows, the intervals and the grader's agreement."""
-    corpus = _in_time_order(load_corpus(corpus_path))
-    # Judgments name records as the import stores them (a page address holds no "/" or "#").
-    qrels = {
-        stored_id(q): {stored_id(d): g for d, g in docs.items()} for q, docs in load_qrels(qrels_path).items()
-    }
+    """The stream's figures for every system, their windows, the intervals and the grader's agreement.
+    Each segment gets its own memory; the learning systems carry their labels and fit across them."""
+    run = _Run(learners={name: Learner(inferred=name == "learning_inferred") for name in LEARNING})
+    total = sum(len(s.incidents) for s in segments)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="recallops-replay-", dir=workdir) as tmp:
-        container = await asyncio.to_thread(Container.build, sandbox_settings(Path(tmp), llm="evidence-only"))
-        try:
-            results, learners = await _stream(container, corpus, qrels, progress)
-        finally:
-            await container.aclose()
+        for n, segment in enumerate(segments):
+            settings = sandbox_settings(Path(tmp) / f"memory-{n}", llm="evidence-only")
+            container = await asyncio.to_thread(Container.build, settings)
+            try:
+                await _replay_segment(container, segment, run, total, progress)
+            finally:
+                await container.aclose()
+    results = run.results | {"bm25": keyword_results(run.picks)}
     systems = {
         name: figures(rows) | {"windows": [figures(w) for w in windows(rows)]}
         for name, rows in results.items()
     }
-    for name, learner in learners.items():
+    for name, learner in run.learners.items():
         later = figures([r for w in windows(results[name])[1:] for r in w])
         systems[name] |= {
             "labels": len(learner.labels),
@@ -409,6 +479,22 @@ async def run_replay(
         "grader": grader_agreement(results),
         "seconds": round(time.perf_counter() - started, 1),
     }
+
+
+async def run_replay(
+    corpus_path: Path,
+    qrels_path: Path,
+    *,
+    workdir: Path | None = None,
+    progress: Callable[[str], None] = lambda _: None,
+) -> dict[str, Any]:
+    """The corpus replayed: one memory, empty at first, each incident's record kept once it is briefed."""
+    # Judgments name records as the import stores them (a page address holds no "/" or "#").
+    qrels = {
+        stored_id(q): {stored_id(d): g for d, g in docs.items()} for q, docs in load_qrels(qrels_path).items()
+    }
+    stream = corpus_stream(load_corpus(corpus_path), qrels)
+    return await replay([Segment(stream)], workdir=workdir, progress=progress)
 
 
 def _cell(value: object) -> str:

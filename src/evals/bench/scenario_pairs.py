@@ -25,10 +25,9 @@ from agent.core.confidence import features, same_scope
 from agent.core.evidence import incident_service, is_precedent
 from evals.bench.calibration import Pair
 from evals.bench.retrieval import DEPTH
-from evals.scenarios.runner import MemoryTemplates, deliver, opened
+from evals.scenarios.runner import MemoryTemplates, deliver, opened_alert
 from evals.scenarios.scenario import Scenario, load_scenarios
 from memory.service import recall_similar_incidents
-from web.app.briefings import load_alert
 from web.app.container import Container
 from web.app.sandbox import sandbox_settings
 
@@ -48,10 +47,10 @@ def group(scenario: Scenario) -> str:
 
 async def _pairs_of(scenario: Scenario, container: Container) -> list[Pair]:
     await deliver(container, scenario)
-    ids, _ = opened(container)
-    alert = load_alert(container, ids[0]) if ids else None
-    if alert is None:
+    stored = opened_alert(container)
+    if stored is None:
         return []
+    alert, _ = stored
     relevant = set(expected(scenario))
     pairs: list[Pair] = []
     scopes = [("scoped", alert.service), ("unscoped", None)] if alert.service else [("unscoped", None)]

@@ -122,13 +122,48 @@ def import_fields(
     typer.echo(json.dumps(result, indent=2) if as_json else extraction_bench.markdown(result))
 
 
-@app.command("replay")
-def replay(corpus: Path = CORPUS, qrels: Path = QRELS, as_json: bool = AS_JSON) -> None:
-    """The corpus lived through in time order: each incident briefed from the incidents before it, scored,
-    then resolved with its labels; learning, frozen, bm25 and memory off, whole stream and per fifth."""
-    from evals.bench import replay as replay_bench
+def replay_source(corpus: Path | None, qrels: Path | None, scenarios: bool) -> tuple[Path, Path] | None:
+    """The corpus and judgments to replay, None for the scenarios; refuses no stream, two, or half a
+    corpus."""
+    if scenarios and (corpus or qrels):
+        raise typer.BadParameter(
+            "replays the project's scenarios: leave out --corpus and --qrels", param_hint="--scenarios"
+        )
+    if scenarios:
+        return None
+    if not (corpus and qrels):
+        given = "--corpus" if corpus else "--qrels" if qrels else None
+        what = f"{given} alone is half a corpus" if given else "nothing to replay"
+        raise typer.BadParameter(f"{what}: give --corpus and --qrels, or --scenarios")
+    return corpus, qrels
 
-    report = run(replay_bench.run_replay(corpus, qrels, progress=lambda line: typer.echo(line, err=True)))
+
+@app.command("replay")
+def replay(
+    corpus: Path | None = typer.Option(None, exists=True, dir_okay=False, help="Post-mortem corpus (JSONL)."),
+    qrels: Path | None = typer.Option(
+        None, exists=True, dir_okay=False, help="Judgments: query, doc, grade (TSV)."
+    ),
+    scenarios: bool = typer.Option(
+        False, "--scenarios", help="Replay the project's scenarios and their records instead of a corpus."
+    ),
+    as_json: bool = AS_JSON,
+) -> None:
+    """History lived through in time order: each incident briefed from the incidents before it, scored,
+    then resolved with its labels; learning, frozen, bm25 and memory off, whole stream and per fifth.
+    Replays a corpus (--corpus and --qrels) or the project's scenarios (--scenarios)."""
+    from evals.bench import replay as replay_bench
+    from evals.bench.scenario_stream import scenario_replay
+
+    source = replay_source(corpus, qrels, scenarios)
+
+    def progress(line: str) -> None:
+        typer.echo(line, err=True)
+
+    if source is None:
+        report = run(scenario_replay(DEFAULT_SCENARIOS, progress=progress))
+    else:
+        report = run(replay_bench.run_replay(*source, progress=progress))
     typer.echo(json.dumps(report, indent=2) if as_json else replay_bench.markdown(report))
 
 

@@ -12,6 +12,7 @@ import logging
 import shutil
 import tempfile
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -19,6 +20,7 @@ import httpx
 from sqlalchemy import func, select
 
 from agent.briefing.replay import Replay, replay
+from agent.core.evidence import AlertInput
 from agent.core.schema import EvidenceItem
 from evals.scenarios.faithfulness import Faithfulness, Finding, Source, check
 from evals.scenarios.scenario import ResolveIn, Scenario, records_for
@@ -32,7 +34,7 @@ from incidents.incident.models import Incident
 from incidents.resolution import service as resolution_service
 from incidents.resolution.models import ResolutionFields
 from incidents.resolution.service import add_correction
-from web.app.agent import open_agent
+from web.app.agent import alert_for_incident, open_agent
 from web.app.briefings import briefing_task, load_alert
 from web.app.container import Container
 from web.app.grading import grade_incident
@@ -183,6 +185,19 @@ def opened(container: Container) -> tuple[list[int], int]:
         )
         stored = db.scalar(select(func.count(StoredBriefing.id)).where(StoredBriefing.incident_id.in_(ids)))
         return ids, int(stored or 0)
+
+
+def opened_alert(container: Container) -> tuple[AlertInput, datetime] | None:
+    """The first incident the scenario's alert opened, as the agent is told of it, and when it fired
+    (its source's time, else its arrival)."""
+    ids, _ = opened(container)
+    if not ids:
+        return None
+    with container.sessions() as db:
+        incident = db.get(Incident, ids[0])
+        return (
+            (alert_for_incident(db_session=db, incident=incident), incident.first_seen) if incident else None
+        )
 
 
 def _latest_briefing(container: Container, incident_id: int) -> dict[str, Any] | None:

@@ -1,9 +1,28 @@
-"""The replay's scoring: the stream's fifths, the BM25 threshold, the figures, the precedent order."""
+"""The replay's stream and scoring: the corpus in time order, the stream's fifths, the BM25 threshold, the
+figures, the precedent order, and the command's choice of stream."""
 
 from datetime import UTC, datetime
+from pathlib import Path
 
+from typer.testing import CliRunner
+
+from agent.core.evidence import AlertInput
 from agent.core.schema import Briefing, EvidenceItem, RelatedIncident
-from evals.bench.replay import KeywordPick, Scored, figures, fit_threshold, ranked, windows
+from agent.core.similarity import Similarity
+from agent.resolution.grading import PostMortem
+from evals.bench.replay import (
+    Incident,
+    KeywordPick,
+    Scored,
+    Segment,
+    corpus_stream,
+    figures,
+    fit_threshold,
+    grade_pick,
+    ranked,
+    windows,
+)
+from web.cli import app
 
 
 def _row(incident: str, *, earlier: bool, top1: bool, grade: int, abstained: bool) -> Scored:
@@ -64,3 +83,58 @@ def _briefing(summary: str, related: list[str]) -> Briefing:
 def test_the_stated_precedent_comes_first_and_an_abstention_states_none() -> None:
     assert ranked(_briefing("Pool again.", ["A"])) == ("A", ["A", "C", "B"])
     assert ranked(_briefing("No reliable precedent: nothing clears.", [])) == (None, ["C", "B", "A"])
+
+
+def _corpus_record(rid: str, date: str) -> dict[str, object]:
+    return {
+        "id": rid,
+        "date": date,
+        "title": f"Outage {rid}",
+        "services": ["Storage"],
+        "manifestation": ["errors"],
+        "impact_symptom": ["availability"],
+        "summary": "Errors.",
+        "root_cause": {"details": f"cause of {rid}"},
+        "mitigation": {"details": "rolled back", "labels": ["rollback"]},
+    }
+
+
+def test_the_corpus_is_replayed_by_date_each_incident_leaving_its_own_record() -> None:
+    corpus = [
+        _corpus_record("P/2", "2021-03-01"),
+        _corpus_record("P/1", "2020-01-05"),
+        _corpus_record("P/3", "2021-02"),
+    ]
+    qrels = {"P:2": {"P:1": 2, "P:2": 2}}
+    stream = corpus_stream(corpus, qrels)
+    assert [i.id for i in stream] == ["P:1", "P:3", "P:2"]
+    assert [i.row["incident_id"] if i.row else None for i in stream] == ["P:1", "P:3", "P:2"]
+    assert stream[2].judgments == {"P:1": 2}  # never its own record
+    assert stream[2].truth.root_cause == "cause of P/2"
+    assert Segment(stream).incidents == stream
+
+
+def test_replay_needs_a_corpus_or_the_scenarios_and_not_both(tmp_path: Path) -> None:
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text("")
+    qrels = tmp_path / "q.tsv"
+    qrels.write_text("")
+    cases = {
+        (): "nothing to replay: give --corpus and --qrels, or --scenarios",
+        ("--corpus", str(corpus)): "--corpus alone is half a corpus",
+        ("--qrels", str(qrels)): "--qrels alone is half a corpus",
+        ("--scenarios", "--corpus", str(corpus), "--qrels", str(qrels)): "leave out --corpus and --qrels",
+    }
+    for args, message in cases.items():
+        result = CliRunner().invoke(app, ["bench", "replay", *args])
+        assert result.exit_code == 2, args
+        assert message in " ".join(result.output.split()), result.output
+        assert "Traceback" not in result.output
+
+
+def test_an_empty_bm25_pick_is_graded_as_an_abstention_whatever_the_threshold() -> None:
+    truth = PostMortem(root_cause="pool exhausted", precedents=frozenset({"A"}))
+    incident = Incident("q", AlertInput(text="pool timeout"), {"A": 2}, truth)
+    sim = Similarity(None)
+    assert grade_pick(KeywordPick([], 0.0, "", ""), incident, sim) == (0, 0)
+    assert grade_pick(KeywordPick(["A"], 3.0, "other", "A"), incident, sim) == (100, 0)

@@ -1,0 +1,135 @@
+"""The scenarios as a replay stream: time order, judgments from what the scenarios state, one short run."""
+
+import asyncio
+import shutil
+from datetime import UTC, datetime, timedelta
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agent.core.evidence import AlertInput
+from agent.resolution.grading import PostMortem
+from evals.bench.replay import Incident, Recorded
+from evals.bench.scenario_pairs import expected
+from evals.bench.scenario_stream import (
+    failure_modes,
+    history_rows,
+    in_time_order,
+    incident_of,
+    judgments,
+    replayable,
+    scenario_replay,
+)
+from evals.scenarios import DEFAULT_SCENARIOS
+from evals.scenarios.scenario import Scenario, load_scenarios
+
+START = datetime(2026, 3, 2, tzinfo=UTC)
+
+
+def _scenario(
+    ident: str, *, top1: str | None = None, in_top: tuple[str, ...] = (), **memory: Any
+) -> Scenario:
+    return Scenario.model_validate(
+        {
+            "id": ident,
+            "title": ident,
+            "memory": memory or {"record_sets": ["meridian"]},
+            "alert": {"source": "generic", "payload": {"title": "x"}},
+            "expect": {"top1": top1, "in_top": list(in_top)},
+        }
+    )
+
+
+def test_records_expected_together_are_one_failure_mode_for_every_scenario() -> None:
+    first = _scenario("first", top1="PM-1")
+    recurrence = _scenario("recurrence", in_top=("PM-1", "PM-2"))
+    chained = _scenario("chained", in_top=("PM-2", "PM-3"))
+    other = _scenario("other", top1="PM-9")
+    novel = _scenario("novel")
+    modes = failure_modes([first, recurrence, chained, other, novel])
+    assert judgments(first, modes) == {"PM-1": 2, "PM-2": 2, "PM-3": 2}
+    assert judgments(other, modes) == {"PM-9": 2}
+    assert judgments(novel, modes) == {}  # expects nothing: no precedent exists
+
+
+def test_cold_start_scenarios_are_left_out() -> None:
+    assert replayable(_scenario("meridian"))
+    assert replayable(_scenario("seeds", seeds=True))
+    assert not replayable(_scenario("off", enabled=False, record_sets=["meridian"]))
+    assert not replayable(_scenario("empty", enabled=True))
+
+
+def test_an_incident_is_graded_on_its_precedents_and_leaves_nothing_in_memory() -> None:
+    scenario = _scenario("pool", top1="PM-1001")
+    incident = incident_of(scenario, AlertInput(text="pool timeout"), failure_modes([scenario]))
+    assert incident.judgments == {"PM-1001": 2}
+    assert incident.truth == PostMortem(root_cause="", precedents=frozenset({"PM-1001"}))
+    assert incident.row is None
+
+
+def _incident(n: int) -> Incident:
+    return Incident(f"s{n}", AlertInput(text=f"alert {n}"), {}, PostMortem("", frozenset()))
+
+
+@given(
+    st.lists(st.integers(0, 50), max_size=12),
+    st.lists(st.integers(0, 50), min_size=1, max_size=6),
+)
+def test_no_incident_sees_a_record_dated_at_or_after_it(records: list[int], alerts: list[int]) -> None:
+    rows = [
+        {"incident_id": f"r{n}", "timestamp": (START + timedelta(days=d)).isoformat()}
+        for n, d in enumerate(records)
+    ]
+    incidents = [(_incident(n), START + timedelta(days=d)) for n, d in enumerate(alerts)]
+    events = in_time_order(rows, incidents)
+    fired = {incident.id: at for incident, at in incidents}
+    before: list[datetime] = []
+    seen_incidents = []
+    for event in events:
+        if isinstance(event, Recorded):
+            before += [datetime.fromisoformat(r["timestamp"]) for r in event.rows]
+            continue
+        assert all(at < fired[event.id] for at in before)
+        assert sum(at < fired[event.id] for at in before) == sum(
+            START + timedelta(days=d) < fired[event.id] for d in records
+        )
+        seen_incidents.append(event.id)
+    assert sorted(seen_incidents) == sorted(fired)  # every incident once
+    assert seen_incidents == [i.id for i, _ in sorted(incidents, key=lambda p: p[1])]  # stable in time
+    assert not any(isinstance(a, Recorded) and isinstance(b, Recorded) for a, b in pairwise(events))
+
+
+def test_the_project_scenarios_judge_only_records_they_expect_and_their_memory_holds() -> None:
+    scenarios = load_scenarios(DEFAULT_SCENARIOS)
+    modes = failure_modes(scenarios)
+    stated = {record for s in scenarios for record in expected(s)}
+    for seeds in (False, True):
+        group = [s for s in scenarios if replayable(s) and s.memory.seeds == seeds]
+        held = {str(row["incident_id"]) for row in history_rows(group, DEFAULT_SCENARIOS)}
+        for scenario in group:
+            judged = judgments(scenario, modes)
+            assert set(expected(scenario)) <= set(judged) <= stated & held, scenario.id
+
+
+def test_a_short_replay_of_three_scenarios(tmp_path: Path) -> None:
+    cases = tmp_path / "cases"
+    cases.mkdir()
+    for name in ("01-checkout-pool-flash-sale", "02-payment-processor-429", "27-novel-alert"):
+        shutil.copy(DEFAULT_SCENARIOS / f"{name}.yaml", cases)
+    shutil.copytree(DEFAULT_SCENARIOS / "records", cases / "records")
+    report = asyncio.run(scenario_replay(cases, workdir=tmp_path))
+    systems = report["systems"]
+    assert set(systems) == {"learning", "learning_inferred", "frozen", "bm25", "memory_off"}
+    for figures in systems.values():
+        assert (figures["incidents"], figures["with_relevant_earlier"]) == (3, 2)
+    off = systems["memory_off"]
+    assert (off["recall@1"], off["recall@5"], off["mean_grade"], off["abstain_recall"]) == (
+        0.0,
+        0.0,
+        0.0,
+        1.0,
+    )
+    assert systems["frozen"]["recall@5"] == 1.0  # both precedents are in the Meridian history
