@@ -257,6 +257,11 @@ def figures(rows: Sequence[Scored]) -> dict[str, Any]:
     }
 
 
+def missed(rows: Sequence[Scored]) -> list[str]:
+    """The incidents whose first precedent was not relevant though an earlier relevant one existed."""
+    return [r.incident for r in rows if r.relevant_earlier and not r.top1]
+
+
 def windows(rows: Sequence[T], k: int = WINDOWS) -> list[list[T]]:
     """The stream cut into ``k`` consecutive parts of (nearly) equal size."""
     size, extra = divmod(len(rows), k)
@@ -460,7 +465,7 @@ async def replay(
                 await container.aclose()
     results = run.results | {"bm25": keyword_results(run.picks)}
     systems = {
-        name: figures(rows) | {"windows": [figures(w) for w in windows(rows)]}
+        name: figures(rows) | {"windows": [figures(w) for w in windows(rows)], "missed_first": missed(rows)}
         for name, rows in results.items()
     }
     for name, learner in run.learners.items():

@@ -19,6 +19,7 @@ from evals.bench.replay import (
     figures,
     fit_threshold,
     grade_pick,
+    missed,
     ranked,
     windows,
 )
@@ -61,6 +62,7 @@ def test_figures_separate_recall_grades_and_abstention() -> None:
     assert (got["abstain_precision"], got["abstain_recall"]) == (0.5, 0.5)
     assert got["ece"] == 0.55 and got["cited_pairs"] == 4  # said 0.8 four times, right once
     assert got["ece_by_chance"]["p95"] < got["ece"]  # beyond what four calibrated pairs show by chance
+    assert missed(rows) == ["b"]  # "a" was found, "c" and "d" had nothing earlier to find
 
 
 def _briefing(summary: str, related: list[str]) -> Briefing:
