@@ -17,7 +17,7 @@ import contextlib
 import importlib.util
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -31,6 +31,10 @@ MODEL_ID = "all-MiniLM-L6-v2-onnx-int8/windows-256"
 DIMENSION = 384
 MAX_TOKENS = 256
 BATCH_SIZE = 32
+# Padded tokens per inference call. Windows go shortest first, and a batch closes before the next window
+# would pad it past this: one 256-token window batched with thirty short lines pads them all to 256,
+# which made a runbook and its lines 10 times slower to embed together than apart.
+BATCH_TOKENS = 512
 _TOKENIZER_RESOURCE = "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
 
 
@@ -108,11 +112,8 @@ class MiniLMEmbedder:
             for start in range(0, max(len(body), 1), MAX_TOKENS - 2):
                 windows.append([self._cls, *body[start : start + MAX_TOKENS - 2], self._sep])
                 owner.append(n)
-        # Windows of about the same length share a batch, so a batch pads little.
-        order = sorted(range(len(windows)), key=lambda w: len(windows[w]))
         sums = np.zeros((len(texts), DIMENSION), dtype=np.float32)
-        for start in range(0, len(order), BATCH_SIZE):
-            chosen = order[start : start + BATCH_SIZE]
+        for chosen in batches([len(w) for w in windows]):
             batch = [windows[w] for w in chosen]
             width = max(map(len, batch))
             ids = np.zeros((len(batch), width), dtype=np.int64)
@@ -128,6 +129,20 @@ class MiniLMEmbedder:
             pooled = (hidden * weights).sum(axis=1) / weights.sum(axis=1)
             np.add.at(sums, np.asarray([owner[w] for w in chosen]), normalize(pooled))
         return normalize(sums)
+
+
+def batches(lengths: Sequence[int]) -> Iterator[list[int]]:
+    """The windows' indices, shortest first, in batches of windows of about the same length: at most
+    ``BATCH_SIZE``, and no more than ``BATCH_TOKENS`` once padded to the longest (a window longer than
+    that goes alone)."""
+    batch: list[int] = []
+    for w in sorted(range(len(lengths)), key=lengths.__getitem__):
+        if batch and (len(batch) == BATCH_SIZE or (len(batch) + 1) * lengths[w] > BATCH_TOKENS):
+            yield batch
+            batch = []
+        batch.append(w)
+    if batch:
+        yield batch
 
 
 def _tokenizer_path() -> Path:
