@@ -2,8 +2,8 @@
 
 Every way of resolving ends in the grading flow (``web.app.grading``), which calls ``infer_labels``: each
 precedent the incident's briefings cited gets the label the post-mortem implies, marked inferred, unless
-an engineer already marked it. ``mark`` stores an engineer's marks (the resolve form, the API, the
-incident page), which replace any label on the same precedent.
+an engineer already marked it or the post-mortem does not say. ``mark`` stores an engineer's marks (the
+resolve form, the API, the incident page), which replace any label on the same precedent.
 """
 
 from collections.abc import Mapping
@@ -45,7 +45,7 @@ def infer_labels(container: Container, incident_id: int) -> int:
     if not precedents:
         return 0
     similarity = Similarity(container.embedder)
-    marks = [(p, infer(root_cause, p, similarity)) for p in precedents]
+    marks = [(p, mark) for p in precedents if (mark := infer(root_cause, p, similarity)) is not None]
     return _store(container, incident_id, marks, how=labels.INFERRED, who=ACTOR)
 
 

@@ -12,9 +12,10 @@ candidates it lists: 0, marked ``abstained``, and said to be wrong when the post
 precedent or one of the recalled records had the recorded root cause (memory held the answer), right
 otherwise. So a grade above 0 always means the briefing stated something that turned out true.
 
-"Is the recorded root cause" is field similarity: the share of stems the two root causes share, and
-their meaning when an embedder is given, over ``SAME_CAUSE``. The grader is deterministic (the same
-briefing, resolution and embedder give the same grade), so grades can be compared over time.
+"Is the recorded root cause" is field similarity (``cause_similarity``): the share of stems the two root
+causes share, and their meaning when an embedder is given, over ``SAME_CAUSE``. The grader is
+deterministic (the same briefing, resolution and embedder give the same grade), so grades can be compared
+over time.
 """
 
 import re
@@ -29,10 +30,8 @@ from memory.text import INCIDENT_ID
 
 Score = Literal[100, 65, 35, 0]
 SCORES: tuple[Score, ...] = (100, 65, 35, 0)
-# Two root causes are the same at this blended score (stems and meaning, half each) or at this share of
-# stems without an embedder.
+# Two root causes are the same at this ``cause_similarity``.
 SAME_CAUSE = 0.5
-SAME_CAUSE_WORDS = 0.5
 _PREFIX = re.compile(
     r"^(?:Uncertain \([a-z]+ match\):\s*)?"
     r"(?:Corrected root cause of|Root cause recorded for)\s+\S+?(?:\s*\([^)]*\))?:\s*"
@@ -63,12 +62,16 @@ class Grade:
     abstained: bool = False
 
 
-def same_cause(a: str, b: str, similarity: Similarity) -> bool:
+def cause_similarity(a: str, b: str, similarity: Similarity) -> float:
+    """How alike two root causes are: the share of stems they share and their meaning, half each (the
+    stems alone without an embedder)."""
     words = overlap(stems(a), stems(b))
     cosine = similarity.cosine(a, b)
-    if cosine is None:
-        return words >= SAME_CAUSE_WORDS
-    return 0.5 * cosine + 0.5 * words >= SAME_CAUSE
+    return words if cosine is None else 0.5 * cosine + 0.5 * words
+
+
+def same_cause(a: str, b: str, similarity: Similarity) -> bool:
+    return cause_similarity(a, b, similarity) >= SAME_CAUSE
 
 
 def _cause_text(cause: Mapping[str, Any]) -> str:

@@ -220,7 +220,10 @@ def labels_for(cited: list[Cited], incident: Incident, *, inferred: bool, sim: S
         if not c.features:
             continue
         if inferred:
-            mark: Mark = infer(incident.truth.root_cause, c, sim)
+            found = infer(incident.truth.root_cause, c, sim)
+            if found is None:
+                continue
+            mark: Mark = found
         else:
             g = incident.judgments.get(c.id, 0)
             mark = "same_failure" if g >= 2 else "related" if g == 1 else "not_related"

@@ -1,11 +1,13 @@
 """Relevance labels of a resolution: which precedents a briefing cited, and the mark a post-mortem implies."""
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from agent.core.similarity import Similarity
-from agent.resolution.labels import cited_precedents, infer, merged
+from agent.resolution.grading import SAME_CAUSE, cause_similarity
+from agent.resolution.labels import NOT_RELATED_BELOW, cited_precedents, infer, merged
 from memory.schema import format_record
 from tests.agent.fakes import record
 
@@ -47,6 +49,17 @@ def test_the_post_mortem_implies_same_failure_only_for_the_same_recorded_cause()
     one, two = cited_precedents(_briefing([2, 3]))
     assert infer("Pool sized for average load; the burst queued requests", two, WORDS) == "same_failure"
     assert infer("Pool sized for average load; the burst queued requests", one, WORDS) == "not_related"
+
+
+def test_the_post_mortem_says_nothing_of_a_cause_neither_the_same_nor_plainly_apart() -> None:
+    """Causes that share some words are left unlabelled: calling them "not related" taught the team's
+    fit that right precedents were wrong."""
+    _, pool = cited_precedents(_briefing([2, 3]))
+    between = "The pool was too small for the burst after a config rollback"
+    assert NOT_RELATED_BELOW <= cause_similarity(POOL, between, WORDS) < SAME_CAUSE
+    assert infer(between, pool, WORDS) is None
+    assert infer("", pool, WORDS) is None
+    assert infer(POOL, replace(pool, root_cause=None), WORDS) is None
 
 
 def test_versions_citing_the_same_precedent_give_one_label() -> None:
