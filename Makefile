@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-llm lint format system-deps hindsight-env matrix-env llm-env clean
+.PHONY: run test test-llm lint format cli-docs system-deps hindsight-env matrix-env llm-env clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -48,3 +48,7 @@ lint: $(STAMP)
 format: $(STAMP)
 	$(BIN)/ruff format src web tests
 	$(BIN)/ruff check --fix src web tests
+
+# docs/cli.md from the commands' own help (a test fails when it is stale).
+cli-docs: $(STAMP)
+	$(BIN)/python -m web.cli.reference > docs/cli.md

@@ -11,7 +11,7 @@ from typing import Any, Protocol, TypeVar
 import typer
 
 from evals.bench.sizes import Sizes
-from evals.scenarios import DEFAULT_SCENARIOS
+from evals.scenarios import DEFAULT_SCENARIOS, SHIPPED_SCENARIOS
 from web.cli.common import run
 
 
@@ -187,7 +187,12 @@ def calibration(
     corpus: Path = CORPUS,
     qrels: Path = QRELS,
     scenarios: Path = typer.Option(
-        DEFAULT_SCENARIOS, "--scenarios", exists=True, file_okay=False, help="Scenario YAML whose pairs join."
+        DEFAULT_SCENARIOS,
+        "--scenarios",
+        exists=True,
+        file_okay=False,
+        show_default=SHIPPED_SCENARIOS,
+        help="Scenario YAML whose pairs join.",
     ),
     fit: bool = typer.Option(False, "--fit", help="Also fit on every pair and write the shipped fit."),
     out: Path | None = typer.Option(

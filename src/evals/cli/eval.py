@@ -9,13 +9,18 @@ from pathlib import Path
 
 import typer
 
-from evals.scenarios import DEFAULT_SCENARIOS
+from evals.scenarios import DEFAULT_SCENARIOS, SHIPPED_SCENARIOS
 
 
 def eval_command(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object and nothing else."),
     scenarios: Path = typer.Option(
-        DEFAULT_SCENARIOS, "--scenarios", exists=True, file_okay=False, help="Directory of scenario YAML."
+        DEFAULT_SCENARIOS,
+        "--scenarios",
+        exists=True,
+        file_okay=False,
+        show_default=SHIPPED_SCENARIOS,
+        help="Directory of scenario YAML.",
     ),
     only: list[str] = typer.Option([], "--only", help="Run just these scenario ids (repeatable)."),
     llm: bool | None = typer.Option(
