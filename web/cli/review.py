@@ -85,6 +85,11 @@ def _print_report(report: ImportReport, synced: int) -> None:
         _queued(report.accepted - synced)
         for refusal in report.not_accepted:
             typer.echo(f"  draft {refusal.draft} ({refusal.source}): {'; '.join(refusal.reasons)}")
+        if report.not_accepted:
+            typer.echo(
+                "fill what is missing with `recallops review edit N --set FIELD=TEXT` (or on /review/N), "
+                "then `recallops review accept N`"
+            )
     elif report.draft_ids:
         typer.echo(
             f"{len(report.draft_ids)} drafts wait for review: `recallops review list`, or the /review page"
@@ -161,6 +166,51 @@ def _actor(by: str) -> str:
     return by.strip() or f"cli:{getpass.getuser()}"
 
 
+def _fill_hint(draft_id: int, missing: list[str]) -> str:
+    return (
+        f"  write {', '.join(missing)} with `recallops review edit {draft_id} --set FIELD=TEXT` "
+        f"(or on /review/{draft_id}), then accept it"
+    )
+
+
+def _assignments(values: list[str]) -> dict[str, str]:
+    fields: dict[str, str] = {}
+    for value in values:
+        name, sep, text = value.partition("=")
+        if not sep or not name.strip():
+            raise typer.BadParameter(f"{value!r} is not FIELD=TEXT", param_hint="--set")
+        fields[name.strip()] = text
+    return fields
+
+
+@app.command("edit")
+def edit(
+    draft_id: int = typer.Argument(..., help="The draft's number (from `review list`)."),
+    values: list[str] = typer.Option(
+        ..., "--set", help="FIELD=TEXT, the field as you want it kept (repeatable; see `review show`)."
+    ),
+) -> None:
+    """Write a pending draft's fields yourself: what the extraction missed or got wrong. An edited field
+    keeps no link to the source text: it is yours now."""
+    from incidents.drafts import service as drafts
+
+    fields = _assignments(values)
+    try:
+        with cli_session() as db:
+            draft = _load(db, draft_id)
+            changed = drafts.edit(db_session=db, draft=draft, values=fields)
+            missing = list(draft.missing)
+            db.commit()
+    except drafts.DraftRefused as exc:
+        typer.echo(f"error: draft {draft_id} not edited: {exc}", err=True)
+        raise typer.Exit(code=1) from None
+    typer.echo(f"draft {draft_id}: {', '.join(changed) or 'nothing'} changed")
+    if missing:
+        typer.echo(f"still missing: {', '.join(missing)}")
+    else:
+        typer.echo(f"complete: `recallops review accept {draft_id}` puts it into memory")
+
+
 @app.command("accept")
 def accept(
     draft_ids: list[int] = typer.Argument(..., help="Drafts to accept."),
@@ -174,13 +224,17 @@ def accept(
     refused = 0
     for draft_id in draft_ids:
         try:
+            missing: list[str] = []
             with cli_session() as db:
                 draft = _load(db, draft_id)
+                missing = list(draft.missing) if draft.state == "pending" else []
                 incident = drafts.accept(db_session=db, draft=draft, actor=_actor(by))
                 typer.echo(f"draft {draft_id} accepted as {incident.public_id}")
         except drafts.DraftRefused as exc:
             refused += 1
             typer.echo(f"error: draft {draft_id} not accepted: {exc}", err=True)
+            if missing:
+                typer.echo(_fill_hint(draft_id, missing), err=True)
 
     async def sync() -> int:
         container = Container.build()

@@ -70,5 +70,42 @@ def test_accept_all_accepts_complete_drafts_and_reports_the_rest(tmp_path: Path)
     assert result.returncode == 1
     assert "accepted 1 (written to memory: 1), left for review 1" in result.stdout
     assert "(thin.md): required fields not found in the source: " in result.stdout
+    assert "fill what is missing with `recallops review edit N --set FIELD=TEXT`" in result.stdout
     with sqlite3.connect(tmp_path / "data" / "recallops.db") as store:
         assert store.execute("SELECT count(*) FROM incidents WHERE origin = 'import'").fetchone()[0] == 1
+
+
+def test_an_operator_fills_what_the_extraction_missed_and_then_accepts(tmp_path: Path) -> None:
+    operator = LiveServer(data_dir=tmp_path / "data")
+    notes = tmp_path / "sessions.md"
+    notes.write_text(
+        "# Storefront sessions lost, 14 April 2026\n\nService: storefront\n\n"
+        "## Summary\nUsers were logged out at random for 50 minutes and carts emptied.\n\n"
+        "## Root cause\nA batch job filled the session Redis to maxmemory and LRU evicted live sessions.\n\n"
+        "## Resolution\nDeleted the batch keys and moved the job to its own Redis.\n"
+    )
+    operator.cli("import", str(notes))
+    listed = operator.cli("review", "list").stdout
+    draft_id = next(line.split()[0] for line in listed.splitlines() if "sessions.md" in line)
+    assert "missing: error_signature, outcome" in listed
+
+    refused = operator.cli("review", "accept", draft_id, check=False)
+    assert refused.returncode == 1
+    assert f"write error_signature, outcome with `recallops review edit {draft_id} --set" in refused.stderr
+
+    bad = operator.cli("review", "edit", draft_id, "--set", "severity=high", check=False)
+    assert bad.returncode == 1 and "severity: not a drafted field" in bad.stderr
+    malformed = operator.cli("review", "edit", draft_id, "--set", "outcome", check=False)
+    assert malformed.returncode == 2 and "is not FIELD=TEXT" in malformed.stderr
+
+    half = operator.cli("review", "edit", draft_id, "--set", "error_signature=evicted_keys climbing")
+    assert "error_signature changed" in half.stdout and "still missing: outcome" in half.stdout
+    done = operator.cli("review", "edit", draft_id, "--set", "outcome=Sessions back at 10:05")
+    assert f"complete: `recallops review accept {draft_id}`" in done.stdout
+    shown = operator.cli("review", "show", draft_id).stdout
+    assert "error_signature [edited]" in shown and "evicted_keys climbing" in shown
+
+    accepted = operator.cli("review", "accept", draft_id)
+    assert "written to memory: 1" in accepted.stdout
+    asked = operator.cli("ask", "users logged out, redis evicted_keys climbing", "--service", "storefront")
+    assert accepted.stdout.split(" accepted as ")[1].split()[0] in asked.stdout
