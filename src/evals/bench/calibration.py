@@ -26,7 +26,7 @@ valid for.
 """
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -121,21 +121,42 @@ def isotonic(
     """Pool-adjacent-violators: the non-decreasing step function of ``x`` closest to ``y``, as knots.
 
     Blocks smaller than ``min_block`` pairs are pooled with a neighbour, so a handful of pairs at an
-    end cannot pin a probability of 0 or 1. Each knot is a block's mean ``x`` and its observed rate.
+    end cannot pin a probability of 0 or 1. Each knot is a block's mean ``x`` and its observed rate with
+    one relevant and one irrelevant pair added (Laplace's rule): thirty relevant pairs out of thirty
+    are 97 % evidence, not certainty, and a briefing that says "100 % likely relevant" claims more than
+    any finite set of labels shows.
     """
     order = sorted(range(len(x)), key=lambda i: x[i])
     blocks: list[list[float]] = []  # [sum of y, count, sum of x]
     for i in order:
         blocks.append([float(y[i]), 1.0, float(x[i])])
-        while len(blocks) > 1 and (
-            blocks[-2][0] / blocks[-2][1] >= blocks[-1][0] / blocks[-1][1] or blocks[-2][1] < min_block
-        ):
-            last = blocks.pop()
-            blocks[-1] = [blocks[-1][j] + last[j] for j in range(3)]
-    while len(blocks) > 1 and blocks[-1][1] < min_block:
+        _pool(blocks, lambda b: b[0] / b[1], min_block)
+    _pool(blocks, lambda b: b[0] / b[1], min_block, closing=True)
+    # The added pairs move a small block's rate more than a large one's, so two blocks in order may
+    # swap (no relevant pair in 25, one in 200): those are pooled too.
+    smoothed: list[list[float]] = []
+    for block in blocks:
+        smoothed.append(block)
+        _pool(smoothed, _laplace, 0)
+    return [b[2] / b[1] for b in smoothed], [_laplace(b) for b in smoothed]
+
+
+def _laplace(block: list[float]) -> float:
+    return (block[0] + 1) / (block[1] + 2)
+
+
+def _pool(
+    blocks: list[list[float]], rate: Callable[[list[float]], float], min_block: int, *, closing: bool = False
+) -> None:
+    """Merge the last blocks while they are out of order or one is under ``min_block`` pairs (the last
+    one only when ``closing``: more pairs may still join it)."""
+    while len(blocks) > 1 and (
+        rate(blocks[-2]) >= rate(blocks[-1])
+        or blocks[-2][1] < min_block
+        or (closing and blocks[-1][1] < min_block)
+    ):
         last = blocks.pop()
         blocks[-1] = [blocks[-1][j] + last[j] for j in range(3)]
-    return [b[2] / b[1] for b in blocks], [b[0] / b[1] for b in blocks]
 
 
 def fit_calibrated(pairs: list[Pair], ranking_model: str = "", k: int = FOLDS) -> Fit:

@@ -1,8 +1,12 @@
 """The calibration fit and its reliability table, on data whose answer is known."""
 
-import numpy as np
+from itertools import pairwise
 
-from evals.bench.calibration import Pair, fit_logistic, held_out, reliability
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from evals.bench.calibration import Pair, fit_logistic, held_out, isotonic, reliability
 
 
 def test_the_logistic_fit_recovers_a_known_model() -> None:
@@ -30,3 +34,20 @@ def test_held_out_probabilities_come_from_fits_that_never_saw_the_query() -> Non
     ]
     predicted = held_out(pairs)
     assert len(predicted) == 400 and all(0 < p < 1 for p in predicted)
+
+
+@given(st.lists(st.tuples(st.floats(0, 1), st.booleans()), min_size=1, max_size=300), st.integers(1, 40))
+def test_the_isotonic_map_rises_claims_no_certainty_and_pools_small_blocks(
+    pairs: list[tuple[float, bool]], min_block: int
+) -> None:
+    xs, ys = isotonic([x for x, _ in pairs], [y for _, y in pairs], min_block=min_block)
+    assert len(xs) == len(ys) >= 1
+    assert all(a < b for a, b in pairwise(ys))
+    assert all(a <= b for a, b in pairwise(xs))
+    assert all(0 < y < 1 for y in ys)
+    assert len(ys) == 1 or len(pairs) >= min_block * len(ys)
+
+
+def test_a_block_of_only_relevant_pairs_is_strong_evidence_not_certainty() -> None:
+    _, ys = isotonic([i / 100 for i in range(100)], [i >= 70 for i in range(100)], min_block=25)
+    assert ys[-1] == (30 + 1) / (30 + 2) and ys[0] == 1 / (70 + 2)
