@@ -86,10 +86,7 @@ def _print_report(report: ImportReport, synced: int) -> None:
         for refusal in report.not_accepted:
             typer.echo(f"  draft {refusal.draft} ({refusal.source}): {'; '.join(refusal.reasons)}")
         if report.not_accepted:
-            typer.echo(
-                "fill what is missing with `recallops review edit N --set FIELD=TEXT` (or on /review/N), "
-                "then `recallops review accept N`"
-            )
+            typer.echo(_fill_hint("N", "fill what is missing"))
     elif report.draft_ids:
         typer.echo(
             f"{len(report.draft_ids)} drafts wait for review: `recallops review list`, or the /review page"
@@ -166,10 +163,11 @@ def _actor(by: str) -> str:
     return by.strip() or f"cli:{getpass.getuser()}"
 
 
-def _fill_hint(draft_id: int, missing: list[str]) -> str:
+def _fill_hint(draft: str, what: str) -> str:
+    """How to complete a draft from here: the one wording of that advice, for one draft or any."""
     return (
-        f"  write {', '.join(missing)} with `recallops review edit {draft_id} --set FIELD=TEXT` "
-        f"(or on /review/{draft_id}), then accept it"
+        f"{what} with `recallops review edit {draft} --set FIELD=TEXT` (or on /review/{draft}), "
+        f"then `recallops review accept {draft}`"
     )
 
 
@@ -234,7 +232,7 @@ def accept(
             refused += 1
             typer.echo(f"error: draft {draft_id} not accepted: {exc}", err=True)
             if missing:
-                typer.echo(_fill_hint(draft_id, missing), err=True)
+                typer.echo("  " + _fill_hint(str(draft_id), f"write {', '.join(missing)}"), err=True)
 
     async def sync() -> int:
         container = Container.build()

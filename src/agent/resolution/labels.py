@@ -2,9 +2,9 @@
 
 Every resolution teaches. The engineer marks each cited precedent "same failure", "related" or "not
 related"; when they give no mark, one is inferred from the post-mortem, marked inferred: the same failure
-when the grader finds the recorded root cause is the precedent's (``grading.same_cause``), not related
-when the two causes are plainly apart, and none in between. A precedent is relevant, for the confidence
-model, when it was the same failure.
+when the grader's own test finds the recorded root cause is the precedent's (``grading.cause_similarity``
+at ``SAME_CAUSE`` or more), not related when the two causes are plainly apart, and none in between. A
+precedent is relevant, for the confidence model, when it was the same failure.
 
 Most precedents fall in between. On the public dev split, the root causes of pairs judged the same
 failure reach the grader's "same" in 5 % of cases and fall below ``NOT_RELATED_BELOW`` in 5 %; a third of
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from agent.core.similarity import Similarity
-from agent.resolution.grading import cause_similarity, record_causes, same_cause
+from agent.resolution.grading import SAME_CAUSE, cause_similarity, record_causes
 
 Mark = Literal["same_failure", "related", "not_related"]
 MARKS: tuple[Mark, ...] = ("same_failure", "related", "not_related")
@@ -77,11 +77,10 @@ def infer(root_cause: str, precedent: Cited, similarity: Similarity) -> Mark | N
     or causes neither the same nor plainly apart): a wrong label teaches more harm than none."""
     if not precedent.root_cause or not root_cause:
         return None
-    if same_cause(precedent.root_cause, root_cause, similarity):
+    alike = cause_similarity(precedent.root_cause, root_cause, similarity)
+    if alike >= SAME_CAUSE:
         return "same_failure"
-    if cause_similarity(precedent.root_cause, root_cause, similarity) < NOT_RELATED_BELOW:
-        return "not_related"
-    return None
+    return "not_related" if alike < NOT_RELATED_BELOW else None
 
 
 def merged(briefings: Sequence[dict[str, Any]]) -> list[Cited]:

@@ -130,8 +130,8 @@ def isotonic(
     blocks: list[list[float]] = []  # [sum of y, count, sum of x]
     for i in order:
         blocks.append([float(y[i]), 1.0, float(x[i])])
-        _pool(blocks, lambda b: b[0] / b[1], min_block)
-    _pool(blocks, lambda b: b[0] / b[1], min_block, closing=True)
+        _pool(blocks, _observed, min_block)
+    _pool(blocks, _observed, min_block, closing=True)
     # The added pairs move a small block's rate more than a large one's, so two blocks in order may
     # swap (no relevant pair in 25, one in 200): those are pooled too.
     smoothed: list[list[float]] = []
@@ -139,6 +139,10 @@ def isotonic(
         smoothed.append(block)
         _pool(smoothed, _laplace, 0)
     return [b[2] / b[1] for b in smoothed], [_laplace(b) for b in smoothed]
+
+
+def _observed(block: list[float]) -> float:
+    return block[0] / block[1]
 
 
 def _laplace(block: list[float]) -> float:
