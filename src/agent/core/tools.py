@@ -33,6 +33,18 @@ RERANK_DEPTH = 30
 REFLECT = "get_incident_briefing"
 
 
+async def recall_ranked(
+    bank: Recall, evidence: Evidence, query: str, service: str | None, limit: int
+) -> list[RecalledIncident]:
+    """The recall tool's records: memory's order within ``service``; a search across every service
+    looks ``RERANK_DEPTH`` deep and keeps the ``limit`` records the relevance model rates highest
+    (``Evidence.most_relevant``). ``bench retrieval`` ranks with this too, so it measures what a
+    briefing is given."""
+    depth = limit if service is not None else max(limit, RERANK_DEPTH)
+    found = await memory_service.recall_similar_incidents(bank, query, service, depth)
+    return evidence.most_relevant(found, limit) if depth > limit else found
+
+
 class RecallArgs(BaseModel):
     alert_description: str = Field(min_length=1, max_length=4000)
     service: str | None = Field(default=None, max_length=255)
@@ -180,16 +192,11 @@ class ToolBox:
             raise MemoryUnavailable(f"no answer within {self._timeout:g}s") from exc
 
     async def _recall(self, args: RecallArgs, conversation: ConversationView) -> tuple[RecalledIncident, ...]:
-        """The records memory returns, then the corrections they name (not yet folded in). A search
-        across every service looks ``RERANK_DEPTH`` deep and keeps the records the relevance model
-        rates highest (``Evidence.most_relevant``)."""
+        """The records ``recall_ranked`` returns, then the corrections they name (not yet folded in)."""
         assert self._bank is not None
-        depth = args.limit if args.service is not None else max(args.limit, RERANK_DEPTH)
         found = await self._memory(
-            memory_service.recall_similar_incidents(self._bank, args.alert_description, args.service, depth)
+            recall_ranked(self._bank, conversation.evidence, args.alert_description, args.service, args.limit)
         )
-        if depth > args.limit:
-            found = conversation.evidence.most_relevant(found, args.limit)
         return (*found, *await self._fetch_corrections(found, conversation.evidence))
 
     async def _fetch_corrections(

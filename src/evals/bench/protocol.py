@@ -23,7 +23,7 @@ from evals.bench.ranking import Qrels, folds, hit_at, judged, reciprocal_rank, s
 Rankings = Mapping[str, Sequence[str]]  # query id -> ranked document ids
 METRICS = ("recall@1", "recall@5", "mrr@10")
 CHANNELS = ("bm25", "embedding")
-FUSED = "hybrid"
+HYBRID = "hybrid"
 BOOTSTRAP_SAMPLES = 2000
 BOOTSTRAP_SEED = 7
 
@@ -83,18 +83,18 @@ def floor_checks(
 ) -> list[FloorCheck]:
     """``scores[method][scope][query][metric]``: the channel floor for every scope and metric."""
     checks = []
-    for scope in scores[FUSED]:
+    for scope in scores[HYBRID]:
         for metric in METRICS:
-            pooled = {m: _mean([v[metric] for v in scores[m][scope].values()]) for m in (FUSED, *CHANNELS)}
+            pooled = {m: _mean([v[metric] for v in scores[m][scope].values()]) for m in (HYBRID, *CHANNELS)}
             best = max(CHANNELS, key=lambda m: pooled[m])
             gap = 0.0
             for group in groups:
-                fused = sum(scores[FUSED][scope][q][metric] for q in group)
+                fused = sum(scores[HYBRID][scope][q][metric] for q in group)
                 channel = sum(scores[best][scope][q][metric] for q in group)
                 gap = max(gap, channel - fused)
             checks.append(
                 FloorCheck(
-                    scope, metric, round(pooled[FUSED], 4), best, round(pooled[best], 4), round(gap, 3)
+                    scope, metric, round(pooled[HYBRID], 4), best, round(pooled[best], 4), round(gap, 3)
                 )
             )
     return checks
@@ -125,9 +125,9 @@ def bootstrap_table(
     """The fused ranking against each baseline (a channel of this run, or a saved run), per scope, metric."""
     rows: list[dict[str, object]] = []
     for name, baseline in baselines.items():
-        for scope in scores[FUSED]:
+        for scope in scores[HYBRID]:
             for metric in METRICS:
-                a = {q: v[metric] for q, v in scores[FUSED][scope].items()}
+                a = {q: v[metric] for q, v in scores[HYBRID][scope].items()}
                 b = {q: v[metric] for q, v in baseline[scope].items()}
                 row: dict[str, object] = {"against": name, "scope": scope, "metric": metric}
                 rows.append(row | paired_bootstrap(a, b))
@@ -139,11 +139,11 @@ def misses(
 ) -> list[dict[str, object]]:
     """Queries where the fused ranking finds the first relevant record later than a channel, or never."""
     rows: list[dict[str, object]] = []
-    for scope in rankings[FUSED]:
+    for scope in rankings[HYBRID]:
         for query in scored_queries(qrels):
             grades = judged(qrels, query)
             ranks = {m: first_relevant(rankings[m][scope].get(query, ()), grades, k) for m in rankings}
-            fused = ranks[FUSED]
+            fused = ranks[HYBRID]
             behind = [m for m in CHANNELS if ranks.get(m) and (fused is None or fused > (ranks[m] or 0))]
             if fused is None or behind:
                 rows.append({"scope": scope, "query": query, "first_relevant": ranks})
@@ -181,7 +181,7 @@ def report(
     out["floor"] = [c.as_dict() for c in floor_checks(scores, groups["folds"])]
     out["misses"] = misses(rankings, qrels)
     if bootstrap:
-        against: Scores = {m: scores[m] for m in CHANNELS}
+        against: Scores = {m: s for m, s in scores.items() if m != HYBRID}
         if baseline is not None:
             against["previous hybrid"] = {s: per_query(r, qrels) for s, r in baseline.items()}
         out["bootstrap"] = bootstrap_table(scores, against)

@@ -63,7 +63,7 @@ async def run_rerank(corpus_path: Path, qrels_path: Path, *, depth: int) -> dict
     queries = dev_queries(corpus, qrels)
     async with corpus_bank(corpus) as bank:
         pairs = await collect(bank, queries, qrels, depth=depth)
-        bm25 = await rankings_of(bank.with_channels("keyword"), queries)
+        bm25 = await rankings_of(bank.with_channels("keyword"), queries, reranked=False)
     probabilities = held_out(pairs)
     report: dict[str, Any] = {"depth": depth, "queries": len(queries), "scopes": {}}
     for scope in ("scoped", "unscoped"):

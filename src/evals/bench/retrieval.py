@@ -6,10 +6,11 @@ The protocol is the corpus README's, step by step:
    service, date, summary, manifestation, root-cause details and mitigation (details and labels);
 2. each query becomes an alert built from symptoms only (title, manifestation, impact), turned into a
    recall query the way the agent turns any alert into one;
-3. recall goes through ``memory.service.recall_similar_incidents`` (the agent's tool), scoped to the
+3. recall goes through the agent's recall tool (``agent.core.tools.recall_ranked``), scoped to the
    query's service and across all services, and the query's own record is dropped;
 4. ranking metrics (``evals.bench.ranking``) for the hybrid recall and, in the same run over the same
-   bank, its keyword-only and embedding-only channels; a Hindsight server too when given.
+   bank, the fusion of its channels before the tool re-ranks a search across services (``fused``),
+   its keyword-only and embedding-only channels; a Hindsight server too when given.
 """
 
 import asyncio
@@ -21,10 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.core.evidence import AlertInput
+from agent.core.evidence import AlertInput, Evidence
+from agent.core.tools import recall_ranked
 from evals.bench.corpus import corpus_id, first_service, import_row, joined, load_corpus, stored_id
 from evals.bench.extraction import FreeFormBank, free_form_bank
-from evals.bench.protocol import FUSED, by_fold, fold_groups, per_query
+from evals.bench.protocol import HYBRID, by_fold, fold_groups, per_query
 from evals.bench.ranking import Qrels, evaluate, scored_queries
 from memory.bank import Recall
 from memory.embedded.bank import EmbeddedBank
@@ -33,14 +35,34 @@ from web.app.container import Container
 from web.app.sandbox import import_records, sandbox_settings
 
 DEPTH = 10
-METHODS = {"hybrid": ("semantic", "keyword"), "bm25": ("keyword",), "embedding": ("semantic",)}
+
+
+@dataclass(frozen=True)
+class Method:
+    """A ranking the benchmark reports: the bank's channels, and whether the recall tool's re-ranking of
+    a search across services applies (it does to the product's recall, not to its parts alone)."""
+
+    channels: tuple[str, ...]
+    reranked: bool
+
+
+METHODS = {
+    "hybrid": Method(("semantic", "keyword"), reranked=True),
+    "fused": Method(("semantic", "keyword"), reranked=False),
+    "bm25": Method(("keyword",), reranked=False),
+    "embedding": Method(("semantic",), reranked=False),
+}
 
 
 @dataclass(frozen=True)
 class Query:
     id: str
     service: str
-    description: str
+    alert: AlertInput
+
+    @property
+    def description(self) -> str:
+        return self.alert.description
 
 
 def load_qrels(path: Path) -> dict[str, dict[str, int]]:
@@ -66,15 +88,18 @@ def alert_for(record: Mapping[str, Any]) -> AlertInput:
 
 def query_for(record: Mapping[str, Any]) -> Query:
     """Protocol step 2: the alert phrased as the agent phrases any alert for recall."""
-    alert = alert_for(record)
-    return Query(id=record["id"], service=first_service(record), description=alert.description)
+    return Query(id=record["id"], service=first_service(record), alert=alert_for(record))
 
 
-async def rank(bank: Recall, query: Query, *, scoped: bool) -> list[str]:
-    """Protocol step 3: the agent's recall tool, one extra result asked for the query's own record."""
-    found = await recall_similar_incidents(
-        bank, query.description, service=query.service if scoped else None, limit=DEPTH + 1
-    )
+async def rank(bank: Recall, query: Query, *, scoped: bool, reranked: bool) -> list[str]:
+    """Protocol step 3: the agent's recall tool (or, not ``reranked``, memory's order alone), one extra
+    result asked for the query's own record."""
+    service = query.service if scoped else None
+    if reranked:
+        evidence = Evidence(alert=query.alert, ranking_model=bank.ranking_model)
+        found = await recall_ranked(bank, evidence, query.description, service, DEPTH + 1)
+    else:
+        found = await recall_similar_incidents(bank, query.description, service=service, limit=DEPTH + 1)
     ids = [corpus_id(incident.id) for incident in found]
     return [i for i in ids if i != query.id][:DEPTH]
 
@@ -82,9 +107,9 @@ async def rank(bank: Recall, query: Query, *, scoped: bool) -> list[str]:
 ScopedRankings = dict[str, dict[str, list[str]]]  # scope -> query id -> ranked document ids
 
 
-async def rankings_of(bank: Recall, queries: list[Query]) -> ScopedRankings:
+async def rankings_of(bank: Recall, queries: list[Query], *, reranked: bool) -> ScopedRankings:
     return {
-        scope: {q.id: await rank(bank, q, scoped=scoped) for q in queries}
+        scope: {q.id: await rank(bank, q, scoped=scoped, reranked=reranked) for q in queries}
         for scope, scoped in (("scoped", True), ("unscoped", False))
     }
 
@@ -128,10 +153,10 @@ def corpus_bank(
 
 
 async def method_rankings(bank: EmbeddedBank, queries: list[Query]) -> dict[str, ScopedRankings]:
-    """Hybrid recall and each of its channels alone, over the same bank."""
+    """Hybrid recall, its fusion before re-ranking and each of its channels alone, over the same bank."""
     return {
-        method: await rankings_of(bank.with_channels(*channels), queries)
-        for method, channels in METHODS.items()
+        name: await rankings_of(bank.with_channels(*method.channels), queries, reranked=method.reranked)
+        for name, method in METHODS.items()
     }
 
 
@@ -155,7 +180,7 @@ async def run_rankings(
             container = await asyncio.to_thread(Container.build, settings)
             try:
                 await import_records(container, [import_row(r) for r in corpus], actor="retrieval-benchmark")
-                results["hindsight"] = await rankings_of(container.bank, queries)
+                results["hindsight"] = await rankings_of(container.bank, queries, reranked=True)
             finally:
                 await container.aclose()
     return results, qrels
@@ -190,9 +215,9 @@ def beside(
     in each of the protocol's two halves of the queries."""
     halves = fold_groups(qrels)["halves"]
     rows = []
-    for scope in curated[FUSED]:
+    for scope in curated[HYBRID]:
         both = {
-            name: per_query(r[FUSED][scope], qrels)
+            name: per_query(r[HYBRID][scope], qrels)
             for name, r in (("curated", curated), ("free-form", free_form))
         }
         for metric in ("recall@5", "mrr@10"):

@@ -60,7 +60,8 @@ def retrieval(
         help="Free-form texts, one per corpus id: also rank a bank extracted from them.",
     ),
 ) -> None:
-    """Recall@k, MRR@10, nDCG@10, empty@10 for hybrid, BM25 and embeddings; folds, floor, misses.
+    """Recall@k, MRR@10, nDCG@10, empty@10 for hybrid (the recall tool), its fusion before re-ranking
+    (fused), BM25 and embeddings; folds, floor, misses.
     With --documents, the same for a bank extracted from the free-form texts, beside the curated one."""
     from evals.bench import protocol
     from evals.bench import retrieval as retrieval_bench

@@ -93,7 +93,7 @@ def test_bench_retrieval_builds_a_free_form_bank_beside_the_curated_one(
     printed = json.loads(result.stdout)
     free_form = printed["free_form"]
     assert free_form["bank"] == {"from_text": 3, "curated": 2, "dated_from_record": 3}
-    assert set(free_form["methods"]) == {"hybrid", "bm25", "embedding"}
+    assert set(free_form["methods"]) == {"hybrid", "fused", "bm25", "embedding"}
     beside = {(r["scope"], r["metric"]): r for r in free_form["beside"]}
     unscoped = beside[("unscoped", "recall@5")]
     assert unscoped["curated"] == printed["methods"]["hybrid"]["unscoped"]["recall@5"]

@@ -105,7 +105,9 @@ def test_cli_prints_every_method_and_scope_as_json(tmp_path: Path) -> None:
     printed = json.loads(result.stdout)
     assert set(printed) == {"methods", "protocol", "rankings"}
     figures = printed["methods"]
-    assert set(figures) == {"hybrid", "bm25", "embedding"}
+    assert set(figures) == {"hybrid", "fused", "bm25", "embedding"}
+    # The recall tool re-ranks only its searches across services: within one, it is the fusion's order.
+    assert printed["rankings"]["hybrid"]["scoped"] == printed["rankings"]["fused"]["scoped"]
     for method in figures.values():
         assert set(method) == {"scoped", "unscoped"}
         for scores in method.values():
@@ -135,7 +137,7 @@ def test_protocol_reports_folds_floor_misses_and_a_failed_floor_exits_1(tmp_path
     assert {(c["scope"], c["metric"]) for c in protocol["floor"]} == {
         (s, m) for s in ("scoped", "unscoped") for m in ("recall@1", "recall@5", "mrr@10")
     }
-    assert {row["against"] for row in protocol["bootstrap"]} == {"bm25", "embedding"}
+    assert {row["against"] for row in protocol["bootstrap"]} == {"fused", "bm25", "embedding"}
     assert all(row["low"] <= row["diff"] <= row["high"] for row in protocol["bootstrap"])
     saved = tmp_path / "before.json"
     saved.write_text(result.stdout)
