@@ -2,6 +2,7 @@
 
 import asyncio
 import dataclasses
+import json
 import sqlite3
 import subprocess
 import sys
@@ -25,8 +26,9 @@ from memory.embedded.search import (
     match_expression,
     query_terms,
     tag_condition,
+    tag_filter,
 )
-from memory.embedded.store import IndexRow
+from memory.embedded.store import FTS, SCHEMA_VERSION, IndexRow, scope_words
 from memory.schema import IncidentRecord, format_record
 from memory.service import incident_write, log_incident, log_incidents
 from memory.settings import MemorySettings
@@ -237,15 +239,23 @@ def test_match_expression_quotes_every_word(query: str, expected: str | None) ->
     assert match_expression(query_terms(query)) == expected
 
 
-def test_keyword_channel_keeps_the_rarest_words_within_its_budget(tmp_path: Path) -> None:
+def keyword_index() -> sqlite3.Connection:
+    """The product's keyword index over a documents table of just what it reads."""
     conn = sqlite3.connect(":memory:")
-    conn.executescript(
-        "CREATE VIRTUAL TABLE documents_fts USING fts5(content);"
-        "CREATE VIRTUAL TABLE documents_vocab USING fts5vocab(documents_fts, 'row');"
+    conn.execute(
+        "CREATE TABLE documents (id INTEGER PRIMARY KEY, content TEXT NOT NULL, scope TEXT NOT NULL)"
     )
+    for statement in FTS:
+        conn.execute(statement)
+    return conn
+
+
+def test_keyword_channel_keeps_the_rarest_words_within_its_budget(tmp_path: Path) -> None:
+    conn = keyword_index()
     rows = [f"common frequent row {n}" + (" scarce" if n % 10 == 0 else "") for n in range(100)]
     rows.append("needle common")
-    conn.executemany("INSERT INTO documents_fts(content) VALUES (?)", [(r,) for r in rows])
+    # The services' words are not the text's: "needle" as every document's scope leaves it the rarest word.
+    conn.executemany("INSERT INTO documents (content, scope) VALUES (?, 'needle')", [(r,) for r in rows])
     channel = KeywordChannel(budget=20)
     assert channel.terms(conn, "needle scarce common frequent", size=len(rows)) == ["needle", "scarce"]
     assert KeywordChannel(budget=1000).terms(conn, "needle scarce common", size=len(rows)) == [
@@ -372,10 +382,23 @@ async def test_items_are_embedded_when_a_record_is_retained(bank: EmbeddedBank) 
     assert np.allclose(found[head_text], bank.embedder.embed([head_text])[0])
 
 
+def back_to_layout_3(path: Path) -> None:
+    """The file as layout 3 left it: a keyword index of the text alone, no services' column."""
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            "DROP TRIGGER documents_ai; DROP TRIGGER documents_ad; DROP TRIGGER documents_au;"
+            "DROP TABLE documents_vocab; DROP TABLE documents_fts; ALTER TABLE documents DROP COLUMN scope;"
+            "CREATE VIRTUAL TABLE documents_fts USING fts5(content, content='documents', content_rowid='id');"
+            "CREATE VIRTUAL TABLE documents_vocab USING fts5vocab(documents_fts, 'row');"
+            "INSERT INTO documents_fts(documents_fts) VALUES ('rebuild'); PRAGMA user_version = 3;"
+        )
+
+
 async def test_a_bank_without_item_vectors_is_migrated_and_backfilled(tmp_path: Path) -> None:
     old = make_bank(tmp_path)
     await log_incident(old, make_record())
     await old.close()
+    back_to_layout_3(tmp_path / "memory.db")
     with sqlite3.connect(tmp_path / "memory.db") as conn:  # back to layout 2, as an older release left it
         conn.executescript(
             "DROP TABLE item_vectors; ALTER TABLE vectors DROP COLUMN items_model; PRAGMA user_version = 2;"
@@ -386,7 +409,28 @@ async def test_a_bank_without_item_vectors_is_migrated_and_backfilled(tmp_path: 
         assert [r.id for r in await reopened.recall(query="pool")] == ["INC-9"]
         assert set(reopened.item_vectors(["Raised the pool to 40"])) == {"Raised the pool to 40"}
         with sqlite3.connect(tmp_path / "memory.db") as conn:
-            assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
+            assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    finally:
+        await reopened.close()
+
+
+async def test_a_keyword_index_without_tags_is_rebuilt_with_them(tmp_path: Path) -> None:
+    """A layout-3 file (a keyword index of the text alone) opens migrated: a search within a service
+    finds its record by keyword, and a record written afterwards is indexed with its service too."""
+    old = make_bank(tmp_path)
+    await log_incident(old, make_record())
+    await old.close()
+    back_to_layout_3(tmp_path / "memory.db")
+    reopened = make_bank(tmp_path)
+    keyword = reopened.with_channels("keyword")
+    try:
+        found = await keyword.recall(query="pool", tags=["service:checkout-service"], tags_match="any_strict")
+        assert [r.id for r in found] == ["INC-9"]
+        await log_incident(reopened, dataclasses.replace(make_record(), incident_id="INC-10", service="cart"))
+        found = await keyword.recall(query="pool", tags=["service:cart"], tags_match="any_strict")
+        assert [r.id for r in found] == ["INC-10"]
+        with sqlite3.connect(tmp_path / "memory.db") as conn:
+            assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     finally:
         await reopened.close()
 
@@ -477,45 +521,55 @@ async def test_a_query_asked_again_is_embedded_once_and_ranks_the_same(tmp_path:
 WORDS = st.sampled_from(["pool", "timeout", "disk", "full", "dns", "lookup", "checkout", "orders"])
 
 
-@settings(max_examples=60)
+SCOPE_TAGS = st.sampled_from(["service:a", "service:a-b", "service:b", "kind:incident"])
+
+
+@settings(max_examples=80)
 @given(
-    docs=st.lists(st.tuples(st.lists(WORDS, min_size=1, max_size=6), TAGS), min_size=1, max_size=15),
+    docs=st.lists(
+        st.tuples(st.lists(WORDS, min_size=1, max_size=6), st.sets(SCOPE_TAGS, max_size=3)),
+        min_size=1,
+        max_size=15,
+    ),
     query=st.lists(WORDS, min_size=1, max_size=4),
-    wanted=st.lists(st.sampled_from(["service:a", "service:b", "kind:incident"]), max_size=2),
+    wanted=st.lists(SCOPE_TAGS, max_size=2),
+    match=st.sampled_from(["any_strict", "all_strict"]),
     k=st.integers(min_value=1, max_value=8),
 )
 def test_the_keyword_channel_ranks_within_the_admitted_documents_as_a_tag_filter_in_sql_does(
-    docs: list[tuple[list[str], set[str]]], query: list[str], wanted: list[str], k: int
+    docs: list[tuple[list[str], set[str]]], query: list[str], wanted: list[str], match: TagsMatch, k: int
 ) -> None:
     """Filtering the ranked rows by the index's admitted ids gives what testing each row's tags inside
-    the query gave: the same documents, scores and order."""
-    conn = sqlite3.connect(":memory:")
-    conn.executescript(
-        "CREATE TABLE documents (id INTEGER PRIMARY KEY, tags TEXT);"
-        "CREATE TABLE document_tags (tag TEXT, doc INTEGER);"
-        "CREATE VIRTUAL TABLE documents_fts USING fts5(content);"
-        "CREATE VIRTUAL TABLE documents_vocab USING fts5vocab(documents_fts, 'row');"
-    )
+    the query gave: the same documents, scores and order; and asking FTS5 for the tags' rows first
+    (``tag_filter``) changes nothing of it."""
+    conn = keyword_index()
+    conn.execute("ALTER TABLE documents ADD COLUMN tags TEXT")
+    conn.execute("CREATE TABLE document_tags (tag TEXT, doc INTEGER)")
     index = VectorIndex(2)
     for n, (words, tags) in enumerate(docs, start=1):
-        conn.execute("INSERT INTO documents VALUES (?, ?)", (n, "[]" if not tags else str(sorted(tags))))
+        conn.execute(
+            "INSERT INTO documents (id, content, scope, tags) VALUES (?, ?, ?, ?)",
+            (n, " ".join(words), scope_words(sorted(tags)), json.dumps(sorted(tags))),
+        )
         conn.executemany("INSERT INTO document_tags VALUES (?, ?)", [(t, n) for t in tags])
-        conn.execute("INSERT INTO documents_fts(rowid, content) VALUES (?, ?)", (n, " ".join(words)))
     index.apply(
         IndexRow(id=n, tags=tuple(sorted(t)), ts=0.0, vector=np.ones(2, np.float32), seq=n)
         for n, (_, t) in enumerate(docs, start=1)
     )
     text = " ".join(query)
-    found = KeywordChannel().scored(
-        conn, text, admitted=index.admitted(wanted, "any_strict"), k=k, size=len(docs)
+    admitted = index.admitted(wanted, match)
+    found = KeywordChannel().scored(conn, text, admitted=admitted, k=k, size=len(docs))
+    narrowed = KeywordChannel().scored(
+        conn, text, admitted=admitted, k=k, size=len(docs), scope=tag_filter(wanted, match)
     )
-    cond, params = tag_condition(wanted, "any_strict")
+    assert narrowed == found
+    cond, params = tag_condition(wanted, match)
     expression = " OR ".join(f'"{w}"' for w in dict.fromkeys(query))
     reference = dict(
         conn.execute(
             "SELECT d.id, -f.rank FROM documents_fts AS f CROSS JOIN documents AS d ON d.id = f.rowid "
             f"WHERE documents_fts MATCH ? AND {cond}",
-            [expression, *params],
+            [f"content : ({expression})", *params],
         ).fetchall()
     )
     assert found is not None

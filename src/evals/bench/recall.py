@@ -30,7 +30,7 @@ import numpy as np
 
 from memory.bank import Recall
 from memory.embedded.bank import EmbeddedBank
-from memory.embedded.search import candidate_depth, match_expression
+from memory.embedded.search import candidate_depth, fts_query, match_expression
 from memory.embedded.store import Draft
 from memory.embedder import Embedder, MiniLMEmbedder
 from memory.schema import IncidentRecord, format_record, record_tags
@@ -202,7 +202,8 @@ async def _interleaved(
             start = time.perf_counter()
             vector = embedder.embed([text])[0]
             embed = time.perf_counter() - start
-            expression = match_expression(bank.keywords.terms(conn, text, size=len(matrix)))
+            terms = match_expression(bank.keywords.terms(conn, text, size=len(matrix)))
+            expression = fts_query(terms) if terms else None
             start = time.perf_counter()
             sims = matrix @ vector
             np.argpartition(-sims, k)[:k]

@@ -39,7 +39,7 @@ from memory.embedded import items as item_vectors
 from memory.embedded import models
 from memory.embedded.documents import fetch_by_document_id, fetch_by_ids, recalled, upsert_document
 from memory.embedded.index import VectorIndex
-from memory.embedded.search import KeywordChannel, candidate_depth, fuse, tag_condition
+from memory.embedded.search import KeywordChannel, candidate_depth, fuse, tag_condition, tag_filter
 from memory.embedded.store import (
     DOCUMENT_COLUMNS,
     Draft,
@@ -263,8 +263,11 @@ class EmbeddedBank(MemoryBank):
             channels["semantic"] = self.index.search(vector, tags=tags, match=tags_match, k=depth)
         if "keyword" in self.channels:
             admitted = self.index.admitted(tags, tags_match)
+            narrow = tag_filter(tags, tags_match)
             found = self.store.run(
-                lambda c: self.keywords.scored(c, query, admitted=admitted, k=depth, size=len(self.index))
+                lambda c: self.keywords.scored(
+                    c, query, admitted=admitted, k=depth, size=len(self.index), scope=narrow
+                )
             )
             if found is not None:
                 channels["keyword"] = [d for d, _ in found]
@@ -281,8 +284,11 @@ class EmbeddedBank(MemoryBank):
         def run() -> list[tuple[RecalledIncident, float]]:
             self._sync()
             admitted = self.index.admitted(tags, "any_strict")
+            narrow = tag_filter(tags, "any_strict")
             found = self.store.run(
-                lambda c: self.keywords.scored(c, query, admitted=admitted, k=limit, size=len(self.index))
+                lambda c: self.keywords.scored(
+                    c, query, admitted=admitted, k=limit, size=len(self.index), scope=narrow
+                )
             )
             if not found:
                 return []

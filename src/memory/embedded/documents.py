@@ -15,6 +15,7 @@ from memory.embedded.store import (
     StoredDocument,
     dumps,
     row_to_document,
+    scope_words,
     to_epoch,
 )
 from memory.schema import RecordFormatError, parse_record, tag_value
@@ -32,11 +33,12 @@ def upsert_document(
     the vectors of its items that were not stored yet (``items``: every other one already is)."""
     seq = Store.next_seq(conn)
     doc = conn.execute(
-        "INSERT INTO documents(document_id, seq, ts, kind, tags, metadata, context, updated_at, content) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "INSERT INTO documents"
+        "(document_id, seq, ts, kind, tags, metadata, context, updated_at, content, scope) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
         "ON CONFLICT(document_id) DO UPDATE SET seq = excluded.seq, ts = excluded.ts, kind = excluded.kind, "
         "tags = excluded.tags, metadata = excluded.metadata, context = excluded.context, "
-        "updated_at = excluded.updated_at, content = excluded.content RETURNING id",
+        "updated_at = excluded.updated_at, content = excluded.content, scope = excluded.scope RETURNING id",
         (
             draft.document_id,
             seq,
@@ -47,6 +49,7 @@ def upsert_document(
             draft.context,
             time.time(),
             draft.content,
+            scope_words(draft.tags),
         ),
     ).fetchone()[0]
     conn.execute(

@@ -6,6 +6,12 @@ inside SQLite (a correlated ``EXISTS``) cost as much again as ranking them, and 
 (subquery)`` makes SQLite scan the tag table first, orders of magnitude slower on large banks.
 ``tag_condition`` is that filter in SQL, for queries that select documents by their tags alone.
 
+The index holds each document's services as words of their own (``store.scope_words``), so a search
+within a service also asks FTS5 for rows of that service (``tag_filter``): FTS5 then ranks about one
+service's rows instead of the whole bank's, four times faster at 10,000 records. The query's words are
+matched in the text column only and the services' column weighs nothing in the score; every record has
+one service word, so BM25's length normalisation moves by the same word for all of them.
+
 FTS5 scores every row a query matches before it can sort, so a query word found in most records
 ("service", "timeout") costs milliseconds per thousand rows while adding almost nothing to the
 ranking (its IDF is near zero). The channel therefore keeps a query's words from the rarest up, within
@@ -24,6 +30,7 @@ from dataclasses import dataclass
 from operator import itemgetter
 
 from memory.bank import Budget, TagsMatch
+from memory.embedded.store import SCOPE_TAG, scope_word
 
 RRF_K = 60
 CANDIDATE_DEPTH: dict[str, int] = {"low": 20, "mid": 50, "high": 150}
@@ -90,6 +97,22 @@ def match_expression(terms: list[str]) -> str | None:
     return " OR ".join(f'"{t}"' for t in terms) if terms else None
 
 
+def tag_filter(tags: list[str] | None, match: TagsMatch) -> str | None:
+    """An FTS5 condition on the services' column that every document the tag filter admits meets, or
+    None when there is none to give: no tags, a tag that is not a service's, or a mode that also admits
+    untagged documents."""
+    wanted = list(dict.fromkeys(tags or []))
+    if not wanted or match in ("any", "all") or not all(t.startswith(SCOPE_TAG) for t in wanted):
+        return None
+    return (" OR " if match == "any_strict" else " AND ").join(scope_word(t) for t in wanted)
+
+
+def fts_query(terms: str, scope: str | None = None) -> str:
+    """The ``MATCH`` string: the query's words in the text column, among ``scope``'s rows when given."""
+    text = f"content : ({terms})"
+    return f"scope : ({scope}) AND {text}" if scope else text
+
+
 def tag_condition(tags: list[str] | None, match: TagsMatch) -> tuple[str, list[str]]:
     """SQL over ``d`` (documents) with Hindsight's meaning of each ``tags_match`` mode."""
     wanted = list(dict.fromkeys(tags or []))
@@ -127,7 +150,9 @@ class KeywordChannel:
                 self._df, self._df_size = {}, size
             for word in words:
                 if word not in self._df:
-                    row = conn.execute("SELECT doc FROM documents_vocab WHERE term = ?", (word,)).fetchone()
+                    row = conn.execute(
+                        "SELECT doc FROM documents_vocab WHERE term = ? AND col = 'content'", (word,)
+                    ).fetchone()
                     self._df[word] = row[0] if row else 0
             df = {w: self._df[w] for w in words}
         chosen: list[str] = []
@@ -140,17 +165,26 @@ class KeywordChannel:
         return chosen
 
     def scored(
-        self, conn: sqlite3.Connection, query: str, *, admitted: set[int] | None, k: int, size: int
+        self,
+        conn: sqlite3.Connection,
+        query: str,
+        *,
+        admitted: set[int] | None,
+        k: int,
+        size: int,
+        scope: str | None = None,
     ) -> list[tuple[int, float]] | None:
         """Document ids by BM25 with their scores (higher is closer), best first, among ``admitted`` (every
-        document when None); None if the query has no words worth matching."""
+        document when None); ``scope`` (``tag_filter``) narrows the rows FTS5 ranks to at least those.
+        None if the query has no words worth matching."""
         expression = match_expression(self.terms(conn, query, size=size))
         if expression is None:
             return None
         # Every matching row is ranked whatever the query asks; sorting them here, after the filter,
         # costs less than FTS5's own ``ORDER BY rank``, which took twice as long as ranking them.
         rows: Iterable[tuple[int, float]] = conn.execute(
-            "SELECT rowid, rank FROM documents_fts WHERE documents_fts MATCH ?", [expression]
+            "SELECT rowid, bm25(documents_fts, 1.0, 0.0) FROM documents_fts WHERE documents_fts MATCH ?",
+            [fts_query(expression, scope)],
         )
         if admitted is not None:
             rows = (row for row in rows if row[0] in admitted)

@@ -6,7 +6,8 @@ Every write stamps the document with a fresh ``seq`` so another process can load
 
 Layout 3 added the vectors of record items (``memory.items``): ``item_vectors`` holds one vector per
 item key, and ``vectors.items_model`` says which model embedded a document's items (``NULL``: not yet,
-so the bank backfills them when it opens). A layout-2 file is migrated in place.
+so the bank backfills them when it opens). Layout 4 indexes the services beside the text (``FTS``). Files of
+layouts 2 and 3 are migrated in place.
 """
 
 import json
@@ -25,7 +26,42 @@ import numpy as np
 from incidents.sqlite_wal import use_wal
 from memory.bank import MemoryUnavailable
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
+# The keyword index: the text, and the document's services as words of their own (``scope_words``), so
+# a search within a service has FTS5 rank only that service's rows (``memory.embedded.search``); df per
+# column, so a service's word never counts as the text's.
+FTS = (
+    "CREATE VIRTUAL TABLE IF NOT EXISTS documents_fts USING fts5(content, scope, content='documents', "
+    "content_rowid='id', tokenize='unicode61 remove_diacritics 2')",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS documents_vocab USING fts5vocab(documents_fts, 'col')",
+    """CREATE TRIGGER IF NOT EXISTS documents_ai AFTER INSERT ON documents BEGIN
+    INSERT INTO documents_fts(rowid, content, scope) VALUES (new.id, new.content, new.scope);
+END""",
+    """CREATE TRIGGER IF NOT EXISTS documents_ad AFTER DELETE ON documents BEGIN
+    INSERT INTO documents_fts(documents_fts, rowid, content, scope)
+        VALUES ('delete', old.id, old.content, old.scope);
+END""",
+    """CREATE TRIGGER IF NOT EXISTS documents_au AFTER UPDATE OF content, scope ON documents BEGIN
+    INSERT INTO documents_fts(documents_fts, rowid, content, scope)
+        VALUES ('delete', old.id, old.content, old.scope);
+    INSERT INTO documents_fts(rowid, content, scope) VALUES (new.id, new.content, new.scope);
+END""",
+)
+SCOPE_TAG = "service:"
+
+
+def scope_word(tag: str) -> str:
+    """A service tag as one word of the keyword index: its UTF-8 bytes in hex, as SQLite's ``hex()``
+    writes them, so the migration can compute it too."""
+    return "s" + tag.encode().hex().upper()
+
+
+def scope_words(tags: list[str]) -> str:
+    """The words of a document's ``scope`` column: one per service tag, so every record adds the same
+    length to BM25's and no other tag (a severity, a resolution kind) moves its ranking."""
+    return " ".join(scope_word(tag) for tag in tags if tag.startswith(SCOPE_TAG))
+
+
 APPEND_SEPARATOR = "\n\n"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
@@ -38,7 +74,8 @@ CREATE TABLE IF NOT EXISTS documents (
     metadata TEXT NOT NULL,
     context TEXT,
     updated_at REAL NOT NULL,
-    content TEXT NOT NULL
+    content TEXT NOT NULL,
+    scope TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS vectors (
     doc INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
@@ -59,20 +96,7 @@ CREATE TABLE IF NOT EXISTS document_tags (
     PRIMARY KEY (tag, doc)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS document_tags_doc ON document_tags(doc, tag);
-CREATE VIRTUAL TABLE IF NOT EXISTS documents_fts USING fts5(
-    content, content='documents', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
-);
-CREATE VIRTUAL TABLE IF NOT EXISTS documents_vocab USING fts5vocab(documents_fts, 'row');
-CREATE TRIGGER IF NOT EXISTS documents_ai AFTER INSERT ON documents BEGIN
-    INSERT INTO documents_fts(rowid, content) VALUES (new.id, new.content);
-END;
-CREATE TRIGGER IF NOT EXISTS documents_ad AFTER DELETE ON documents BEGIN
-    INSERT INTO documents_fts(documents_fts, rowid, content) VALUES ('delete', old.id, old.content);
-END;
-CREATE TRIGGER IF NOT EXISTS documents_au AFTER UPDATE OF content ON documents BEGIN
-    INSERT INTO documents_fts(documents_fts, rowid, content) VALUES ('delete', old.id, old.content);
-    INSERT INTO documents_fts(rowid, content) VALUES (new.id, new.content);
-END;
+{fts}
 CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS mental_models (
     id TEXT PRIMARY KEY,
@@ -98,13 +122,27 @@ CREATE TABLE IF NOT EXISTS bank_config (
     directives TEXT NOT NULL,
     dispositions TEXT NOT NULL
 );
-"""
+""".replace("{fts}", ";\n".join(FTS) + ";")
 # From layout 2: item vectors, backfilled when the bank opens.
 MIGRATE_2_TO_3 = (
     "ALTER TABLE vectors ADD COLUMN items_model TEXT",
     "CREATE TABLE IF NOT EXISTS item_vectors "
     "(key TEXT PRIMARY KEY, model_id TEXT NOT NULL, vector BLOB NOT NULL)",
 )
+# From layout 3: the documents' services are indexed beside their text, and the index rebuilt.
+MIGRATE_3_TO_4 = (
+    "ALTER TABLE documents ADD COLUMN scope TEXT NOT NULL DEFAULT ''",
+    "UPDATE documents SET scope = coalesce((SELECT group_concat('s' || hex(t.value), ' ') "
+    f"FROM json_each(documents.tags) AS t WHERE t.value LIKE '{SCOPE_TAG}%'), '')",
+    "DROP TRIGGER IF EXISTS documents_ai",
+    "DROP TRIGGER IF EXISTS documents_ad",
+    "DROP TRIGGER IF EXISTS documents_au",
+    "DROP TABLE IF EXISTS documents_vocab",
+    "DROP TABLE IF EXISTS documents_fts",
+    *FTS,
+    "INSERT INTO documents_fts(documents_fts) VALUES ('rebuild')",
+)
+MIGRATIONS = {2: (*MIGRATE_2_TO_3, *MIGRATE_3_TO_4), 3: MIGRATE_3_TO_4}
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -208,8 +246,8 @@ class Store:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
             raise MemoryUnavailable(f"{self.path} has schema {version}, newer than this release")
-        if version == 2:
-            self._migrate(conn, MIGRATE_2_TO_3)
+        if version in MIGRATIONS:
+            self._migrate(conn, MIGRATIONS[version])
             return
         if 0 < version < SCHEMA_VERSION:
             raise MemoryUnavailable(
