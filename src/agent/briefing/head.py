@@ -12,7 +12,10 @@ briefing found; the head keeps at most three of each, merged and ranked:
   service's resource) is not a first check unless the best precedent is itself on another service;
   both are values of the claim (``Claim.action``, ``Claim.services``, read where it is stamped), so
   nothing here reads a claim's words for them;
-- a fix that repeats a head check is left to the check.
+- a fix that repeats a head check is left to the check;
+- when the precedents the briefing relies on name the runbooks they used, a line of another runbook
+  (one recall found by its service and words) is left out of the head: "that's the pool, open the
+  pool runbook" is the advice, not the slow-query runbook that shares the word "database".
 
 The rest stays in ``more_*``, ranked the same way, so nothing is lost. The first line is one sentence:
 the precedent, how sure, and when; or the two closest precedents, when they disagree. The page, the
@@ -20,6 +23,7 @@ API and every delivery channel read this one structure (``render_text`` is the p
 """
 
 import dataclasses
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -88,6 +92,19 @@ class _Sources:
         alert = next((i for i in items if i.kind == "alert"), None)
         self.alert_service = evidence.alert.service if evidence is not None else alert and alert.service
         self.services = {i.service for i in items if i.service} - {self.alert_service}
+        used = [m.incident.record.runbook_used for m in ranked if m.confidence.reliable and m.incident.record]
+        runbooks = [i.id for i in items if i.kind == "runbook" and i.id]
+        self.named = {r for r in runbooks if any(_names(text, r) for text in used)}
+        self.any_named = any(used)
+
+    def unvouched(self, claim: Claim) -> bool:
+        """A line resting only on runbooks the relied-on precedents did not use, when they name theirs."""
+        cited = [self.items[n] for n in claim.citations if n in self.items]
+        return (
+            self.any_named
+            and bool(cited)
+            and all(i.kind == "runbook" and i.id not in self.named for i in cited)
+        )
 
     def foreign(self, claim: Claim) -> bool:
         """A claim only another service's records back, or that names another service's resource."""
@@ -98,6 +115,15 @@ class _Sources:
         if incidents and all(i.service != self.alert_service for i in incidents):
             return bool(self.alert_service)
         return not self.services.isdisjoint(claim.services)
+
+
+def _names(text: str, runbook_id: str) -> bool:
+    """Whether a record's "runbook used" names this runbook: every word of its id but an "RB" prefix is
+    a word there ("RB-db-pool" is named by "runbooks/db-pool.md"; "RB-001" by "RB-001 postgres disk",
+    not by "RB-0011")."""
+    words = re.findall(r"[a-z0-9]+", runbook_id.lower())
+    wanted = set(words[1:] if words[:1] == ["rb"] else words)
+    return bool(wanted) and wanted <= set(re.findall(r"[a-z0-9]+", text.lower()))
 
 
 # Fields that name one thing (an error string, a runbook's path): a line of one only ever meets the
@@ -168,6 +194,8 @@ def _section(
     for order, claim in enumerate(claims):
         text = head_text(claim)
         if not text or (actions_only and not claim.action) or (local_only and sources.foreign(claim)):
+            continue
+        if sources.unvouched(claim):
             continue
         candidates.append(
             _Candidate(text, claim.citations, order, claim.role, claim.field, claim.confidence, claim.date)

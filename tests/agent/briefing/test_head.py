@@ -292,3 +292,45 @@ async def test_a_matching_pattern_with_regular_dates_tells_the_head_when_it_recu
     assert "recurs about every 90 days; the last was 2026-03-15" in briefing.head.recurrence
     assert "2026-06-13" in briefing.head.recurrence
     assert any("Recurrence: This pattern recurs" in e.text for e in briefing.evidence if e.kind == "profile")
+
+
+RUNBOOK_ITEMS = [
+    *ITEMS[:2],
+    EvidenceItem(n=5, kind="runbook", id="RB-db-pool", service="checkout-service", title="RB", text="."),
+    EvidenceItem(
+        n=6, kind="runbook", id="RB-db-slow-query", service="checkout-service", title="RB", text="."
+    ),
+]
+
+
+def _runbook_briefing(runbook_used: str) -> tuple[Briefing, Evidence]:
+    """A briefing whose one precedent used ``runbook_used``, and which recall gave two runbooks."""
+    evidence = Evidence(AlertInput(text=POOL, service="checkout-service"), items=tuple(RUNBOOK_ITEMS))
+    evidence = with_matches(evidence, match(record("INC-1", runbook_used=runbook_used), 0.6, 2), cited=False)
+    fixes = [
+        claim("fix", "resolution_step", "raise the pool size to 50", 2, confidence=0.6),
+        claim("fix", "mitigation", "put PgBouncer in transaction mode", 5, confidence=0.54),
+        claim("fix", "mitigation", "create the missing index concurrently", 6, confidence=0.54),
+    ]
+    return _briefing(suggested_fix=fixes).model_copy(update={"evidence": RUNBOOK_ITEMS}), evidence
+
+
+def test_when_the_precedent_names_its_runbook_the_head_leaves_out_the_others() -> None:
+    """ "That's the pool: open the pool runbook", not the slow-query runbook recall also found; the full
+    list keeps every line."""
+    for used in ("RB-db-pool", "runbooks/db-pool.md", "https://runbooks.example/RB-DB-POOL"):
+        briefing, evidence = _runbook_briefing(used)
+        head = build_head(briefing, evidence, Similarity(None))
+        assert [f.text for f in head.fixes] == [
+            "Raise the pool size to 50",
+            "Put PgBouncer in transaction mode",
+        ]
+        assert len(briefing.suggested_fix) == 3
+    # A precedent that names no runbook leaves every recalled runbook to the head's ranking.
+    briefing, evidence = _runbook_briefing("")
+    assert len(build_head(briefing, evidence, Similarity(None)).fixes) == 3
+    # A runbook that shares only some of its id's words with the one the precedent used is not named.
+    briefing, evidence = _runbook_briefing("RB-db-slow")
+    assert [f.text for f in build_head(briefing, evidence, Similarity(None)).fixes] == [
+        "Raise the pool size to 50"
+    ]
