@@ -125,6 +125,13 @@ _IDLE = re.compile(
     r"\b(?:pools?|queues?)\s+(?:(?:was|were|is|stayed|remained)\s+)?idle\b|\bidle\s+(?:pools?|queues?)\b"
 )
 _IDLE_MEANS = stem("pending")
+# A pool timeout is requests that waited for a connection until they gave up: it shows a queue as
+# plainly as "150 waiting in the pool" does ("pool timeout acquiring connection", HikariCP's "Connection
+# is not available, request timed out"), and so meets a record that had nothing pending.
+_WAITED = re.compile(
+    r"\bpool\s+tim(?:eout|ed\s+out)\b|\btim(?:eout|ed\s+out)\s+(?:acquiring|waiting\s+for)\b"
+    r"|\bconnection\s+is\s+not\s+available\b"
+)
 
 
 def _words(fragment: str) -> set[str]:
@@ -154,12 +161,14 @@ def _measured_low(match: re.Match[str]) -> str:
 
 @lru_cache(maxsize=_KEPT)
 def asserted(text: str) -> frozenset[str]:
-    """The text's stems, the parts of its identifiers ("connections_pending" gives ``pend``) and status
-    codes (with their class, "502" gives ``5xx``), less what it negates."""
+    """The text's stems, the parts of its identifiers ("connections_pending" gives ``pend``), status
+    codes (with their class, "502" gives ``5xx``) and a queue a pool timeout implies, less what it
+    negates."""
     read = _RATE.sub(_measured_low, text)  # in its own case, for the camelCase parts of identifiers
     lowered = read.lower()
     classes = {f"{c[0]}xx" for c in codes(lowered)} | {f"{c}xx" for c in _CODE_CLASS.findall(lowered)}
-    return (terms(read) | classes) - negated(lowered)
+    waited = {_IDLE_MEANS} if _WAITED.search(lowered) else set()
+    return (terms(read) | classes | waited) - negated(lowered)
 
 
 def healthy(text: str) -> bool:

@@ -125,6 +125,22 @@ def test_a_queue_building_up_is_one_observation() -> None:
     assert contradicts(*pool, "checkout p99 2.5s; no connection waits")
 
 
+def test_a_pool_timeout_shows_requests_waited_and_meets_an_idle_pool() -> None:
+    """"That's the pool": a timeout acquiring a connection is a queue in the pool, whatever words say it."""
+    idle = ("CheckoutLatencyHigh: p99 2.3 s for 5 m, error rate 0.1 %", "connection pool idle")
+    for alert in (
+        "remaining connection slots are reserved; pool timeout acquiring connection",
+        "HikariPool-1 - Connection is not available, request timed out after 30000ms",
+        "checkout p99 above 2s, db pool timed out",
+        "timed out waiting for a connection from the pool",
+    ):
+        assert stem("pending") in asserted(alert)
+        assert contradicts(*idle, alert)
+    for alert in ("checkout p99 above 2s", "idle timeout 10 m on the pool", "request timeout on /checkout"):
+        assert stem("pending") not in asserted(alert)
+        assert not contradicts(*idle, alert)
+
+
 def test_an_idle_pool_had_nothing_pending() -> None:
     assert negated("p99 2.3 s, error rate normal, connection pool idle.") == {stem("pending")}
     assert negated("the pool was idle the whole time") == {stem("pending")}
