@@ -126,7 +126,7 @@ def test_a_queue_building_up_is_one_observation() -> None:
 
 
 def test_a_pool_timeout_shows_requests_waited_and_meets_an_idle_pool() -> None:
-    """"That's the pool": a timeout acquiring a connection is a queue in the pool, whatever words say it."""
+    """ "That's the pool": a timeout acquiring a connection is a queue in the pool, whatever words say it."""
     idle = ("CheckoutLatencyHigh: p99 2.3 s for 5 m, error rate 0.1 %", "connection pool idle")
     for alert in (
         "remaining connection slots are reserved; pool timeout acquiring connection",
