@@ -124,7 +124,7 @@ _CODE_CLASS = re.compile(r"\b([1-5])xx\b")
 _IDLE = re.compile(
     r"\b(?:pools?|queues?)\s+(?:(?:was|were|is|stayed|remained)\s+)?idle\b|\bidle\s+(?:pools?|queues?)\b"
 )
-_IDLE_MEANS = stem("pending")
+_PENDING = stem("pending")
 # A pool timeout is requests that waited for a connection until they gave up: it shows a queue as
 # plainly as "150 waiting in the pool" does ("pool timeout acquiring connection", HikariCP's "Connection
 # is not available, request timed out"), and so meets a record that had nothing pending.
@@ -151,7 +151,7 @@ def negated(text: str) -> frozenset[str]:
     if _HEALTHY.search(lowered):
         found.add(_HEALTHY_MEANS)
     if _IDLE.search(lowered):
-        found.add(_IDLE_MEANS)
+        found.add(_PENDING)
     return frozenset(found & OBSERVED)
 
 
@@ -167,7 +167,7 @@ def asserted(text: str) -> frozenset[str]:
     read = _RATE.sub(_measured_low, text)  # in its own case, for the camelCase parts of identifiers
     lowered = read.lower()
     classes = {f"{c[0]}xx" for c in codes(lowered)} | {f"{c}xx" for c in _CODE_CLASS.findall(lowered)}
-    waited = {_IDLE_MEANS} if _WAITED.search(lowered) else set()
+    waited = {_PENDING} if _WAITED.search(lowered) else set()
     return (terms(read) | classes | waited) - negated(lowered)
 
 

@@ -5,12 +5,13 @@ A ranking change is decided on the dev split only, and only when it holds up:
 - **folds and halves**: the scored queries are cut into five fixed folds (and, separately, two fixed
   halves); every figure is also given per fold, so a change that wins on one half and loses on the
   other is visible and is not adopted;
-- **the channel floor**: the fused ranking must never be worse than the better single channel, in
-  either scope, at R@1, R@5 and MRR@10: pooled over all queries, and in no fold behind by more than
-  one query's worth (one query moving from hit to miss, or its reciprocal rank dropping to zero);
+- **the channel floor**: the hybrid ranking (the recall tool's) must never be worse than the better
+  single channel, in either scope, at R@1, R@5 and MRR@10: pooled over all queries, and in no fold
+  behind by more than one query's worth (one query moving from hit to miss, or its reciprocal rank
+  dropping to zero);
 - **paired bootstrap**: the difference of two methods' means over the same queries, resampled by
   query, gives a 95% interval; an interval that contains zero is not a win;
-- **misses**: the queries where the fused ranking places the first relevant record lower than a
+- **misses**: the queries where the hybrid ranking places the first relevant record lower than a
   single channel does (or not at all in the top ten), so a regression can be read query by query.
 """
 
@@ -61,14 +62,15 @@ def by_fold(scores: Mapping[str, Mapping[str, float]], groups: list[list[str]]) 
 
 @dataclass(frozen=True)
 class FloorCheck:
-    """Fused against the better single channel for one scope and metric."""
+    """The hybrid ranking against the better single channel for one scope and metric (``fused`` is its
+    figure, under the name reports have always printed)."""
 
     scope: str
     metric: str
     fused: float
     best_channel: str
     channel: float
-    worst_fold_gap_queries: float  # most queries' worth the fused ranking trails by in any fold
+    worst_fold_gap_queries: float  # most queries' worth the hybrid ranking trails by in any fold
 
     @property
     def holds(self) -> bool:
@@ -89,9 +91,9 @@ def floor_checks(
             best = max(CHANNELS, key=lambda m: pooled[m])
             gap = 0.0
             for group in groups:
-                fused = sum(scores[HYBRID][scope][q][metric] for q in group)
+                hybrid = sum(scores[HYBRID][scope][q][metric] for q in group)
                 channel = sum(scores[best][scope][q][metric] for q in group)
-                gap = max(gap, channel - fused)
+                gap = max(gap, channel - hybrid)
             checks.append(
                 FloorCheck(
                     scope, metric, round(pooled[HYBRID], 4), best, round(pooled[best], 4), round(gap, 3)
@@ -122,7 +124,7 @@ def bootstrap_table(
     scores: Mapping[str, Mapping[str, Mapping[str, Mapping[str, float]]]],
     baselines: Mapping[str, Mapping[str, Mapping[str, Mapping[str, float]]]],
 ) -> list[dict[str, object]]:
-    """The fused ranking against each baseline (a channel of this run, or a saved run), per scope, metric."""
+    """The hybrid ranking against each baseline (a channel of this run, or a saved run), per scope, metric."""
     rows: list[dict[str, object]] = []
     for name, baseline in baselines.items():
         for scope in scores[HYBRID]:
@@ -137,15 +139,15 @@ def bootstrap_table(
 def misses(
     rankings: Mapping[str, Mapping[str, Rankings]], qrels: Qrels, *, k: int = 10
 ) -> list[dict[str, object]]:
-    """Queries where the fused ranking finds the first relevant record later than a channel, or never."""
+    """Queries where the hybrid ranking finds the first relevant record later than a channel, or never."""
     rows: list[dict[str, object]] = []
     for scope in rankings[HYBRID]:
         for query in scored_queries(qrels):
             grades = judged(qrels, query)
             ranks = {m: first_relevant(rankings[m][scope].get(query, ()), grades, k) for m in rankings}
-            fused = ranks[HYBRID]
-            behind = [m for m in CHANNELS if ranks.get(m) and (fused is None or fused > (ranks[m] or 0))]
-            if fused is None or behind:
+            hybrid = ranks[HYBRID]
+            behind = [m for m in CHANNELS if ranks.get(m) and (hybrid is None or hybrid > (ranks[m] or 0))]
+            if hybrid is None or behind:
                 rows.append({"scope": scope, "query": query, "first_relevant": ranks})
     return rows
 
@@ -167,7 +169,7 @@ def report(
 ) -> dict[str, object]:
     """Folds, halves, the channel floor, misses and (when asked) bootstrap intervals, as JSON-ready data.
 
-    ``baseline`` is the fused ranking of another run (``--json`` of an earlier commit), compared query
+    ``baseline`` is the hybrid ranking of another run (``--json`` of an earlier commit), compared query
     by query as "previous hybrid".
     """
     scores: Scores = {
