@@ -25,6 +25,7 @@ import numpy as np
 
 from incidents.sqlite_wal import use_wal
 from memory.bank import MemoryUnavailable
+from memory.schema import service_tag
 
 SCHEMA_VERSION = 4
 # The keyword index: the text, and the document's services as words of their own (``scope_words``), so
@@ -47,7 +48,7 @@ END""",
     INSERT INTO documents_fts(rowid, content, scope) VALUES (new.id, new.content, new.scope);
 END""",
 )
-SCOPE_TAG = "service:"
+SCOPE_TAG = service_tag("")  # the prefix every service tag has
 
 
 def scope_word(tag: str) -> str:
@@ -133,7 +134,7 @@ MIGRATE_2_TO_3 = (
 MIGRATE_3_TO_4 = (
     "ALTER TABLE documents ADD COLUMN scope TEXT NOT NULL DEFAULT ''",
     "UPDATE documents SET scope = coalesce((SELECT group_concat('s' || hex(t.value), ' ') "
-    f"FROM json_each(documents.tags) AS t WHERE t.value LIKE '{SCOPE_TAG}%'), '')",
+    f"FROM json_each(documents.tags) AS t WHERE t.value GLOB '{SCOPE_TAG}*'), '')",
     "DROP TRIGGER IF EXISTS documents_ai",
     "DROP TRIGGER IF EXISTS documents_ad",
     "DROP TRIGGER IF EXISTS documents_au",
