@@ -12,6 +12,7 @@ import copy
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from functools import lru_cache, partial
 from typing import Any, TypeVar
@@ -86,6 +87,7 @@ class EmbeddedBank(MemoryBank):
         # the model already spreads each over the cores.
         self._cached_query_vector = lru_cache(maxsize=QUERY_VECTORS)(self._embed_query)
         self._query_lock = threading.Lock()
+        self._keyword_search = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recall-keyword")
 
     @property
     def ranking_model(self) -> str:
@@ -258,23 +260,35 @@ class EmbeddedBank(MemoryBank):
         self._sync()
         depth = candidate_depth(budget, limit)
         channels: dict[str, list[int]] = {}
+        # The keyword search runs on its own thread while this one embeds the query: the model releases
+        # the interpreter for most of its milliseconds and leaves a core idle between its operators.
+        keyword = (
+            self._keyword_search.submit(self._keyword_channel, query, tags, tags_match, depth)
+            if "keyword" in self.channels
+            else None
+        )
         if "semantic" in self.channels:
             vector = self._query_vector(query)
             channels["semantic"] = self.index.search(vector, tags=tags, match=tags_match, k=depth)
-        if "keyword" in self.channels:
-            admitted = self.index.admitted(tags, tags_match)
-            narrow = tag_filter(tags, tags_match)
-            found = self.store.run(
-                lambda c: self.keywords.scored(
-                    c, query, admitted=admitted, k=depth, size=len(self.index), scope=narrow
-                )
-            )
-            if found is not None:
-                channels["keyword"] = [d for d, _ in found]
+        found = keyword.result() if keyword is not None else None
+        if found is not None:
+            channels["keyword"] = [d for d, _ in found]
         candidates = {d for ids in channels.values() for d in ids}
         fused = fuse(channels, self.index.timestamps(candidates), limit)
         documents = self.store.run(lambda c: fetch_by_ids(c, [f.id for f in fused]))
         return [recalled(documents[f.id], f.score, f.ranks) for f in fused if f.id in documents]
+
+    def _keyword_channel(
+        self, query: str, tags: list[str] | None, tags_match: TagsMatch, depth: int
+    ) -> list[tuple[int, float]] | None:
+        """BM25 over the records the tags admit, best first; None when the query has no words to match."""
+        admitted = self.index.admitted(tags, tags_match)
+        narrow = tag_filter(tags, tags_match)
+        return self.store.run(
+            lambda c: self.keywords.scored(
+                c, query, admitted=admitted, k=depth, size=len(self.index), scope=narrow
+            )
+        )
 
     async def keyword_scored(
         self, query: str, *, tags: list[str] | None, limit: int
@@ -283,13 +297,7 @@ class EmbeddedBank(MemoryBank):
 
         def run() -> list[tuple[RecalledIncident, float]]:
             self._sync()
-            admitted = self.index.admitted(tags, "any_strict")
-            narrow = tag_filter(tags, "any_strict")
-            found = self.store.run(
-                lambda c: self.keywords.scored(
-                    c, query, admitted=admitted, k=limit, size=len(self.index), scope=narrow
-                )
-            )
+            found = self._keyword_channel(query, tags, "any_strict", limit)
             if not found:
                 return []
             documents = self.store.run(lambda c: fetch_by_ids(c, [d for d, _ in found]))
@@ -466,6 +474,7 @@ class EmbeddedBank(MemoryBank):
             task.cancel()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._keyword_search.shutdown(wait=True)
         self.store.close()
 
 
