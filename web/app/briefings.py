@@ -101,6 +101,10 @@ def store_for_job(container: Container, claim: JobClaim, briefing: Briefing) -> 
 
 
 def _add_version(db: Session, incident_id: int, briefing: Briefing) -> StoredBriefing:
+    # Loaded first and held: the session keeps loaded rows only while something refers to them, so the
+    # delivery owed inside ``store_briefing`` finds this one instead of reading it again.
+    incident = db.get(Incident, incident_id)
+    assert incident is not None
     row = briefings.store_briefing(
         db_session=db,
         incident_id=incident_id,
@@ -108,8 +112,6 @@ def _add_version(db: Session, incident_id: int, briefing: Briefing) -> StoredBri
         mode=briefing.mode,
         memory=briefing.memory,
     )
-    incident = db.get(Incident, incident_id)
-    assert incident is not None
     warn = f"; {len(briefing.warnings)} warning(s)" if briefing.warnings else ""
     incidents.add_event(
         db_session=db,

@@ -180,9 +180,14 @@ class Agent:
                 ],
             )
         similarity = Similarity(self.embedder, self.known_vectors)
-        briefing = await asyncio.to_thread(finish, answer, conversation, model, hops, warnings, similarity)
-        briefing.head = await asyncio.to_thread(build_head, briefing, conversation.evidence, similarity)
-        return briefing
+
+        def finished() -> Briefing:
+            # One trip to a worker thread for both: each trip waits for a thread to wake.
+            briefing = finish(answer, conversation, model, hops, warnings, similarity)
+            briefing.head = build_head(briefing, conversation.evidence, similarity)
+            return briefing
+
+        return await asyncio.to_thread(finished)
 
 
 async def run_hops(

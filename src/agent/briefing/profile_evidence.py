@@ -31,9 +31,12 @@ class ProfileSource:
 
     async def patterns(self, service: str | None) -> list[Pattern]:
         ids = ([service_model_id(service)] if service else []) + [PROFILE_ID]
+        # Both profiles are asked for at once: one wait on the bank, not two.
+        models = await asyncio.wait_for(
+            asyncio.gather(*(self._bank.get_mental_model(model_id) for model_id in ids)), self._timeout
+        )
         found: list[Pattern] = []
-        for model_id in ids:
-            model = await asyncio.wait_for(self._bank.get_mental_model(model_id), self._timeout)
+        for model in models:
             titles = {p.title for p in found}
             found += [p for p in load_patterns(model) if p.title not in titles]
         return found
