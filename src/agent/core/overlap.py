@@ -186,7 +186,10 @@ def contradicts(signature: str, symptom: str, alert: str) -> bool:
     did not; a healthy alert is held against the error the record paged with (its signature), not
     against a symptom that measured a low error rate."""
     record = f"{signature} {symptom}"
-    if negated(record) & asserted(alert) or negated(alert) & asserted(record):
+    if negated(record) & asserted(alert):
+        return True
+    absent = negated(alert)  # most alerts say nothing was absent: then the record need not be read for it
+    if absent and absent & asserted(record):
         return True
     if healthy(signature) or healthy(symptom):
         return bool(asserted(alert) & _FAILURE)
