@@ -34,14 +34,18 @@ class Recurrence:
     def next_expected(self) -> datetime | None:
         return self.last + timedelta(days=self.period_days) if self.period_days else None
 
-    def sentence(self) -> str:
+    def sentence(self, now: datetime | None = None) -> str:
         """ "This pattern recurs about every 90 days; the last was 2026-03-01, the next is expected around
-        2026-05-30." (or its rate, when the dates are not regular)."""
+        2026-05-30." (or its rate, when the dates are not regular). Once ``now`` is past that date the
+        next "was due" then: an alert firing after it may be that one, and a date in the past said as
+        expected reads as a mistake."""
         last = self.last.date().isoformat()
         if self.period_days and self.next_expected is not None:
+            due = self.next_expected.date()
+            when = "was due" if now is not None and due < now.date() else "is expected"
             return (
                 f"This pattern recurs about every {self.period_days} days; the last was {last}, "
-                f"the next is expected around {self.next_expected.date().isoformat()}."
+                f"the next {when} around {due.isoformat()}."
             )
         if self.count == 1:
             return f"This pattern was seen once, on {last}."

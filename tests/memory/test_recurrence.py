@@ -22,6 +22,15 @@ def test_a_certificate_that_expired_twice_90_days_apart_is_expected_again() -> N
     assert "next is expected around 2026-07-09" in found.sentence()
 
 
+def test_once_its_date_has_passed_the_next_was_due_not_expected() -> None:
+    found = recurrence([DAY, DAY + timedelta(days=90)])
+    assert found is not None
+    before = found.sentence(DAY + timedelta(days=170))
+    after = found.sentence(DAY + timedelta(days=200))
+    assert "the next is expected around 2026-07-09" in before
+    assert "the next was due around 2026-07-09" in after and "expected" not in after
+
+
 def test_regular_gaps_give_their_mean_period() -> None:
     dates = [DAY + timedelta(days=d) for d in (0, 29, 61, 90)]
     found = recurrence(dates)

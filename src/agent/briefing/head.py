@@ -247,11 +247,15 @@ def _likely(match: Match) -> str:
     return f"{sure.probability:.0%} likely relevant{mark}"
 
 
-def _recurrence(evidence: Evidence | None) -> str | None:
-    """When the best matching profile pattern recurs: one with a regular period first."""
-    found = list(evidence.recurrences.values()) if evidence is not None else []
-    found.sort(key=lambda r: r.period_days is None)  # stable: the best matching pattern first
-    return found[0].sentence() if found else None
+def _recurrence(evidence: Evidence | None, now: datetime) -> str | None:
+    """When the best matching profile pattern recurs, and only that one: "this pattern recurs" is read as
+    the alert's pattern, and a weaker match (a payment retry storm sharing "consumer" and "order" with a
+    Kafka lag alert) would lend it dates that are not its own."""
+    if evidence is None:
+        return None
+    best = next((item.id for item in evidence.items if item.kind == "profile"), None)
+    found = evidence.recurrences.get(best) if best is not None else None
+    return found.sentence(now) if found is not None else None
 
 
 def build_head(briefing: Briefing, evidence: Evidence | None, similarity: Similarity) -> BriefingHead:
@@ -269,7 +273,7 @@ def build_head(briefing: Briefing, evidence: Evidence | None, similarity: Simila
     fixes = [f for f in fixes if not any(_same(f, c, similarity) for c in head_checks)]
     return BriefingHead(
         first_line=first_line(briefing, evidence),
-        recurrence=_recurrence(evidence),
+        recurrence=_recurrence(evidence, now),
         checks=head_checks,
         fixes=fixes[:MAX_FIXES],
         risky=risky[:MAX_RISKY],

@@ -9,6 +9,7 @@ happens again (its rate, and its period when its dates are regular), for the bri
 import asyncio
 
 from agent.core.evidence import AlertInput, ProfileEvidence
+from incidents.timeutil import utcnow
 from memory import MemoryUnavailable
 from memory.bank import ProfileModels
 from memory.profile import (
@@ -57,7 +58,7 @@ class ProfileSource:
             text = pattern_evidence_text(pattern)
             again = recurrence(pattern.seen)
             if again is not None and again.count > 1:
-                text += f"\nRecurrence: {again.sentence()}"
+                text += f"\nRecurrence: {again.sentence(utcnow())}"
             found.append(
                 ProfileEvidence(
                     id=pattern.id,

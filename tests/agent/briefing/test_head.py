@@ -294,6 +294,35 @@ async def test_a_matching_pattern_with_regular_dates_tells_the_head_when_it_recu
     assert any("Recurrence: This pattern recurs" in e.text for e in briefing.evidence if e.kind == "profile")
 
 
+async def test_only_the_best_matching_pattern_says_when_it_recurs() -> None:
+    from tests.agent.fakes import profile_model
+
+    bank = FakeRecall()
+    bank.add(record("INC-0001"))
+    profiles = FakeProfiles()
+    model = profile_model()
+    assert model.structured is not None
+    best = model.structured["patterns"][0]
+    weaker = best | {
+        "id": "pattern-2",
+        "title": "Payment retries amplified a processor outage",
+        "incidents": ["INC-0002", "INC-0003"],
+        "early_warning_signals": [{"text": "checkout retries climbing", "citations": ["INC-0002"]}],
+        "seen": ["2025-12-15T09:00:00+00:00", "2026-03-15T09:00:00+00:00"],
+    }
+    model.structured["patterns"].append(weaker)
+    profiles.models[model.id] = model
+    agent = Agent(model=EvidenceOnlyPlanner(), bank=bank, profile=ProfileSource(profiles))
+    briefing = await agent.brief(AlertInput(text=f"checkout down: {POOL}", service="checkout-service"))
+    matched = [e.id for e in briefing.evidence if e.kind == "profile"]
+    assert matched == ["pattern-1", "pattern-2"]  # both match, the pool pattern first
+    assert briefing.head is not None and briefing.head.recurrence is None
+    best["seen"] = ["2025-12-15T09:00:00+00:00", "2026-03-15T09:00:00+00:00", "2026-06-13T09:00:00+00:00"]
+    briefing = await agent.brief(AlertInput(text=f"checkout down: {POOL}", service="checkout-service"))
+    assert briefing.head is not None and briefing.head.recurrence is not None
+    assert "the last was 2026-06-13" in briefing.head.recurrence
+
+
 RUNBOOK_ITEMS = [
     *ITEMS[:2],
     EvidenceItem(n=5, kind="runbook", id="RB-db-pool", service="checkout-service", title="RB", text="."),

@@ -42,7 +42,7 @@ def recurrence_strip(dates: Sequence[datetime], found: Recurrence) -> Strip:
 
     dots = [Dot(x(d), d.date().isoformat()) for d in sorted(dates)]
     if found.next_expected is not None:
-        dots.append(Dot(x(found.next_expected), f"next expected around {end.date().isoformat()}", True))
+        dots.append(Dot(x(found.next_expected), f"next due around {end.date().isoformat()}", True))
     return Strip(
         width=WIDTH,
         height=HEIGHT,

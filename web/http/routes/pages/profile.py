@@ -49,18 +49,20 @@ def _charts(container: Container, patterns: list[Pattern]) -> tuple[Chart, Chart
     return by_service, stacked_bars(count_by_period(cited))
 
 
-def _recurrences(container: Container, patterns: list[Pattern]) -> dict[str, tuple[Recurrence, Strip]]:
-    """Each pattern's recurrence, from its incidents' dates (the profile's, else the incidents')."""
+def _recurrences(container: Container, patterns: list[Pattern]) -> dict[str, tuple[Recurrence, Strip, str]]:
+    """Each pattern's recurrence, from its incidents' dates (the profile's, else the incidents'), with
+    its strip and its sentence as of now."""
     with container.sessions() as db:
         first_seen = {
             public_id: moment for public_id, _, moment in incident_service.first_seen_points(db_session=db)
         }
-    found: dict[str, tuple[Recurrence, Strip]] = {}
+    found: dict[str, tuple[Recurrence, Strip, str]] = {}
+    now = utcnow()
     for pattern in patterns:
         dates = pattern.seen or [first_seen[i] for i in set(pattern.incidents) if i in first_seen]
         again = recurrence(dates)
         if again is not None:
-            found[pattern.id] = (again, recurrence_strip(dates, again))
+            found[pattern.id] = (again, recurrence_strip(dates, again), again.sentence(now))
     return found
 
 
