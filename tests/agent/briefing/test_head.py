@@ -1,7 +1,9 @@
 """The briefing head: at most three of each, merged when they say the same thing, ranked, cited."""
 
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
+from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -276,7 +278,8 @@ async def test_memory_off_says_so_in_the_first_line() -> None:
     assert not briefing.head.checks and not briefing.head.fixes
 
 
-async def test_a_matching_pattern_with_regular_dates_tells_the_head_when_it_recurs() -> None:
+def _profiled(patterns: Callable[[list[dict[str, Any]]], None]) -> Agent:
+    """An agent over one record and the team profile of the fakes, its patterns changed by ``patterns``."""
     from tests.agent.fakes import profile_model
 
     bank = FakeRecall()
@@ -284,9 +287,16 @@ async def test_a_matching_pattern_with_regular_dates_tells_the_head_when_it_recu
     profiles = FakeProfiles()
     model = profile_model()
     assert model.structured is not None
-    model.structured["patterns"][0]["seen"] = ["2025-12-15T09:00:00+00:00", "2026-03-15T09:00:00+00:00"]
+    patterns(model.structured["patterns"])
     profiles.models[model.id] = model
-    agent = Agent(model=EvidenceOnlyPlanner(), bank=bank, profile=ProfileSource(profiles))
+    return Agent(model=EvidenceOnlyPlanner(), bank=bank, profile=ProfileSource(profiles))
+
+
+async def test_a_matching_pattern_with_regular_dates_tells_the_head_when_it_recurs() -> None:
+    def regular(patterns: list[dict[str, Any]]) -> None:
+        patterns[0]["seen"] = ["2025-12-15T09:00:00+00:00", "2026-03-15T09:00:00+00:00"]
+
+    agent = _profiled(regular)
     briefing = await agent.brief(AlertInput(text=f"checkout down: {POOL}", service="checkout-service"))
     assert briefing.head is not None and briefing.head.recurrence is not None
     assert "recurs about every 90 days; the last was 2026-03-15" in briefing.head.recurrence
@@ -295,24 +305,21 @@ async def test_a_matching_pattern_with_regular_dates_tells_the_head_when_it_recu
 
 
 async def test_only_the_best_matching_pattern_says_when_it_recurs() -> None:
-    from tests.agent.fakes import profile_model
+    patterns: list[dict[str, Any]] = []
 
-    bank = FakeRecall()
-    bank.add(record("INC-0001"))
-    profiles = FakeProfiles()
-    model = profile_model()
-    assert model.structured is not None
-    best = model.structured["patterns"][0]
-    weaker = best | {
-        "id": "pattern-2",
-        "title": "Payment retries amplified a processor outage",
-        "incidents": ["INC-0002", "INC-0003"],
-        "early_warning_signals": [{"text": "checkout retries climbing", "citations": ["INC-0002"]}],
-        "seen": ["2025-12-15T09:00:00+00:00", "2026-03-15T09:00:00+00:00"],
-    }
-    model.structured["patterns"].append(weaker)
-    profiles.models[model.id] = model
-    agent = Agent(model=EvidenceOnlyPlanner(), bank=bank, profile=ProfileSource(profiles))
+    def with_a_weaker_regular_one(found: list[dict[str, Any]]) -> None:
+        weaker = found[0] | {
+            "id": "pattern-2",
+            "title": "Payment retries amplified a processor outage",
+            "incidents": ["INC-0002", "INC-0003"],
+            "early_warning_signals": [{"text": "checkout retries climbing", "citations": ["INC-0002"]}],
+            "seen": ["2025-12-15T09:00:00+00:00", "2026-03-15T09:00:00+00:00"],
+        }
+        found.append(weaker)
+        patterns.extend(found)
+
+    agent = _profiled(with_a_weaker_regular_one)
+    best = patterns[0]
     briefing = await agent.brief(AlertInput(text=f"checkout down: {POOL}", service="checkout-service"))
     matched = [e.id for e in briefing.evidence if e.kind == "profile"]
     assert matched == ["pattern-1", "pattern-2"]  # both match, the pool pattern first
