@@ -15,7 +15,10 @@ briefing found; the head keeps at most three of each, merged and ranked:
 - a fix that repeats a head check is left to the check;
 - when the precedents the briefing relies on name the runbooks they used, a line of another runbook
   (one recall found by its service and words) is left out of the head: "that's the pool, open the
-  pool runbook" is the advice, not the slow-query runbook that shares the word "database".
+  pool runbook" is the advice, not the slow-query runbook that shares the word "database";
+- a line only a team-profile pattern backs speaks in the head when that pattern is the one the alert
+  matches best: a Kafka lag alert's head says "lower max.poll.records" from the consumer-lag pattern,
+  not "cut payment retries" from a retry storm that shares the words "consumer" and "order".
 
 The rest stays in ``more_*``, ranked the same way, so nothing is lost. The first line is one sentence:
 the precedent, how sure, and when; or the two closest precedents, when they disagree. The page, the
@@ -96,15 +99,18 @@ class _Sources:
         runbooks = [i.id for i in items if i.kind == "runbook" and i.id]
         self.named = {r for r in runbooks if any(_names(text, r) for text in used)}
         self.any_named = any(used)
+        # Profile patterns are evidence in the order the alert matches them, best first.
+        self.best_pattern = next((i.id for i in items if i.kind == "profile"), None)
 
     def unvouched(self, claim: Claim) -> bool:
-        """A line resting only on runbooks the relied-on precedents did not use, when they name theirs."""
+        """A line resting only on runbooks the relied-on precedents did not use, when they name theirs,
+        or only on profile patterns the alert matches less well than its best one."""
         cited = [self.items[n] for n in claim.citations if n in self.items]
-        return (
-            self.any_named
-            and bool(cited)
-            and all(i.kind == "runbook" and i.id not in self.named for i in cited)
-        )
+        if not cited:
+            return False
+        if all(i.kind == "profile" and i.id != self.best_pattern for i in cited):
+            return True
+        return self.any_named and all(i.kind == "runbook" and i.id not in self.named for i in cited)
 
     def foreign(self, claim: Claim) -> bool:
         """A claim only another service's records back, or that names another service's resource."""

@@ -370,3 +370,30 @@ def test_when_the_precedent_names_its_runbook_the_head_leaves_out_the_others() -
     assert [f.text for f in build_head(briefing, evidence, Similarity(None)).fixes] == [
         "Raise the pool size to 50"
     ]
+
+
+PATTERN_ITEMS = [
+    ITEMS[0],
+    EvidenceItem(n=2, kind="profile", id="pattern-lag", title="Consumer lag", text="."),
+    EvidenceItem(n=3, kind="profile", id="pattern-retries", title="Retry storm", text="."),
+]
+
+
+def test_only_the_best_matching_pattern_speaks_in_the_head() -> None:
+    """A Kafka lag alert: the consumer-lag pattern's check leads, the retry storm that shares two words
+    with the alert stays in the full list; a line both back stays, citing the best one."""
+    evidence = Evidence(AlertInput(text="kafka consumer lag on order events"), items=tuple(PATTERN_ITEMS))
+    checks = [
+        claim("check", "first_check", "lower max.poll.records to 50", 2),
+        claim("check", "first_check", "cut payment retries to 2", 3),
+        claim("check", "first_check", "check the consumer group's rebalances", 2).model_copy(
+            update={"citations": [2, 3]}
+        ),
+    ]
+    briefing = _briefing(first_checks=checks).model_copy(update={"evidence": PATTERN_ITEMS})
+    head = build_head(briefing, evidence, Similarity(None))
+    assert [c.text for c in head.checks + head.more_checks] == [
+        "Lower max.poll.records to 50",
+        "Check the consumer group's rebalances",
+    ]
+    assert len(briefing.first_checks) == 3
