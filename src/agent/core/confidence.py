@@ -150,12 +150,14 @@ class Fit:
 def tie_groups(probabilities: Sequence[float]) -> list[int]:
     """Each probability's tie group, 0 for the most likely: going down from the highest, a group takes
     every probability less than ``RESOLUTION`` below its first one. Two precedents 0.003 apart are a
-    tie wherever they fall, which steps of a fixed width (0.749 and 0.751) would tell apart."""
+    tie wherever they fall, which steps of a fixed width (0.749 and 0.751) would tell apart. A group
+    never spans ``MODERATE``: a tie ordered by service put a 0.27 record of the alert's service ahead of
+    another service's 0.31, and the briefing said nothing cleared the bar while listing the 0.31."""
     order = sorted(range(len(probabilities)), key=lambda i: -probabilities[i])
     groups = [0] * len(probabilities)
     group, leader = -1, math.inf
     for i in order:
-        if leader - probabilities[i] >= RESOLUTION:
+        if leader - probabilities[i] >= RESOLUTION or probabilities[i] < MODERATE <= leader:
             group, leader = group + 1, probabilities[i]
         groups[i] = group
     return groups

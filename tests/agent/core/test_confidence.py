@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from agent.core.confidence import (
     FEATURES,
+    MODERATE,
     RESOLUTION,
     Fit,
     band,
@@ -23,11 +24,15 @@ from memory.embedder import MODEL_ID
 
 
 def _incident(
-    why: dict[str, int], *, signature: str = "FATAL: remaining connection slots are reserved"
+    why: dict[str, int],
+    *,
+    signature: str = "FATAL: remaining connection slots are reserved",
+    incident_id: str = "INC-1",
+    service: str = "checkout-service",
 ) -> RecalledIncident:
     record = IncidentRecord(
-        incident_id="INC-1",
-        service="checkout-service",
+        incident_id=incident_id,
+        service=service,
         timestamp=datetime(2026, 3, 1, tzinfo=UTC),
         symptom="checkout requests time out",
         error_signature=signature,
@@ -39,7 +44,7 @@ def _incident(
         resolved_by="dana",
     )
     return RecalledIncident(
-        id="INC-1", text="", record=record, score=0.9, why=why, tags=[], metadata={}, timestamp=None
+        id=incident_id, text="", record=record, score=0.9, why=why, tags=[], metadata={}, timestamp=None
     )
 
 
@@ -109,11 +114,21 @@ def test_precedents_a_hair_apart_keep_the_order_retrieval_gave() -> None:
     assert [m.incident.id for m in evidence.ranked()] == ["INC-1", "INC-2"]
 
 
+def test_a_precedent_that_clears_the_listing_bar_goes_ahead_of_a_closer_one_below_it() -> None:
+    """A tie puts the alert's own service first, but not a record under the bar ahead of one over it."""
+    own = _incident({"keyword": 1})
+    other = _incident({"keyword": 2}, incident_id="PM-2", service="postgres-primary")
+    alert = AlertInput(text="checkout writes failing", service="checkout-service")
+    evidence, _ = Evidence(alert, fit=_InOrder(MODERATE - 0.03, MODERATE + 0.01)).with_incidents([own, other])
+    assert [m.incident.id for m in evidence.ranked()] == ["PM-2", "INC-1"]
+
+
 @given(st.lists(st.floats(0, 1), max_size=12))
 def test_a_tie_group_never_spans_more_than_the_resolution(probabilities: list[float]) -> None:
     groups = tie_groups(probabilities)
     for g in set(groups):
         members = [p for p, h in zip(probabilities, groups, strict=True) if h == g]
         assert max(members) - min(members) < RESOLUTION
+        assert len({p >= MODERATE for p in members}) == 1
     by_probability = sorted(zip(probabilities, groups, strict=True), key=lambda pg: -pg[0])
     assert [g for _, g in by_probability] == sorted(groups)
