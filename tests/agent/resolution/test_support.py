@@ -68,7 +68,7 @@ def test_a_drafted_fix_is_checked_as_a_briefings_fix_is_by_meaning_too() -> None
     """A failed attempt said in other words (few shared stems) is caught by the embedder, in a draft as
     in a briefing: the guard removes the same line for the same reason."""
     evidence, meaning = _evidence(), Similarity(MiniLMEmbedder())
-    paraphrase = "Set max connections to 80 on each checkout pod"
+    paraphrase = "Set the checkout max pool size to 80 for each pod"
     assert fix_not_in_role(f"1. {paraphrase}", [2], evidence, meaning)
     report = ClaimCheck()
     fix = Claim(text=paraphrase, statement=paraphrase, citations=[2], role="fix")

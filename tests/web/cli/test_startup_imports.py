@@ -21,6 +21,7 @@ HEAVY = (
     "starlette",
     "uvicorn",
     "onnxruntime",
+    "onnx",
     "tokenizers",
     "numpy",
     "sqlalchemy",
