@@ -13,6 +13,7 @@ from web.app.lanes import Lane, Worker
 from web.app.notify.notifier import Notifier
 from web.app.offload import Offload
 from web.app.settings import Settings
+from web.app.write_thread import WriteThread
 
 
 @dataclass
@@ -26,6 +27,10 @@ class Container:
     worker: Worker | None = field(default=None)
     lanes: list[Lane] = field(default_factory=list)
     offload: Offload = field(default_factory=Offload)
+    intake: WriteThread = field(init=False)  # where alert intake's transactions run
+
+    def __post_init__(self) -> None:
+        self.intake = WriteThread(self.engine)
 
     @classmethod
     def build(cls, settings: Settings | None = None, *, migrate: bool = True) -> "Container":
@@ -65,5 +70,6 @@ class Container:
         if self.worker is not None:
             self.worker.stop()
         self.offload.close()
+        self.intake.close()
         await self.bank.close()
         self.engine.dispose()

@@ -17,19 +17,10 @@ from incidents.locking import serialized_writes
 from web.http import sessions
 from web.http.deps import get_container
 from web.http.gate import gate_principal
-from web.http.security import Principal
+from web.http.security import Principal, bearer_secret
 
 bearer_scheme = HTTPBearer(auto_error=False, description="An API token from `recallops token create`.")
 CHALLENGE = {"WWW-Authenticate": 'Bearer realm="recallops"'}
-
-
-def bearer_secret(request: Request) -> str | None:
-    """The token after ``Bearer``, or ``None`` when the header is absent or another scheme."""
-    header = request.headers.get("authorization", "")
-    scheme, _, secret = header.partition(" ")
-    if scheme.lower() != "bearer" or not secret.strip():
-        return None
-    return secret.strip()
 
 
 def token_principal(db_session: Session, secret: str) -> Principal | None:
@@ -54,6 +45,18 @@ def current_principal(request: Request, db_session: Session) -> Principal | None
     if secret is not None:
         return token_principal(db_session, secret)
     return sessions.api_user_principal(request, db_session)
+
+
+def recheck(request: Request, principal: Principal, db_session: Session) -> None:
+    """401 when the caller's token is no longer live, asked inside the route's own write transaction.
+
+    For routes the gate lets in on a recent check (``BodyRule.rechecked``): a token revoked since then
+    writes nothing. Reads only; the gate's own check recorded the token's use."""
+    secret = bearer_secret(request)
+    if principal.kind == "token" and (
+        secret is None or tokens.verify_token(db_session=db_session, secret=secret) is None
+    ):
+        raise HTTPException(401, "missing or invalid bearer token", headers=CHALLENGE)
 
 
 def authorize(principal: Principal | None, scope: str) -> Principal:

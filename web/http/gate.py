@@ -16,33 +16,46 @@ will answer, then, before the first byte of the body is read:
 Routes with a rule of their own are listed in ``RULES``; every other route gets ``DEFAULT``. The
 scope check (403) stays with the route's ``require(scope)``, which reuses the principal found here
 instead of asking the database again.
+
+Alert intake is the hot path: its routes ask the database about the token again inside the
+transaction that stores the alerts (``rechecked``), so for them the gate lets a bearer token through
+on a check of its own from the last ``RECENT_S`` seconds, without a worker thread and a database
+session per alert. A token revoked since then gets its body read and a 401 from the route, before
+anything is written.
 """
 
 import json
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from time import monotonic
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.routing import compile_path
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from incidents.auth.tokens import hash_secret
 from web.app.settings import Settings
-from web.http.security import Principal
+from web.http.security import Principal, bearer_secret
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 DEFAULT_MAX_BYTES = 256 * 1024  # JSON bodies and page forms: notes and post-mortems fit many times over
 PRINCIPAL_KEY = "principal"  # in ``request.state``: the caller the gate already identified
 CHALLENGE = (b"www-authenticate", b'Bearer realm="recallops"')
+RECENT_S = 60.0  # how long a token the gate checked lets a ``rechecked`` route's body in unasked
+RECENT_TOKENS = 256  # tokens remembered at once (a deployment has a handful of senders)
 
 
 @dataclass(frozen=True)
 class BodyRule:
-    """``max_bytes`` (a number, or read from the settings), and whether the body is the credential."""
+    """``max_bytes`` (a number, or read from the settings), whether the body is the credential, and
+    whether the route checks a bearer token again in its own transaction (``rechecked``)."""
 
     max_bytes: int | Callable[[Settings], int] = DEFAULT_MAX_BYTES
     anonymous: bool = False
     advice: str = ""
+    rechecked: bool = False
 
     def limit(self, settings: Settings) -> int:
         return self.max_bytes(settings) if callable(self.max_bytes) else self.max_bytes
@@ -64,8 +77,8 @@ def import_limit(settings: Settings) -> int:
 RULES: tuple[tuple[str, BodyRule], ...] = (
     ("/api/v1/alerts/pagerduty", BodyRule(intake_limit, anonymous=True)),  # routing_key is the credential
     ("/v2/enqueue", BodyRule(intake_limit, anonymous=True)),
-    ("/api/v1/alerts", BodyRule(intake_limit)),
-    ("/api/v1/alerts/{source}", BodyRule(intake_limit)),
+    ("/api/v1/alerts", BodyRule(intake_limit, rechecked=True)),
+    ("/api/v1/alerts/{source}", BodyRule(intake_limit, rechecked=True)),
     ("/api/v1/memory/import", BodyRule(import_limit, advice="; split the file")),
     ("/api/v1/drafts/import", BodyRule(import_limit, advice="; split the file")),
     ("/signin", BodyRule(16 * 1024, anonymous=True)),  # the password in the form is the credential
@@ -91,6 +104,7 @@ class BodyGate:
         self.app = app
         self.settings = settings
         self.identify = identify
+        self.recent = RecentTokens()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -108,11 +122,15 @@ class BodyGate:
             await _json(send, 413, detail)
             return
         if not rule.anonymous and scope["method"] not in SAFE_METHODS:
-            page = _is_page(scope["path"])
-            principal = await run_in_threadpool(self.identify, request, page)
+            principal = self.recent.get(request) if rule.rechecked else None
             if principal is None:
-                await (_to_sign_in(send) if page else _json(send, 401, "missing or invalid credentials"))
-                return
+                page = _is_page(scope["path"])
+                principal = await run_in_threadpool(self.identify, request, page)
+                if principal is None:
+                    await (_to_sign_in(send) if page else _json(send, 401, "missing or invalid credentials"))
+                    return
+                if rule.rechecked:
+                    self.recent.remember(request, principal)
             scope.setdefault("state", {})[PRINCIPAL_KEY] = principal
         await self._capped(scope, receive, send, limit, rule.advice)
 
@@ -145,6 +163,36 @@ class BodyGate:
         except Exception:
             if not cut:
                 raise  # only the handler's reaction to the cut body is expected and silenced
+
+
+class RecentTokens:
+    """Bearer tokens the gate found live in the last ``RECENT_S`` seconds, by the hash of their secret.
+
+    Read and written on the event loop only. Only tokens are kept: a session cookie is judged afresh."""
+
+    def __init__(self) -> None:
+        self._seen: OrderedDict[str, tuple[float, Principal]] = OrderedDict()
+
+    @staticmethod
+    def _key(request: Request) -> str | None:
+        secret = bearer_secret(request)
+        return hash_secret(secret) if secret else None
+
+    def get(self, request: Request) -> Principal | None:
+        key = self._key(request)
+        seen = self._seen.get(key) if key else None
+        if seen is None or monotonic() - seen[0] > RECENT_S:
+            return None
+        return seen[1]
+
+    def remember(self, request: Request, principal: Principal) -> None:
+        key = self._key(request)
+        if key is None or principal.kind != "token":
+            return
+        self._seen[key] = (monotonic(), principal)
+        self._seen.move_to_end(key)
+        while len(self._seen) > RECENT_TOKENS:
+            self._seen.popitem(last=False)
 
 
 async def _json(send: Send, status: int, detail: str) -> None:

@@ -3,6 +3,8 @@
 from dataclasses import dataclass
 from typing import Literal
 
+from starlette.requests import HTTPConnection
+
 ROLE_SCOPES = {"engineer": frozenset({"read", "incidents:write"}), "viewer": frozenset({"read"})}
 
 
@@ -15,3 +17,11 @@ class Principal:
 
     def can(self, scope: str) -> bool:
         return scope in self.scopes
+
+
+def bearer_secret(request: HTTPConnection) -> str | None:
+    """The token after ``Bearer``, or ``None`` when the header is absent or another scheme."""
+    scheme, _, secret = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not secret.strip():
+        return None
+    return secret.strip()

@@ -21,8 +21,9 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from web.http.auth import CHALLENGE, authorize, bearer_secret, token_principal
+from web.http.auth import CHALLENGE, authorize, token_principal
 from web.http.deps import get_container
+from web.http.security import bearer_secret
 from web.mcp.server import build_server
 
 PATH = "/mcp"

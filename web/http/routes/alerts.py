@@ -23,10 +23,10 @@ from incidents.alerts.service import IngestResult, ingest
 from incidents.locking import serialized_writes
 from web.app import metrics
 from web.app.container import Container
-from web.http.auth import bearer_secret, require, token_principal
+from web.http.auth import recheck, require, token_principal
 from web.http.body import BodyError, read_json, request_body_schema
 from web.http.deps import get_container
-from web.http.security import Principal
+from web.http.security import Principal, bearer_secret
 
 log = logging.getLogger(__name__)
 router = APIRouter(tags=["alerts"])
@@ -101,11 +101,16 @@ def _normalize(container: Container, source: str, raw: Any) -> list[NormalizedAl
     return adapter(body, raw, container.settings.incidents.service_labels)
 
 
-def _store(container: Container, alerts: Sequence[NormalizedAlert], via: str) -> list[IngestResult]:
-    """One transaction for the whole payload, committed before the caller answers."""
+def _store(
+    container: Container, alerts: Sequence[NormalizedAlert], principal: Principal, request: Request | None
+) -> list[IngestResult]:
+    """One transaction for the whole payload, committed before the caller answers. With ``request``,
+    the caller (let in by the gate on a recent check) is checked again first, in that transaction."""
     try:
         with container.sessions() as db, serialized_writes(db):
-            results = ingest(db_session=db, alerts=alerts, via=via)
+            if request is not None:
+                recheck(request, principal, db)
+            results = ingest(db_session=db, alerts=alerts, via=principal.name)
             db.commit()
     except DataError as exc:
         raise BodyError(422, f"a value does not fit the database: {exc.orig}") from exc
@@ -116,9 +121,13 @@ def _store(container: Container, alerts: Sequence[NormalizedAlert], via: str) ->
 
 
 async def _accept(
-    container: Container, source: str, alerts: list[NormalizedAlert], via: str
+    container: Container,
+    source: str,
+    alerts: list[NormalizedAlert],
+    principal: Principal,
+    rechecked: Request | None = None,
 ) -> list[IngestResult]:
-    results = await run_in_threadpool(_store, container, alerts, via)
+    results = await container.intake.run(_store, container, alerts, principal, rechecked)
     if container.worker is not None and any(result.opened for result in results):
         container.worker.wake()
     for result in results:
@@ -153,7 +162,7 @@ async def _intake(request: Request, source: str, principal: Principal) -> JSONRe
     try:
         raw = await read_json(request)
         alerts = _normalize(container, source, raw)
-        results = await _accept(container, source, alerts, principal.name)
+        results = await _accept(container, source, alerts, principal, rechecked=request)
     except BodyError as exc:
         metrics.ALERTS_RECEIVED.labels(source, "rejected").inc()
         return JSONResponse(status_code=exc.status, content={"detail": exc.detail, "errors": exc.errors})
@@ -216,7 +225,7 @@ async def pagerduty(request: Request) -> JSONResponse:
         if not principal.can(SCOPE):
             return _pd_error(403, "forbidden", "Forbidden", [f"{principal.name!r} lacks the {SCOPE!r} scope"])
         alerts = _normalize(container, "pagerduty", raw)
-        await _accept(container, "pagerduty", alerts, principal.name)
+        await _accept(container, "pagerduty", alerts, principal)
     except BodyError as exc:
         metrics.ALERTS_RECEIVED.labels("pagerduty", "rejected").inc()
         status = 400 if exc.status == 422 else exc.status

@@ -18,8 +18,9 @@ from incidents.database import insert_ignoring_conflicts, table_of
 from incidents.incident.models import Counter
 from web.app.container import Container
 from web.app.tasks import lane_status
-from web.http.auth import CHALLENGE, bearer_secret
+from web.http.auth import CHALLENGE
 from web.http.deps import get_container
+from web.http.security import bearer_secret
 
 router = APIRouter(tags=["operations"])
 

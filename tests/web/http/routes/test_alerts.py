@@ -96,6 +96,24 @@ def test_revoked_token_is_refused(api: Api) -> None:
     assert api.post(AM, capture("alertmanager", "amtool-1-firing")).status_code == 401
 
 
+def test_a_token_revoked_after_the_gate_let_it_in_stores_nothing(api: Api) -> None:
+    """The gate lets intake in on a check from the last minute; the store transaction asks again."""
+    from incidents.auth.tokens import revoke_token
+    from incidents.database import transaction
+
+    first = capture("alertmanager", "amtool-1-firing")
+    assert api.post(AM, first).status_code == 200
+    with transaction(api.client.app.state.container.sessions) as db:  # type: ignore[attr-defined]
+        revoke_token(db_session=db, name="sender")
+    second = _alert(labels={"alertname": "DiskFull", "service": "billing"}, fingerprint="f-revoked")
+    refused = api.post(AM, second)
+    assert refused.status_code == 401
+    assert refused.headers["www-authenticate"].startswith("Bearer")
+    assert [incident["alertname"] for incident in api.incidents()] == [
+        first["alerts"][0]["labels"]["alertname"]
+    ]
+
+
 def _alert(**changes: Any) -> dict[str, Any]:
     raw = capture("alertmanager", "amtool-1-firing")
     raw["alerts"][0].update(changes)

@@ -41,9 +41,10 @@ def test_no_token_is_401_before_the_body_is_read(api: Api, path: str) -> None:
     assert body.sent == 0
 
 
-def test_a_wrong_token_is_401_before_the_body_is_read(api: Api) -> None:
+@pytest.mark.parametrize("path", ["/api/v1/ask", "/api/v1/alerts/alertmanager"])
+def test_a_wrong_token_is_401_before_the_body_is_read(api: Api, path: str) -> None:
     body = CountedBody(chunks=100)
-    response = api.client.post("/api/v1/ask", content=body, headers={**JSON, "Authorization": "Bearer nope"})
+    response = api.client.post(path, content=body, headers={**JSON, "Authorization": "Bearer nope"})
     assert response.status_code == 401 and body.sent == 0
 
 
