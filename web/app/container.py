@@ -30,7 +30,7 @@ class Container:
     intake: WriteThread = field(init=False)  # where alert intake's transactions run
 
     def __post_init__(self) -> None:
-        self.intake = WriteThread(self.engine)
+        self.intake = WriteThread(self.engine, self.sessions)
 
     @classmethod
     def build(cls, settings: Settings | None = None, *, migrate: bool = True) -> "Container":

@@ -1,8 +1,9 @@
 """Alert intake over HTTP: one route per source, each storing before it answers.
 
 Flow of a request: authenticate the sender, read the body (``web.http.body``), validate it against the
-source's model, map it to normalized alerts, store and route them in one transaction, commit, then
-answer. A 2xx therefore means the alerts are on disk; an error means nothing was written.
+source's model, map it to normalized alerts, store and route them (``web.app.write_thread``: on
+SQLite in a savepoint of a transaction shared with the deliveries that arrived meanwhile), commit, then
+answer. A 2xx therefore means the alerts are on disk; an error means nothing of them was written.
 """
 
 import logging
@@ -15,12 +16,12 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.exc import DataError, DBAPIError, OperationalError
+from sqlalchemy.orm import Session
 
 from incidents.alerts.adapters import SOURCES
 from incidents.alerts.normalized import NormalizedAlert
 from incidents.alerts.schemas import LabelLimits, PagerDutyEvent
 from incidents.alerts.service import IngestResult, ingest
-from incidents.locking import serialized_writes
 from web.app import metrics
 from web.app.container import Container
 from web.http.auth import recheck, require, token_principal
@@ -102,22 +103,13 @@ def _normalize(container: Container, source: str, raw: Any) -> list[NormalizedAl
 
 
 def _store(
-    container: Container, alerts: Sequence[NormalizedAlert], principal: Principal, request: Request | None
+    db: Session, alerts: Sequence[NormalizedAlert], principal: Principal, request: Request | None
 ) -> list[IngestResult]:
-    """One transaction for the whole payload, committed before the caller answers. With ``request``,
+    """The payload's alerts, inside the transaction the intake write thread commits. With ``request``,
     the caller (let in by the gate on a recent check) is checked again first, in that transaction."""
-    try:
-        with container.sessions() as db, serialized_writes(db):
-            if request is not None:
-                recheck(request, principal, db)
-            results = ingest(db_session=db, alerts=alerts, via=principal.name)
-            db.commit()
-    except DataError as exc:
-        raise BodyError(422, f"a value does not fit the database: {exc.orig}") from exc
-    except (OperationalError, DBAPIError) as exc:
-        log.warning("alert intake could not write", extra={"error": str(exc.orig)})
-        raise BodyError(503, "database busy or unavailable; retry") from exc
-    return results
+    if request is not None:
+        recheck(request, principal, db)
+    return ingest(db_session=db, alerts=alerts, via=principal.name)
 
 
 async def _accept(
@@ -127,7 +119,13 @@ async def _accept(
     principal: Principal,
     rechecked: Request | None = None,
 ) -> list[IngestResult]:
-    results = await container.intake.run(_store, container, alerts, principal, rechecked)
+    try:
+        results = await container.intake.write(_store, alerts, principal, rechecked)
+    except DataError as exc:
+        raise BodyError(422, f"a value does not fit the database: {exc.orig}") from exc
+    except (OperationalError, DBAPIError) as exc:
+        log.warning("alert intake could not write", extra={"error": str(exc.orig)})
+        raise BodyError(503, "database busy or unavailable; retry") from exc
     if container.worker is not None and any(result.opened for result in results):
         container.worker.wake()
     for result in results:
