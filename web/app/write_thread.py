@@ -66,7 +66,7 @@ class WriteThread:
             thread.join()
 
     def _alone(self, fn: Callable[..., T], args: tuple[object, ...]) -> T:
-        with self._sessions() as db, serialized_writes(db):
+        with self._sessions() as db:  # closing the session rolls back whatever did not commit
             result = fn(db, *args)
             db.commit()
         return result
