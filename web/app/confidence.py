@@ -41,6 +41,7 @@ class Status:
     ece: float | None
     last_refit: datetime | None
     pending: int  # labels given or changed since the last refit
+    bar: float  # the probability from which a precedent is listed
 
     @property
     def sentence(self) -> str:
@@ -52,7 +53,8 @@ class Status:
         when = self.last_refit.strftime("%Y-%m-%d %H:%M UTC") if self.last_refit else "never"
         return (
             f"Confidence fitted on {self.incidents} of your incidents ({self.labels} labels, "
-            f"{self.engineer_labels} by engineers), ECE {self.ece:.3f}, last refit {when}."
+            f"{self.engineer_labels} by engineers), ECE {self.ece:.3f}, precedents listed from "
+            f"{self.bar:.0%} likely relevant, last refit {when}."
         )
 
 
@@ -135,6 +137,7 @@ def status(container: Container) -> Status:
             ece=active.ece if active else None,
             last_refit=last.created_at if last else None,
             pending=pending,
+            bar=_scorer(active, shipped_fit()).bar,
         )
 
 

@@ -1,7 +1,7 @@
 """Relevance labels in the service: inferred when an incident is resolved, marked or corrected by engineers.
 
 Every way of resolving ends in the grading flow (``web.app.grading``), which calls ``infer_labels``: each
-precedent the incident's briefings cited gets the label the post-mortem implies, marked inferred, unless
+precedent the incident's briefings showed gets the label the post-mortem implies, marked inferred, unless
 an engineer already marked it or the post-mortem does not say. ``mark`` stores an engineer's marks (the
 resolve form, the API, the incident page), which replace any label on the same precedent.
 """
@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from agent.core.similarity import Similarity
-from agent.resolution.labels import MARKS, Cited, Mark, infer, merged
+from agent.resolution.labels import MARKS, Mark, Shown, infer, merged
 from incidents.briefings import service as briefings
 from incidents.database import transaction
 from incidents.incident.models import Incident
@@ -24,24 +24,24 @@ ACTOR = "recallops"
 
 
 class UnknownPrecedent(ValueError):
-    """A mark names a precedent no briefing of the incident cited, or a mark that does not exist."""
+    """A mark names a precedent no briefing of the incident showed, or a mark that does not exist."""
 
 
-def cited(container: Container, incident_id: int) -> list[Cited]:
-    """The precedents any briefing version of the incident cited, once each."""
+def shown(container: Container, incident_id: int) -> list[Shown]:
+    """The precedents any briefing version of the incident showed, once each."""
     with container.sessions() as db:
         versions = briefings.briefing_versions(db_session=db, incident_id=incident_id)
         return merged([v.data for v in versions])
 
 
 def infer_labels(container: Container, incident_id: int) -> int:
-    """Inferred labels for the resolved incident's cited precedents; how many were stored."""
+    """Inferred labels for the precedents the resolved incident's briefings showed; how many were stored."""
     with container.sessions() as db:
         resolution = resolutions.get_resolution(db_session=db, incident_id=incident_id)
         if resolution is None:
             return 0
         root_cause = resolution.root_cause
-    precedents = cited(container, incident_id)
+    precedents = shown(container, incident_id)
     if not precedents:
         return 0
     similarity = Similarity(container.embedder)
@@ -50,12 +50,12 @@ def infer_labels(container: Container, incident_id: int) -> int:
 
 
 def mark(container: Container, incident: Incident, marks: Mapping[str, str], *, who: str) -> int:
-    """An engineer's marks, ``{precedent id: mark}``; every id must be a precedent the briefings cited."""
-    known = {p.id: p for p in cited(container, incident.id)}
-    chosen: list[tuple[Cited, Mark]] = []
+    """An engineer's marks, ``{precedent id: mark}``; every id must be a precedent the briefings showed."""
+    known = {p.id: p for p in shown(container, incident.id)}
+    chosen: list[tuple[Shown, Mark]] = []
     for precedent, value in marks.items():
         if precedent not in known:
-            raise UnknownPrecedent(f"{precedent!r} is not a precedent this incident's briefings cited")
+            raise UnknownPrecedent(f"{precedent!r} is not a precedent this incident's briefings showed")
         if value not in MARKS:
             raise UnknownPrecedent(f"{value!r} is not a mark: use one of {', '.join(MARKS)}")
         chosen.append((known[precedent], value))
@@ -63,7 +63,7 @@ def mark(container: Container, incident: Incident, marks: Mapping[str, str], *, 
 
 
 def _store(
-    container: Container, incident_id: int, marks: list[tuple[Cited, Mark]], *, how: str, who: str
+    container: Container, incident_id: int, marks: list[tuple[Shown, Mark]], *, how: str, who: str
 ) -> int:
     bank_id = container.settings.memory.bank_id
     stored = 0
@@ -97,10 +97,11 @@ class LabelLine:
 
 
 def label_lines(container: Container, incident_id: int, rows: list[RelevanceLabel]) -> list[LabelLine]:
-    """Every cited precedent with its label, in citation order, then labels of precedents no longer cited."""
+    """Every precedent shown with its label, in the briefings' order, then labels of precedents no longer
+    shown."""
     by_id = {r.precedent: r for r in rows}
     lines = []
-    for p in cited(container, incident_id):
+    for p in shown(container, incident_id):
         r = by_id.pop(p.id, None)
         lines.append(
             LabelLine(p.id, p.probability, r.mark if r else None, r.how if r else None, r.who if r else None)

@@ -30,7 +30,8 @@ def _with_container(work: Callable[[Container], T]) -> T:
 
 @app.command("status")
 def status(as_json: bool = typer.Option(False, "--json", help="Print one JSON object.")) -> None:
-    """Which fit briefings use, on how many of your incidents, its held-out ECE and the last refit."""
+    """Which fit briefings use, on how many of your incidents, its held-out ECE, the probability it lists
+    precedents from and the last refit."""
     from web.app import confidence
 
     found = _with_container(confidence.status)

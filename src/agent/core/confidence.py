@@ -33,7 +33,8 @@ Band = Literal["strong", "moderate", "weak"]
 # strong: more likely relevant than not, so stated as the precedent, not labeled uncertain;
 # moderate: about one in three or better (the held-out F1 of "listed" is flat from 0.25 to 0.30; the
 # higher end keeps more of what is listed relevant), so listed and briefed from, labeled uncertain;
-# below it a record is no reliable precedent;
+# below it a record is no reliable precedent (a team's labels may move this listing bar down:
+# ``team_fit.listing_bar``);
 # settled: close to nine in ten of the held-out pairs above it were relevant, so on the alert's service
 # it is a recurrence ("has happened before"), and a scoped precedent this sure spares the planner its
 # look across services.
@@ -77,11 +78,12 @@ class Confidence:
     probability: float
     band: Band
     calibrated: bool
+    bar: float = MODERATE  # the fit's listing bar: ``MODERATE``, or the one a team's labels chose
 
     @property
     def reliable(self) -> bool:
-        """Worth briefing from: at least a moderate match."""
-        return self.probability >= MODERATE
+        """Worth briefing from: at or over the fit's listing bar."""
+        return self.probability >= self.bar
 
     @property
     def settled(self) -> bool:
@@ -119,6 +121,10 @@ class Fit:
     def probability(self, values: Sequence[float]) -> float:
         return interpolate(self.logistic(values), self.iso_x, self.iso_y)
 
+    @property
+    def bar(self) -> float:
+        return MODERATE
+
     def as_dict(self) -> dict[str, object]:
         return {
             "ranking_model": self.ranking_model,
@@ -147,17 +153,17 @@ class Fit:
         )
 
 
-def tie_groups(probabilities: Sequence[float]) -> list[int]:
+def tie_groups(probabilities: Sequence[float], bar: float = MODERATE) -> list[int]:
     """Each probability's tie group, 0 for the most likely: going down from the highest, a group takes
     every probability less than ``RESOLUTION`` below its first one. Two precedents 0.003 apart are a
     tie wherever they fall, which steps of a fixed width (0.749 and 0.751) would tell apart. A group
-    never spans ``MODERATE``: a tie ordered by service put a 0.27 record of the alert's service ahead of
-    another service's 0.31, and the briefing said nothing cleared the bar while listing the 0.31."""
+    never spans the listing ``bar``: a tie ordered by service put a 0.27 record of the alert's service
+    ahead of another service's 0.31, and the briefing said nothing cleared the bar while listing the 0.31."""
     order = sorted(range(len(probabilities)), key=lambda i: -probabilities[i])
     groups = [0] * len(probabilities)
     group, leader = -1, math.inf
     for i in order:
-        if leader - probabilities[i] >= RESOLUTION or probabilities[i] < MODERATE <= leader:
+        if leader - probabilities[i] >= RESOLUTION or probabilities[i] < bar <= leader:
             group, leader = group + 1, probabilities[i]
         groups[i] = group
     return groups
@@ -247,10 +253,14 @@ def band(probability: float) -> Band:
 
 
 class Scorer(Protocol):
-    """A fitted confidence model: the shipped ``Fit``, or a team's refit of it (``agent.core.team_fit``)."""
+    """A fitted confidence model: the shipped ``Fit``, or a team's refit of it (``agent.core.team_fit``),
+    and the probability from which it lists a precedent."""
 
     @property
     def ranking_model(self) -> str: ...
+
+    @property
+    def bar(self) -> float: ...
 
     def probability(self, values: Sequence[float]) -> float: ...
 
@@ -263,7 +273,7 @@ def confidence_of(
     the one the fit was made with, the number is still given but marked ``calibrated=False``."""
     fit = fit or shipped_fit()
     p = round(fit.probability(values), 3)
-    return Confidence(probability=p, band=band(p), calibrated=ranking_model == fit.ranking_model)
+    return Confidence(probability=p, band=band(p), calibrated=ranking_model == fit.ranking_model, bar=fit.bar)
 
 
 def precedent_confidence(

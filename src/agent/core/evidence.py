@@ -13,7 +13,15 @@ from datetime import datetime
 from types import MappingProxyType
 from typing import TypeVar
 
-from agent.core.confidence import Confidence, Scorer, confidence_of, features, same_scope, tie_groups
+from agent.core.confidence import (
+    Confidence,
+    Scorer,
+    confidence_of,
+    features,
+    same_scope,
+    shipped_fit,
+    tie_groups,
+)
 from agent.core.schema import EvidenceItem, EvidenceKind
 from memory import RecalledIncident
 from memory.corrections import parse_correction
@@ -331,7 +339,7 @@ class Evidence:
         """Matches most likely relevant first; within a tie (``confidence.tie_groups``), same service
         first, then the order retrieval gave."""
         matches = list(self.matches.values())
-        groups = tie_groups([m.confidence.probability for m in matches])
+        groups = tie_groups([m.confidence.probability for m in matches], (self.fit or shipped_fit()).bar)
         order = sorted(
             range(len(matches)), key=lambda i: (groups[i], not matches[i].same_service, matches[i].item.n)
         )

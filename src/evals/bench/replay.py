@@ -5,7 +5,7 @@ project's scenarios (``scenario_stream``: their alerts, between the records they
 incident, oldest first: its alert is briefed through the product's own path (the real ``Agent``,
 evidence-only, calibrated confidence, head) from a memory holding only what came before it; the briefing
 is scored; then the incident is resolved: its record, when it has one, is imported as history and the
-precedents its briefing cited get their relevance labels (``agent.resolution.labels``), which the
+precedents its briefing showed get their relevance labels (``agent.resolution.labels``), which the
 learning systems refit from (``agent.core.team_fit``, every ``REFIT_EVERY`` new labels, adopted only
 when no worse on held-out folds). The judgments of an incident are read only after it has been briefed.
 
@@ -25,7 +25,8 @@ system's ranking, whether or not it states its first precedent), the product's 1
 against the incident's own post-mortem (an abstention is 0), and whether it abstained ("no reliable
 precedent", or BM25 below its threshold). Recall is over incidents with an earlier relevant one;
 abstention precision and recall are against "no earlier relevant incident"; ECE is over the
-probabilities each system gave the precedents it cited, against the judgments.
+probabilities each system gave the precedents it showed (the pairs a resolution labels), against the
+judgments.
 """
 
 import asyncio
@@ -44,7 +45,7 @@ from agent.core.schema import Briefing
 from agent.core.similarity import Similarity
 from agent.core.team_fit import INFERRED_WEIGHT, Label, TeamFit, chance_ece, decide, reliability
 from agent.resolution.grading import PostMortem, abstains, grade
-from agent.resolution.labels import Cited, Mark, cited_precedents, infer, relevant
+from agent.resolution.labels import Mark, Shown, infer, relevant, shown_precedents
 from evals.bench.corpus import import_row, load_corpus, stored_id
 from evals.bench.protocol import paired_bootstrap
 from evals.bench.ranking import Qrels, judged
@@ -74,7 +75,7 @@ class Scored:
     top5: bool
     grade: int
     abstained: bool
-    pairs: tuple[tuple[float, bool], ...] = ()  # (probability given, relevant) of each cited precedent
+    pairs: tuple[tuple[float, bool], ...] = ()  # (probability given, relevant) of each precedent shown
 
 
 @dataclass(frozen=True)
@@ -154,7 +155,7 @@ def score_briefing(briefing: Briefing, incident: Incident, earlier: set[str], si
     data = briefing.model_dump(mode="json")
     relevant_ids = _relevant(incident.judgments)
     pairs = tuple(
-        (c.probability, c.id in relevant_ids) for c in cited_precedents(data) if c.probability is not None
+        (c.probability, c.id in relevant_ids) for c in shown_precedents(data) if c.probability is not None
     )
     return Scored(
         incident=incident.id,
@@ -213,10 +214,10 @@ def fit_threshold(picks: Sequence[tuple[KeywordPick, set[str], bool]]) -> float:
     )
 
 
-def labels_for(cited: list[Cited], incident: Incident, *, inferred: bool, sim: Similarity) -> list[Label]:
+def labels_for(shown: list[Shown], incident: Incident, *, inferred: bool, sim: Similarity) -> list[Label]:
     """The resolution's labels: simulated engineer marks from the judgments, or inferred ones."""
     out = []
-    for c in cited:
+    for c in shown:
         if not c.features:
             continue
         if inferred:
@@ -237,7 +238,7 @@ def _mean(values: Sequence[float]) -> float:
 
 
 def figures(rows: Sequence[Scored]) -> dict[str, Any]:
-    """Recall over incidents with an earlier relevant one, grades, abstention, ECE of cited pairs."""
+    """Recall over incidents with an earlier relevant one, grades, abstention, ECE of the pairs shown."""
     found = [r for r in rows if r.relevant_earlier]
     abstained = [r for r in rows if r.abstained]
     none = [r for r in rows if not r.relevant_earlier]
@@ -256,7 +257,7 @@ def figures(rows: Sequence[Scored]) -> dict[str, Any]:
         "abstain_recall": _mean([float(r.abstained) for r in none]),
         "ece": reliability(predicted, [y for _, y in pairs])["ece"] if pairs else None,
         "ece_by_chance": chance_ece(predicted) if pairs else None,
-        "cited_pairs": len(pairs),
+        "shown_pairs": len(pairs),
     }
 
 
@@ -398,8 +399,8 @@ async def _replay_incident(
         briefing = await agent.brief(incident.alert)
         run.results[name].append(score_briefing(briefing, incident, seen, sim))
         if learner is not None:
-            cited = cited_precedents(briefing.model_dump(mode="json"))
-            learner.learn(labels_for(cited, incident, inferred=learner.inferred, sim=sim))
+            shown = shown_precedents(briefing.model_dump(mode="json"))
+            learner.learn(labels_for(shown, incident, inferred=learner.inferred, sim=sim))
     off = await agents["frozen"].brief(incident.alert, memory_on=False)
     run.results["memory_off"].append(score_briefing(off, incident, seen, sim))
     pick = await keyword_pick(bank, incident.alert)
@@ -477,9 +478,10 @@ async def replay(
             "labels": len(learner.labels),
             "refits": learner.refits,
             "adopted": learner.adopted,
+            "listing_bar": learner.fit.bar,
             "ece_after_first_fifth": later["ece"],
             "ece_after_first_fifth_by_chance": later["ece_by_chance"],
-            "cited_pairs_after_first_fifth": later["cited_pairs"],
+            "shown_pairs_after_first_fifth": later["shown_pairs"],
         }
     return {
         "systems": systems,
@@ -538,8 +540,9 @@ def markdown(report: Mapping[str, Any]) -> str:
         floor = f" (by chance alone, median {chance['median']:.3f}, 95th percentile {chance['p95']:.3f})"
         lines.append(
             f"{name}: {figs['labels']} labels, {figs['refits']} refits ({figs['adopted']} adopted), "
+            f"listing bar {figs['listing_bar']:.2f}, "
             f"ECE after the first fifth {_cell(figs['ece_after_first_fifth'])} over "
-            f"{figs['cited_pairs_after_first_fifth']} cited pairs" + (floor if chance else "")
+            f"{figs['shown_pairs_after_first_fifth']} pairs shown" + (floor if chance else "")
         )
     lines += ["", "| span | a - b | metric | mean diff | 95% interval |", "|---|---|---|---|---|"]
     for r in report["bootstrap"]:

@@ -97,6 +97,7 @@ class _InOrder:
     """A scorer giving the probabilities it was made with, one per precedent, in the order they are seen."""
 
     ranking_model = "test"
+    bar = MODERATE
 
     def __init__(self, *probabilities: float) -> None:
         self._left = list(probabilities)
@@ -123,12 +124,12 @@ def test_a_precedent_that_clears_the_listing_bar_goes_ahead_of_a_closer_one_belo
     assert [m.incident.id for m in evidence.ranked()] == ["PM-2", "INC-1"]
 
 
-@given(st.lists(st.floats(0, 1), max_size=12))
-def test_a_tie_group_never_spans_more_than_the_resolution(probabilities: list[float]) -> None:
-    groups = tie_groups(probabilities)
+@given(st.lists(st.floats(0, 1), max_size=12), st.floats(0.1, MODERATE))
+def test_a_tie_group_never_spans_more_than_the_resolution(probabilities: list[float], bar: float) -> None:
+    groups = tie_groups(probabilities, bar)
     for g in set(groups):
         members = [p for p, h in zip(probabilities, groups, strict=True) if h == g]
         assert max(members) - min(members) < RESOLUTION
-        assert len({p >= MODERATE for p in members}) == 1
+        assert len({p >= bar for p in members}) == 1
     by_probability = sorted(zip(probabilities, groups, strict=True), key=lambda pg: -pg[0])
     assert [g for _, g in by_probability] == sorted(groups)

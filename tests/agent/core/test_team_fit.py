@@ -2,12 +2,23 @@
 
 import math
 import random
+from dataclasses import replace
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent.core.confidence import FEATURES, shipped_fit
-from agent.core.team_fit import INFERRED_WEIGHT, Label, TeamFit, chance_ece, decide, refit, reliability
+from agent.core.confidence import FEATURES, MODERATE, confidence_of, shipped_fit
+from agent.core.team_fit import (
+    BAR_FLOOR,
+    INFERRED_WEIGHT,
+    Label,
+    TeamFit,
+    chance_ece,
+    decide,
+    listing_bar,
+    refit,
+    reliability,
+)
 
 BASE = shipped_fit()
 
@@ -57,9 +68,52 @@ def test_an_inferred_label_weighs_less_than_an_engineers() -> None:
 
 
 def test_a_fit_round_trips_through_its_stored_form() -> None:
-    fit = refit(_labels(30, True), BASE)
+    fit = replace(refit(_labels(30, True), BASE), bar=0.17)
     again = TeamFit.from_dict(fit.as_dict(), BASE)
     assert again == fit
+
+
+def test_a_fit_stored_before_it_had_a_listing_bar_lists_from_the_shipped_one() -> None:
+    stored = refit(_labels(30, True), BASE).as_dict()
+    del stored["bar"]
+    assert TeamFit.from_dict(stored, BASE).bar == MODERATE
+
+
+def _scored(pairs: list[tuple[float, bool]]) -> tuple[list[float], list[Label]]:
+    return [p for p, _ in pairs], [Label((), y, 1.0, f"INC-{i}") for i, (_, y) in enumerate(pairs)]
+
+
+def test_where_the_right_precedents_sit_low_the_bar_comes_down_to_list_them() -> None:
+    """A team whose relevant precedents get 0.15-0.25 and the rest 0.05: a bar of 0.30 lists none."""
+    predicted, labels = _scored([(0.15 + 0.01 * i, True) for i in range(10)] + [(0.05, False)] * 40)
+    assert listing_bar(predicted, labels) == 0.15
+
+
+def test_the_bar_stays_where_listing_lower_would_add_more_wrong_than_right() -> None:
+    predicted, labels = _scored([(0.4, True)] * 8 + [(0.2, False)] * 30 + [(0.2, True)] * 2)
+    assert listing_bar(predicted, labels) == MODERATE
+
+
+def test_the_bar_does_not_move_on_a_handful_of_relevant_labels() -> None:
+    predicted, labels = _scored([(0.15, True)] * 4 + [(0.05, False)] * 40)
+    assert listing_bar(predicted, labels) == MODERATE
+
+
+@given(st.lists(st.tuples(st.floats(0, 1), st.booleans()), max_size=60))
+def test_the_bar_never_rises_over_the_shipped_one_nor_falls_under_its_floor(
+    pairs: list[tuple[float, bool]],
+) -> None:
+    """A precedent more likely than one in three is always listed; one under one in ten never is."""
+    assert BAR_FLOOR <= listing_bar(*_scored(pairs)) <= MODERATE
+
+
+def test_a_team_fit_lists_a_precedent_from_its_own_bar() -> None:
+    fit = replace(refit([], BASE), bar=0.2)
+    values = next(
+        v for v in (_features(random.Random(s)) for s in range(500)) if 0.2 < BASE.probability(v) < 0.29
+    )
+    assert not confidence_of(values, ranking_model=BASE.ranking_model).reliable
+    assert confidence_of(values, ranking_model=BASE.ranking_model, fit=fit).reliable
 
 
 def test_a_refit_is_adopted_when_the_labels_say_the_shipped_fit_is_off() -> None:
@@ -71,6 +125,7 @@ class Sure:
     """A fit in use that already says these precedents are not relevant."""
 
     ranking_model = BASE.ranking_model
+    bar = MODERATE
 
     def probability(self, values: object) -> float:
         return 0.01

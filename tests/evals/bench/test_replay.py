@@ -60,7 +60,7 @@ def test_figures_separate_recall_grades_and_abstention() -> None:
     assert (got["recall@1"], got["mean_grade"]) == (0.5, 33.75)
     assert (got["mean_grade_relevant_in_memory"], got["mean_grade_none_in_memory"]) == (50.0, 17.5)
     assert (got["abstain_precision"], got["abstain_recall"]) == (0.5, 0.5)
-    assert got["ece"] == 0.55 and got["cited_pairs"] == 4  # said 0.8 four times, right once
+    assert got["ece"] == 0.55 and got["shown_pairs"] == 4  # said 0.8 four times, right once
     assert got["ece_by_chance"]["p95"] < got["ece"]  # beyond what four calibrated pairs show by chance
     assert missed(rows) == ["b"]  # "a" was found, "c" and "d" had nothing earlier to find
 

@@ -1,13 +1,14 @@
 """Every resolution teaches: inferred labels after grading, an engineer's marks, refits, rollback."""
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from agent.core.confidence import shipped_fit
-from agent.core.team_fit import TeamFit
+from agent.core.confidence import MODERATE, shipped_fit
+from agent.core.team_fit import TeamFit, refit
 from incidents.briefings import service as briefings
 from incidents.confidence import service as fits
 from incidents.database import transaction
@@ -43,7 +44,7 @@ def _briefing() -> dict[str, Any]:
         )
     return {
         "summary": "Pool exhaustion again.",
-        "likely_causes": [{"text": f"Root cause recorded for PM-0001: {POOL}", "citations": [2, 3]}],
+        "likely_causes": [{"text": f"Root cause recorded for PM-0001: {POOL}", "citations": [2]}],
         "related_incidents": [],
         "evidence": evidence,
     }
@@ -68,6 +69,7 @@ def _marks(container: Container, incident_id: int) -> dict[str, tuple[str, str]]
 
 
 async def test_grading_a_resolution_infers_labels_an_engineer_can_correct(container: Container) -> None:
+    """Every precedent the briefing showed is labelled, the one no line cited (PM-0002) too."""
     incident_id = _resolved_incident(container, "INC-0001")
     assert grade_incident(container, incident_id) == 1
     assert _marks(container, incident_id) == {
@@ -104,9 +106,25 @@ async def test_refits_are_versioned_adopted_when_better_and_rolled_back(containe
     status = confidence.status(container)
     assert (status.version, status.incidents, status.labels) == (1, 8, 16)
     assert "fitted on 8 of your incidents" in status.sentence and "ECE" in status.sentence
+    assert status.bar == MODERATE and "listed from 30% likely relevant" in status.sentence
     assert confidence.refit(container) is None  # nothing changed since
     assert confidence.rollback(container) == (1, None)
     assert confidence.load_fit(container) is shipped_fit()
+
+
+def test_the_listing_bar_a_refit_chose_is_the_one_briefings_and_the_status_use(container: Container) -> None:
+    chosen = replace(refit([], shipped_fit()), bar=0.18)
+    judged = fits.Judged(
+        labels=40, engineer_labels=40, held_out_loss=0.3, current_loss=0.4, ece=0.05, adopted=True
+    )
+    with transaction(container.sessions) as db:
+        fits.record_fit(
+            db_session=db, bank_id=container.settings.memory.bank_id, data=chosen.as_dict(), judged=judged
+        )
+        db.commit()
+    assert confidence.load_fit(container).bar == 0.18
+    status = confidence.status(container)
+    assert status.bar == 0.18 and "listed from 18% likely relevant" in status.sentence
 
 
 def test_a_fit_made_for_other_features_gives_way_to_the_shipped_fit(container: Container) -> None:

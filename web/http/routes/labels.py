@@ -1,6 +1,6 @@
-"""Relevance labels over HTTP: what a resolved incident says about each precedent its briefings cited.
+"""Relevance labels over HTTP: what a resolved incident says about each precedent its briefings showed.
 
-``GET`` lists every cited precedent with its label (inferred from the post-mortem, or an engineer's
+``GET`` lists every precedent shown with its label (inferred from the post-mortem, or an engineer's
 mark); ``PUT`` gives or corrects marks, one per precedent ("same_failure", "related", "not_related").
 """
 
@@ -70,7 +70,7 @@ def list_labels(
     db: Session = Depends(get_db),
     container: Container = Depends(get_container),
 ) -> list[LabelRead]:
-    """Each precedent the incident's briefings cited, with its label."""
+    """Each precedent the incident's briefings showed, with its label."""
     return _read(container, db, _incident(db, public_id))
 
 
@@ -79,7 +79,7 @@ def list_labels(
     response_model=list[LabelRead],
     responses=errors(
         "incidents:write",
-        {404: NO_INCIDENT, 422: "a precedent the briefings did not cite, or an unknown mark"},
+        {404: NO_INCIDENT, 422: "a precedent the briefings did not show, or an unknown mark"},
     ),
 )
 async def put_labels(

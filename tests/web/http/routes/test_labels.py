@@ -1,4 +1,4 @@
-"""``/api/v1/incidents/{id}/labels``: each cited precedent with its label, and an engineer's marks."""
+"""``/api/v1/incidents/{id}/labels``: each precedent shown with its label, and an engineer's marks."""
 
 from incidents.briefings import service as briefings
 from incidents.database import transaction

@@ -152,7 +152,7 @@ def mark_precedents(
     principal: Principal = Depends(page_writer),
     db: Session = Depends(get_db),
 ) -> RedirectResponse:
-    """The page's precedent marks: one choice per cited precedent, prefilled with its current label."""
+    """The page's precedent marks: one choice per precedent shown, prefilled with its current label."""
     incident = load_incident(db, public_id)
     marks = {
         str(key).removeprefix("mark:"): str(value)
