@@ -2,7 +2,7 @@
 
 The shipped fit (``agent.core.confidence``) was made on public post-mortems and the project's
 scenarios; a team's incidents are not those. Every resolution labels the precedents its briefings
-cited, and this module turns those labels into the team's fit without throwing the shipped one away:
+showed, and this module turns those labels into the team's fit without throwing the shipped one away:
 
 - **the shipped fit is the prior.** The team's model recalibrates it, ``z = offset + slope *
   logit(p_shipped) + sum(w_j * x_j)`` over the shipped fit's standardised inputs; at ``(0, 1, 0...)``
