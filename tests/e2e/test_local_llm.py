@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from agent.briefing.loop import MAX_HOPS
+from agent.briefing.planner import EvidenceOnlyPlanner
 from agent.briefing.recall_first import names_the_alert
 from agent.core.claims import SECTIONS
 from agent.core.confidence import MODERATE, SETTLED
@@ -131,7 +132,13 @@ def test_the_demo_alert_briefed_by_the_local_model_passes_the_guards(
     incident, briefing = demo
     assert_llm_or_repair_fallback(briefing)
     hops = briefing["hops"]
-    assert 1 <= len(hops) <= MAX_HOPS
+    # The model has at most MAX_HOPS; when its answer fails the loop's checks the evidence-only
+    # planner briefs in hops of its own, numbered on from the model's, within the same budget.
+    by_model = [h for h in hops if h["model"] != EvidenceOnlyPlanner.name]
+    fallback = [h for h in hops if h["model"] == EvidenceOnlyPlanner.name]
+    assert 1 <= len(by_model) <= MAX_HOPS and hops[: len(by_model)] == by_model
+    assert len(fallback) <= MAX_HOPS and bool(fallback) == (briefing["mode"] != "llm")
+    assert [h["n"] for h in hops] == list(range(1, len(hops) + 1))
     first = hops[0]["calls"][0]
     assert first["tool"] == RECALL and first["status"] == "ok"
     assert names_the_alert(first["args"]["alert_description"], alert), first
