@@ -2,16 +2,23 @@
 
 It is a product mode (the default without a key), not a test double. Hop 1 recalls within the
 alert's service; hop 2 recalls across every service when the scoped results are few or none of them
-is a settled precedent (calibrated confidence, ``agent.core.confidence``: the same error on another service
-is often the answer); then it answers with the briefing assembled from the records. It reads the
-structured tool outcomes of the conversation, never prose, and answers with the assembled value.
+is a settled precedent (calibrated confidence, ``agent.core.confidence``: the same error on another
+service is often the answer); then it answers with the briefing assembled from the records. It reads
+the structured tool outcomes of the conversation, never prose, and answers with the assembled value.
+
+Settled, for sparing the look across services, means settled by the fit in use **and** by the shipped
+one. A team's fit (``agent.core.team_fit``) learns only from the precedents its briefings showed: alone,
+once it trusted its own service's records, it would stop showing, and so stop hearing about, another
+service's record that was the answer; the shipped fit alone does not know the team.
 """
 
 import json
 from typing import Any
 
 from agent.briefing.assemble import assemble
+from agent.core.confidence import SETTLED, shipped_fit
 from agent.core.conversation import ConversationView, ModelTurn, ToolCall
+from agent.core.evidence import Match
 from agent.core.schema import Mode
 from agent.core.tools import RECALL
 
@@ -19,6 +26,12 @@ SCOPED_LIMIT = 5
 CROSS_LIMIT = 5
 # Fewer scoped matches than this, or none settled, and the planner also looks across services.
 ENOUGH_SCOPED = 2
+
+
+def settled(match: Match) -> bool:
+    """Sure enough, by the fit in use and by the shipped one, that the look across services is not
+    worth its time."""
+    return match.confidence.settled and shipped_fit().probability(match.item.features) >= SETTLED
 
 
 def _offered(tools: list[dict[str, Any]] | None) -> set[str]:
@@ -44,7 +57,7 @@ class EvidenceOnlyPlanner:
             return self._call(len(view.outcomes), alert.description, alert.service, SCOPED_LIMIT)
         if len(recalls) == 1 and recalls[0].scoped:
             scoped = recalls[0].matches
-            if len(scoped) < ENOUGH_SCOPED or not any(m.confidence.settled for m in scoped):
+            if len(scoped) < ENOUGH_SCOPED or not any(map(settled, scoped)):
                 return self._call(len(view.outcomes), alert.description, None, CROSS_LIMIT)
         return None
 

@@ -36,8 +36,8 @@ Band = Literal["strong", "moderate", "weak"]
 # below it a record is no reliable precedent (a team's labels may move this listing bar down:
 # ``team_fit.listing_bar``);
 # settled: close to nine in ten of the held-out pairs above it were relevant, so on the alert's service
-# it is a recurrence ("has happened before"), and a scoped precedent this sure spares the planner its
-# look across services.
+# it is a recurrence ("has happened before"), and a scoped precedent this sure by the fit in use and by
+# the shipped one spares the planner its look across services (``agent.briefing.planner``).
 STRONG = 0.5
 MODERATE = 0.3
 SETTLED = 0.8
@@ -87,7 +87,7 @@ class Confidence:
 
     @property
     def settled(self) -> bool:
-        """Sure enough that looking across services for a better precedent is not worth it."""
+        """Nine in ten such were relevant: on the alert's own service and undisputed, a recurrence."""
         return self.probability >= SETTLED
 
     @property

@@ -10,9 +10,11 @@ from sqlalchemy.orm import Session
 from agent.briefing.loop import Agent
 from agent.briefing.planner import EvidenceOnlyPlanner
 from agent.briefing.profile_evidence import ProfileSource
+from agent.core.confidence import FEATURES, Scorer, shipped_fit
 from agent.core.conversation import Conversation, ToolCall
 from agent.core.evidence import AlertInput, Evidence
 from agent.core.similarity import Similarity
+from agent.core.team_fit import TeamFit
 from agent.core.tools import RECALL, RERANK_DEPTH, ToolBox
 from agent.resolution.log_tool import (
     LOG,
@@ -28,10 +30,17 @@ from tests.agent.fakes import FakeProfiles, FakeRecall, WatchedRecall, profile_m
 POOL = "FATAL: remaining connection slots are reserved"
 
 
-def planner_agent(bank: FakeRecall | None, profiles: FakeProfiles | None = None) -> Agent:
+def planner_agent(
+    bank: FakeRecall | None, profiles: FakeProfiles | None = None, fit: Scorer | None = None
+) -> Agent:
     """The planner over ``bank``; with memory on it reads a profile too (``profiles``, else an empty one)."""
     profile = ProfileSource(profiles or FakeProfiles()) if bank else None
-    return Agent(model=EvidenceOnlyPlanner(), bank=bank, profile=profile)
+    return Agent(model=EvidenceOnlyPlanner(), bank=bank, profile=profile, fit=fit)
+
+
+def team_fit(shift: float) -> TeamFit:
+    """A team's fit that moves every shipped log-odds by ``shift``."""
+    return TeamFit(shipped_fit(), shift, 1.0, (0.0,) * len(FEATURES), labels=50)
 
 
 async def test_a_strong_scoped_match_needs_no_cross_service_recall(bank: WatchedRecall) -> None:
@@ -60,6 +69,23 @@ async def test_a_strong_scoped_match_needs_no_cross_service_recall(bank: Watched
         for item in items
     )
     assert briefing.citation_check.invalid_removed == 0 and briefing.warnings == []
+
+
+@pytest.mark.parametrize("shift", [-6.0, 6.0])
+async def test_only_a_match_both_fits_call_settled_spares_the_look_across_services(
+    bank: WatchedRecall, shift: float
+) -> None:
+    """A team's fit that doubts the shipped fit's settled match looks further; so does one sure of a
+    match the shipped fit is not: a team's fit alone would stop showing, and so stop learning about,
+    the other services' records once it trusted its own service's."""
+    text = f"checkout down: {POOL}" if shift < 0 else "checkout slow"
+    bank.add(record("INC-0004"))
+    alert = AlertInput(text=text, service="checkout-service")
+    shipped = await planner_agent(bank).brief(alert)
+    assert (shipped.seen_before == "recurring") == (shift < 0)
+    bank.recalls.clear()
+    await planner_agent(bank, fit=team_fit(shift)).brief(alert)
+    assert [r["tags"] for r in bank.recalls] == [["service:checkout-service"], None]
 
 
 async def test_thin_scoped_results_widen_to_every_service(bank: WatchedRecall) -> None:
