@@ -31,9 +31,10 @@ ENOUGH_SCOPED = 2
 def settled(match: Match) -> bool:
     """Sure enough, by the fit in use and by the shipped one, that the look across services is not
     worth its time."""
+    if not match.confidence.settled:
+        return False
     # To 3 places, as ``confidence_of`` gives every probability.
-    shipped = round(shipped_fit().probability(match.item.features), 3)
-    return match.confidence.settled and shipped >= SETTLED
+    return round(shipped_fit().probability(match.item.features), 3) >= SETTLED
 
 
 def _offered(tools: list[dict[str, Any]] | None) -> set[str]:
