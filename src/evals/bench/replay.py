@@ -39,9 +39,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from agent.briefing.loop import Agent
-from agent.core.confidence import Scorer, shipped_fit
+from agent.core.confidence import FEATURES, MODERATE, Scorer, shipped_fit, tie_groups
 from agent.core.evidence import AlertInput
-from agent.core.schema import Briefing
+from agent.core.schema import Briefing, EvidenceItem
 from agent.core.similarity import Similarity
 from agent.core.team_fit import INFERRED_WEIGHT, Label, TeamFit, chance_ece, decide, reliability
 from agent.resolution.grading import PostMortem, abstains, grade
@@ -136,22 +136,32 @@ class Learner:
             self.adopted += 1
 
 
-def ranked(briefing: Briefing) -> tuple[str | None, list[str]]:
+def ranked(briefing: Briefing, bar: float = MODERATE) -> tuple[str | None, list[str]]:
     """The precedent the briefing states (None when it abstains), and its precedents in order: those it
-    names as related first, then every other recalled incident by probability."""
+    names as related first, then every other recalled incident as the briefing ranks them
+    (``Evidence.ranked``: by probability, a tie kept same service first, then in retrieval's order), so
+    an abstention's first precedent is the closest record it names. ``bar`` is the listing bar of the
+    fit that briefed it, which a tie never spans."""
     related = [r.id for r in briefing.related_incidents]
-    others = sorted(
-        (i for i in briefing.evidence if i.kind == "incident" and i.id and i.id not in related),
-        key=lambda i: (-(i.probability or 0.0), i.n),
+    others = [i for i in briefing.evidence if i.kind == "incident" and i.id and i.id not in related]
+    groups = tie_groups([i.probability or 0.0 for i in others], bar)
+    positions = sorted(
+        range(len(others)), key=lambda k: (groups[k], not _same_service(others[k]), others[k].n)
     )
-    order = [*related, *(str(i.id) for i in others)]
+    order = [*related, *(str(others[k].id) for k in positions)]
     data = briefing.model_dump(mode="json")
     stated = None if abstains(data) or not related else related[0]
     return stated, order
 
 
-def score_briefing(briefing: Briefing, incident: Incident, earlier: set[str], sim: Similarity) -> Scored:
-    stated, order = ranked(briefing)
+def _same_service(item: EvidenceItem) -> bool:
+    return len(item.features) == len(FEATURES) and item.features[FEATURES.index("same_service")] == 1.0
+
+
+def score_briefing(
+    briefing: Briefing, incident: Incident, earlier: set[str], sim: Similarity, bar: float = MODERATE
+) -> Scored:
+    stated, order = ranked(briefing, bar)
     data = briefing.model_dump(mode="json")
     relevant_ids = _relevant(incident.judgments)
     pairs = tuple(
@@ -397,7 +407,8 @@ async def _replay_incident(
         if learner is not None:
             agent.fit = learner.fit
         briefing = await agent.brief(incident.alert)
-        run.results[name].append(score_briefing(briefing, incident, seen, sim))
+        bar = learner.fit.bar if learner is not None else MODERATE
+        run.results[name].append(score_briefing(briefing, incident, seen, sim, bar))
         if learner is not None:
             shown = shown_precedents(briefing.model_dump(mode="json"))
             learner.learn(labels_for(shown, incident, inferred=learner.inferred, sim=sim))

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from agent.core.confidence import FEATURES
 from agent.core.evidence import AlertInput
 from agent.core.schema import Briefing, EvidenceItem, RelatedIncident
 from agent.core.similarity import Similarity
@@ -85,6 +86,33 @@ def _briefing(summary: str, related: list[str]) -> Briefing:
 def test_the_stated_precedent_comes_first_and_an_abstention_states_none() -> None:
     assert ranked(_briefing("Pool again.", ["A"])) == ("A", ["A", "C", "B"])
     assert ranked(_briefing("No reliable precedent: nothing clears.", [])) == (None, ["C", "B", "A"])
+
+
+def test_an_abstentions_precedents_keep_the_briefings_own_order_within_a_tie() -> None:
+    """A tie is ordered as the briefing orders it (same service first, then retrieval's order), so the
+    first precedent scored is the closest record the abstention names, not the one a hair likelier."""
+    other, same = (0.0,) * len(FEATURES), (0.0,) * (len(FEATURES) - 1) + (1.0,)
+    briefing = _briefing("No reliable precedent: nothing clears.", []).model_copy(
+        update={
+            "evidence": [
+                EvidenceItem(
+                    n=2, kind="incident", id="A", title="A", text="", probability=0.29, features=other
+                ),
+                EvidenceItem(
+                    n=3, kind="incident", id="B", title="B", text="", probability=0.26, features=same
+                ),
+                EvidenceItem(
+                    n=4, kind="incident", id="C", title="C", text="", probability=0.27, features=same
+                ),
+                EvidenceItem(
+                    n=5, kind="incident", id="D", title="D", text="", probability=0.10, features=same
+                ),
+            ]
+        }
+    )
+    assert ranked(briefing) == (None, ["B", "C", "A", "D"])
+    # a tie never spans the listing bar: over a team's lower bar, A is listed and the others are not
+    assert ranked(briefing, bar=0.28) == (None, ["A", "B", "C", "D"])
 
 
 def _corpus_record(rid: str, date: str) -> dict[str, object]:
