@@ -30,11 +30,17 @@ from memory.text import tokens
 
 # A code is a 4xx or 5xx number standing alone, not a measurement ("500 ms", "150 waiting", "> 200")
 # that shares its digits but not its meaning; or any three digits a code is named for ("exit code 137").
+# A sentence may end on it ("answering 429."), a version or decimal may not hold it ("4.429.1", "429.5").
+# Engineers count codes in the plural ("429s", "a wave of 502s"): that is the code, not 429 seconds.
+_END = r"(?!\w|\.\w)"
+_ALONE = rf"(?:(?=s{_END})|{_END})"
 _CODE = re.compile(
-    r"(?<![\w.<>=])(?<![<>=] )[45]\d\d(?![\w.])(?!\s*(?:ms|s|sec|seconds|minutes|%|mb|gb|kb|k|rps|qps|"
-    r"requests|connections|threads|waiting|pending|pods)\b)"
-    r"|(?<=code )[1-5]\d\d(?![\w.])|(?<=status )[1-5]\d\d(?![\w.])|(?<=http )[1-5]\d\d(?![\w.])"
+    rf"(?<![\w.<>=])(?<![<>=] )[45]\d\d(?:(?=s{_END})|{_END}(?!\s*(?:ms|s|sec|seconds|minutes|%|mb|gb|kb|"
+    r"k|rps|qps|requests|connections|threads|waiting|pending|pods)\b))"
+    rf"|(?<=code )[1-5]\d\d{_ALONE}|(?<=status )[1-5]\d\d{_ALONE}|(?<=http )[1-5]\d\d{_ALONE}"
 )
+# A code in the plural is read as the code alone (``codes``), so the word itself is no term.
+_PLURAL_CODE = re.compile(r"^[1-5]\d\ds$")
 _SUFFIXES = ("ing", "ed", "es", "s")
 MIN_WORDS = 4
 # An identifier: words joined by underscores or dots; its parts split camelCase and digits too.
@@ -85,7 +91,8 @@ def identifier_parts(text: str, *, masked: frozenset[str] = frozenset()) -> set[
 def terms(text: str, *, with_codes: bool = True, masked: frozenset[str] = frozenset()) -> frozenset[str]:
     """Stemmed content words of a text, whole and inside its identifiers (and its codes), without the
     masked words."""
-    found = {stem(t) for t in tokens(text) if t not in masked} | identifier_parts(text, masked=masked)
+    words = (t for t in tokens(text) if t not in masked and not _PLURAL_CODE.match(t))
+    found = {stem(t) for t in words} | identifier_parts(text, masked=masked)
     return frozenset(found | codes(text) if with_codes else found)
 
 
@@ -199,7 +206,7 @@ def contradicts(signature: str, symptom: str, alert: str) -> bool:
 # Named components engineers and alerting rules say in different words: a DNS lookup timeout and a
 # CoreDNS failure are one component, whatever service paged.
 _COMPONENT_WORDS: dict[str, str] = {
-    "database": "postgres postgresql mysql database sql sqlstate",
+    "database": "postgres postgresql mysql database db sql sqlstate",
     "connection-pool": "hikari hikaricp hikaripool pgbouncer connection connections",
     "dns": "dns coredns lookup nxdomain resolver resolve resolution",
     "certificate": "certificate cert tls ssl x509 handshake",

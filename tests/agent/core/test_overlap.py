@@ -42,6 +42,24 @@ def test_a_measurement_is_not_a_status_code() -> None:
     assert codes("HTTP 502 Bad Gateway; exit code 137; answering 429") == {"502", "137", "429"}
 
 
+def test_a_code_in_the_plural_is_the_code() -> None:
+    """ "Lots of 401s" is how an engineer says the code: it meets a record's 401 and names its component."""
+    assert codes("lots of 401s since the key change") == {"401"}
+    assert codes("a wave of 502s, then 429s.") == {"502", "429"}
+    assert codes("HTTP 500s on checkout") == {"500"}
+    assert "401s" not in terms("lots of 401s") and "401" in terms("lots of 401s")
+    assert "401" not in terms("lots of 401s", with_codes=False)
+    assert components("lots of 401s") == {"auth"}
+    for measurement in ("timed out after 500 s", "p99 500ms", "v4.429s.1"):
+        assert codes(measurement) == set()
+
+
+@given(st.sampled_from(["4", "5"]), st.integers(0, 99), st.sampled_from(["", ",", ".", " on checkout"]))
+def test_a_code_reads_the_same_alone_and_in_the_plural(first: str, rest: int, after: str) -> None:
+    code = f"{first}{rest:02d}"
+    assert codes(f"seeing {code}s{after}") == codes(f"seeing {code}{after}") == {code}
+
+
 def test_what_a_record_says_was_absent_is_read_as_absent() -> None:
     lookalike = "CheckoutLatencyHigh: p99 above 2 s; no 5xx, hikaricp_connections_pending 0."
     assert negated(lookalike) == {"5xx", stem("pending")}
@@ -82,6 +100,7 @@ def test_components_meet_across_wordings() -> None:
     assert components("CoreDNS pods CPU-throttled; ndots:5") >= {"dns"}
     assert components("HikariPool-1 connection is not available") == {"connection-pool"}
     assert components("x509: certificate has expired") == {"certificate"}
+    assert components("all writes to the main db erroring") == components("Postgres primary at max load")
 
 
 @given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz 0_.:;,%>", max_size=120))
