@@ -4,9 +4,9 @@ Alerts are worded by alerting systems and tired engineers, records by whoever wr
 so the comparison is made forgiving where wording varies and strict where it should not:
 
 - words are compared by a light stem ("logins" is "login", "resolving" is "resolve");
-- status codes (4xx and 5xx standing alone, not measurements like "500 ms") count, because 429 is not
-  502, but only when the alert names one: an alert without a code is not faulted for not repeating the
-  record's;
+- status codes (4xx and 5xx standing alone or in the plural, "429s", not measurements like "500 ms")
+  count, because 429 is not 502, but only when the alert names one: an alert without a code is not
+  faulted for not repeating the record's;
 - the alert's own name is left out: that an alert with the same name fired before is exactly what a
   healthy lookalike shares with a real fault, so it is no evidence of the same failure;
 - what a text says was absent ("no 5xx", "pending 0", "real traffic healthy") is read as absent, so an
