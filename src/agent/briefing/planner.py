@@ -16,7 +16,7 @@ import json
 from typing import Any
 
 from agent.briefing.assemble import assemble
-from agent.core.confidence import SETTLED, shipped_fit
+from agent.core.confidence import confidence_of
 from agent.core.conversation import ConversationView, ModelTurn, ToolCall
 from agent.core.evidence import Match
 from agent.core.schema import Mode
@@ -31,10 +31,7 @@ ENOUGH_SCOPED = 2
 def settled(match: Match) -> bool:
     """Sure enough, by the fit in use and by the shipped one, that the look across services is not
     worth its time."""
-    if not match.confidence.settled:
-        return False
-    # To 3 places, as ``confidence_of`` gives every probability.
-    return round(shipped_fit().probability(match.item.features), 3) >= SETTLED
+    return match.confidence.settled and confidence_of(match.item.features, ranking_model=None).settled
 
 
 def _offered(tools: list[dict[str, Any]] | None) -> set[str]:

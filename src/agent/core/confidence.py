@@ -169,6 +169,18 @@ def tie_groups(probabilities: Sequence[float], bar: float = MODERATE) -> list[in
     return groups
 
 
+def precedence(
+    probabilities: Sequence[float],
+    same_service: Sequence[bool],
+    retrieved: Sequence[int],
+    bar: float = MODERATE,
+) -> list[int]:
+    """The order a briefing gives its precedents, as indices: most likely relevant first; within a tie
+    (``tie_groups``), the alert's service first, then the order retrieval gave (``retrieved``)."""
+    groups = tie_groups(probabilities, bar)
+    return sorted(range(len(probabilities)), key=lambda i: (groups[i], not same_service[i], retrieved[i]))
+
+
 def interpolate(x: float, xs: Sequence[float], ys: Sequence[float]) -> float:
     """Piecewise-linear through the knots, flat beyond the ends; ``x`` itself when there are none."""
     if not xs:

@@ -18,9 +18,9 @@ from agent.core.confidence import (
     Scorer,
     confidence_of,
     features,
+    precedence,
     same_scope,
     shipped_fit,
-    tie_groups,
 )
 from agent.core.schema import EvidenceItem, EvidenceKind
 from memory import RecalledIncident
@@ -336,12 +336,13 @@ class Evidence:
         ), item
 
     def ranked(self) -> list[Match]:
-        """Matches most likely relevant first; within a tie (``confidence.tie_groups``), same service
-        first, then the order retrieval gave."""
+        """Matches in the order a briefing gives them (``confidence.precedence``)."""
         matches = list(self.matches.values())
-        groups = tie_groups([m.confidence.probability for m in matches], (self.fit or shipped_fit()).bar)
-        order = sorted(
-            range(len(matches)), key=lambda i: (groups[i], not matches[i].same_service, matches[i].item.n)
+        order = precedence(
+            [m.confidence.probability for m in matches],
+            [m.same_service for m in matches],
+            [m.item.n for m in matches],
+            (self.fit or shipped_fit()).bar,
         )
         return [matches[i] for i in order]
 

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from agent.briefing.loop import Agent
-from agent.core.confidence import FEATURES, MODERATE, Scorer, shipped_fit, tie_groups
+from agent.core.confidence import FEATURES, MODERATE, Scorer, precedence, shipped_fit
 from agent.core.evidence import AlertInput
 from agent.core.schema import Briefing, EvidenceItem
 from agent.core.similarity import Similarity
@@ -139,14 +139,12 @@ class Learner:
 def ranked(briefing: Briefing, bar: float = MODERATE) -> tuple[str | None, list[str]]:
     """The precedent the briefing states (None when it abstains), and its precedents in order: those it
     names as related first, then every other recalled incident as the briefing ranks them
-    (``Evidence.ranked``: by probability, a tie kept same service first, then in retrieval's order), so
-    an abstention's first precedent is the closest record it names. ``bar`` is the listing bar of the
-    fit that briefed it, which a tie never spans."""
+    (``confidence.precedence``), so an abstention's first precedent is the closest record it names.
+    ``bar`` is the listing bar of the fit that briefed it, which a tie never spans."""
     related = [r.id for r in briefing.related_incidents]
     others = [i for i in briefing.evidence if i.kind == "incident" and i.id and i.id not in related]
-    groups = tie_groups([i.probability or 0.0 for i in others], bar)
-    positions = sorted(
-        range(len(others)), key=lambda k: (groups[k], not _same_service(others[k]), others[k].n)
+    positions = precedence(
+        [i.probability or 0.0 for i in others], [_same_service(i) for i in others], [i.n for i in others], bar
     )
     order = [*related, *(str(others[k].id) for k in positions)]
     data = briefing.model_dump(mode="json")
@@ -154,8 +152,11 @@ def ranked(briefing: Briefing, bar: float = MODERATE) -> tuple[str | None, list[
     return stated, order
 
 
+_SAME_SERVICE = FEATURES.index("same_service")
+
+
 def _same_service(item: EvidenceItem) -> bool:
-    return len(item.features) == len(FEATURES) and item.features[FEATURES.index("same_service")] == 1.0
+    return len(item.features) == len(FEATURES) and item.features[_SAME_SERVICE] == 1.0
 
 
 def score_briefing(
@@ -407,7 +408,7 @@ async def _replay_incident(
         if learner is not None:
             agent.fit = learner.fit
         briefing = await agent.brief(incident.alert)
-        bar = learner.fit.bar if learner is not None else MODERATE
+        bar = (agent.fit or shipped_fit()).bar
         run.results[name].append(score_briefing(briefing, incident, seen, sim, bar))
         if learner is not None:
             shown = shown_precedents(briefing.model_dump(mode="json"))
