@@ -148,6 +148,9 @@ async def scenario_segments(directory: Path, workdir: Path | None = None) -> lis
 async def scenario_replay(
     directory: Path, *, workdir: Path | None = None, progress: Callable[[str], None] = lambda _: None
 ) -> dict[str, Any]:
-    """``bench replay`` over the scenarios of ``directory``."""
+    """``bench replay`` over the scenarios of ``directory``; a ``ValueError`` when none has a history
+    to replay."""
     segments = await scenario_segments(directory, workdir)
+    if not any(s.incidents for s in segments):
+        raise ValueError(f"no scenario in {directory} has a history to replay (records or the demo history)")
     return await replay(segments, workdir=workdir, progress=progress)

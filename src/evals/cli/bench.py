@@ -123,15 +123,19 @@ def import_fields(
     typer.echo(json.dumps(result, indent=2) if as_json else extraction_bench.markdown(result))
 
 
-def replay_source(corpus: Path | None, qrels: Path | None, scenarios: bool) -> tuple[Path, Path] | None:
-    """The corpus and judgments to replay, None for the scenarios; refuses no stream, two, or half a
-    corpus."""
-    if scenarios and (corpus or qrels):
+def replay_source(
+    corpus: Path | None, qrels: Path | None, scenarios: bool, scenario_dir: Path | None = None
+) -> tuple[Path, Path] | Path:
+    """The corpus and judgments to replay, or the directory of scenarios (the shipped ones unless
+    ``scenario_dir``); refuses no stream, two, or half a corpus."""
+    if (scenarios or scenario_dir) and (corpus or qrels):
         raise typer.BadParameter(
-            "replays the project's scenarios: leave out --corpus and --qrels", param_hint="--scenarios"
+            "replays scenarios: leave out --corpus and --qrels", param_hint="--scenarios / --scenario-dir"
         )
+    if scenario_dir:
+        return scenario_dir
     if scenarios:
-        return None
+        return DEFAULT_SCENARIOS
     if not (corpus and qrels):
         given = "--corpus" if corpus else "--qrels" if qrels else None
         what = f"{given} alone is half a corpus" if given else "nothing to replay"
@@ -148,23 +152,35 @@ def replay(
     scenarios: bool = typer.Option(
         False, "--scenarios", help="Replay the project's scenarios and their records instead of a corpus."
     ),
+    scenario_dir: Path | None = typer.Option(
+        None,
+        "--scenario-dir",
+        exists=True,
+        file_okay=False,
+        help="Replay the scenario YAML of this directory (record sets under its records/) instead: "
+        "held-out scenarios, a team's own.",
+    ),
     as_json: bool = AS_JSON,
 ) -> None:
     """History lived through in time order: each incident briefed from the incidents before it, scored,
     then resolved with its labels; learning, frozen, bm25 and memory off, whole stream and per fifth.
-    Replays a corpus (--corpus and --qrels) or the project's scenarios (--scenarios)."""
+    Replays a corpus (--corpus and --qrels) or scenarios (--scenarios, --scenario-dir)."""
     from evals.bench import replay as replay_bench
     from evals.bench.scenario_stream import scenario_replay
 
-    source = replay_source(corpus, qrels, scenarios)
+    source = replay_source(corpus, qrels, scenarios, scenario_dir)
 
     def progress(line: str) -> None:
         typer.echo(line, err=True)
 
-    if source is None:
-        report = run(scenario_replay(DEFAULT_SCENARIOS, progress=progress))
-    else:
-        report = run(replay_bench.run_replay(*source, progress=progress))
+    try:
+        if isinstance(source, Path):
+            report = run(scenario_replay(source, progress=progress))
+        else:
+            report = run(replay_bench.run_replay(*source, progress=progress))
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
     typer.echo(json.dumps(report, indent=2) if as_json else replay_bench.markdown(report))
 
 

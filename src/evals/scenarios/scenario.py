@@ -135,7 +135,10 @@ def load_record_set(directory: Path, name: str) -> list[RecordIn]:
     generated = generated_set(name)
     if generated is not None:
         return [RecordIn.model_validate(item) for item in generated]
-    data = yaml.safe_load((directory / "records" / f"{name}.yaml").read_text(encoding="utf-8"))
+    path = directory / "records" / f"{name}.yaml"
+    if not path.is_file():
+        raise ValueError(f"record set {name!r} not found: no {path}")
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
     return [RecordIn.model_validate(item) for item in data["records"]]
 
 

@@ -154,6 +154,8 @@ def test_replay_needs_a_corpus_or_the_scenarios_and_not_both(tmp_path: Path) -> 
         ("--corpus", str(corpus)): "--corpus alone is half a corpus",
         ("--qrels", str(qrels)): "--qrels alone is half a corpus",
         ("--scenarios", "--corpus", str(corpus), "--qrels", str(qrels)): "leave out --corpus and --qrels",
+        ("--scenario-dir", str(tmp_path), "--corpus", str(corpus)): "leave out --corpus and --qrels",
+        ("--scenario-dir", str(corpus)): "is a file",
     }
     for args, message in cases.items():
         result = CliRunner().invoke(app, ["bench", "replay", *args])

@@ -1,6 +1,6 @@
 """The scenarios as a replay stream: time order, judgments from what the scenarios state, one short run."""
 
-import asyncio
+import json
 import shutil
 from datetime import UTC, datetime, timedelta
 from itertools import pairwise
@@ -9,6 +9,7 @@ from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
+from typer.testing import CliRunner
 
 from agent.core.evidence import AlertInput
 from agent.resolution.grading import PostMortem
@@ -21,10 +22,10 @@ from evals.bench.scenario_stream import (
     incident_of,
     judgments,
     replayable,
-    scenario_replay,
 )
 from evals.scenarios import DEFAULT_SCENARIOS
 from evals.scenarios.scenario import Scenario, load_scenarios
+from web.cli import app
 
 START = datetime(2026, 3, 2, tzinfo=UTC)
 
@@ -114,14 +115,15 @@ def test_the_project_scenarios_judge_only_records_they_expect_and_their_memory_h
             assert set(expected(scenario)) <= set(judged) <= stated & held, scenario.id
 
 
-def test_a_short_replay_of_three_scenarios(tmp_path: Path) -> None:
+def test_a_short_replay_of_three_scenarios_from_their_own_directory(tmp_path: Path) -> None:
     cases = tmp_path / "cases"
     cases.mkdir()
     for name in ("01-checkout-pool-flash-sale", "02-payment-processor-429", "27-novel-alert"):
         shutil.copy(DEFAULT_SCENARIOS / f"{name}.yaml", cases)
     shutil.copytree(DEFAULT_SCENARIOS / "records", cases / "records")
-    report = asyncio.run(scenario_replay(cases, workdir=tmp_path))
-    systems = report["systems"]
+    result = CliRunner().invoke(app, ["bench", "replay", "--scenario-dir", str(cases), "--json"])
+    assert result.exit_code == 0, result.output
+    systems = json.loads(result.stdout)["systems"]
     assert set(systems) == {"learning", "learning_inferred", "frozen", "bm25", "memory_off"}
     for figures in systems.values():
         assert (figures["incidents"], figures["with_relevant_earlier"]) == (3, 2)
@@ -133,3 +135,25 @@ def test_a_short_replay_of_three_scenarios(tmp_path: Path) -> None:
         1.0,
     )
     assert systems["frozen"]["recall@5"] == 1.0  # both precedents are in the Meridian history
+
+
+def test_a_directory_without_a_scenario_to_replay_is_refused_by_name(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    shutil.copy(DEFAULT_SCENARIOS / "14-cold-start-memory-off.yaml", tmp_path)  # memory off: none to replay
+    for directory, message in (
+        (empty, f"no scenario in {empty} has a history to replay"),
+        (tmp_path, f"no scenario in {tmp_path} has a history to replay"),
+    ):
+        result = CliRunner().invoke(app, ["bench", "replay", "--scenario-dir", str(directory)])
+        assert result.exit_code == 1, result.output
+        assert message in " ".join(result.output.split())
+        assert "Traceback" not in result.output
+
+
+def test_a_missing_record_set_is_named_not_a_crash(tmp_path: Path) -> None:
+    shutil.copy(DEFAULT_SCENARIOS / "01-checkout-pool-flash-sale.yaml", tmp_path)  # loads "meridian"
+    result = CliRunner().invoke(app, ["bench", "replay", "--scenario-dir", str(tmp_path)])
+    assert result.exit_code == 1, result.output
+    assert "record set 'meridian' not found" in result.output
+    assert not isinstance(result.exception, OSError)
