@@ -76,3 +76,11 @@ def test_a_failing_scenario_fails_the_command(tmp_path: Path) -> None:
     assert "FAIL  expects-the-impossible" in result.stdout
     assert "top related incident is none, expected PM-1" in result.stdout
     assert "passed 0, failed 1, known gaps 0, total 1" in result.stdout
+
+
+def test_a_scenario_file_that_does_not_read_is_named_not_a_traceback(tmp_path: Path) -> None:
+    (tmp_path / "01-bad.yaml").write_text("id: x\ntitle: a title: with a colon\n")
+    result = CliRunner().invoke(app, ["eval", "--no-llm", "--scenarios", str(tmp_path)])
+    assert result.exit_code == 2, result.output
+    assert "01-bad.yaml" in result.output
+    assert "Traceback" not in result.output

@@ -31,10 +31,13 @@ def eval_command(
     from agent.settings import LLMSettings
     from evals.scenarios.report import evaluate_sync, render
 
-    summary = evaluate_sync(scenarios, mode="evidence-only", only=only or None)
-    use_llm = LLMSettings().uses_llm if llm is None else llm
-    if use_llm:
-        summary["llm"] = evaluate_sync(scenarios, mode="llm", only=only or None)
+    try:
+        summary = evaluate_sync(scenarios, mode="evidence-only", only=only or None)
+        use_llm = LLMSettings().uses_llm if llm is None else llm
+        if use_llm:
+            summary["llm"] = evaluate_sync(scenarios, mode="llm", only=only or None)
+    except ValueError as exc:  # a scenario file that does not read, or two with one id
+        raise typer.BadParameter(str(exc), param_hint="--scenarios") from None
     if as_json:
         typer.echo(json.dumps(summary, indent=2))
     else:
