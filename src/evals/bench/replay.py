@@ -264,8 +264,9 @@ def figures(rows: Sequence[Scored]) -> dict[str, Any]:
         "mean_grade_relevant_in_memory": _mean([float(r.grade) for r in found]),
         "mean_grade_none_in_memory": _mean([float(r.grade) for r in none]),
         "abstained": len(abstained),
-        "abstain_precision": _mean([float(not r.relevant_earlier) for r in abstained]),
-        "abstain_recall": _mean([float(r.abstained) for r in none]),
+        # Undefined (None, printed "-") when nothing abstained, or every incident had a precedent.
+        "abstain_precision": _mean([float(not r.relevant_earlier) for r in abstained]) if abstained else None,
+        "abstain_recall": _mean([float(r.abstained) for r in none]) if none else None,
         "ece": reliability(predicted, [y for _, y in pairs])["ece"] if pairs else None,
         "ece_by_chance": chance_ece(predicted) if pairs else None,
         "shown_pairs": len(pairs),

@@ -66,6 +66,12 @@ def test_figures_separate_recall_grades_and_abstention() -> None:
     assert missed(rows) == ["b"]  # "a" was found, "c" and "d" had nothing earlier to find
 
 
+def test_abstention_is_undefined_not_zero_when_there_is_nothing_to_count() -> None:
+    found = [_row("a", earlier=True, top1=True, grade=100, abstained=False)]
+    got = figures(found)  # nothing abstained, and every incident had a precedent to find
+    assert (got["abstain_precision"], got["abstain_recall"]) == (None, None)
+
+
 def _briefing(summary: str, related: list[str]) -> Briefing:
     evidence = [
         EvidenceItem(n=2, kind="incident", id="A", title="A", text="", probability=0.2),
