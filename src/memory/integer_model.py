@@ -96,14 +96,15 @@ def rewrite(model: bytes) -> bytes:
         weights, scale = found
         replaced.add(node.input[1])
         if weights not in unsigned:
-            unsigned[weights] = f"{weights}/u8", f"{weights}/u8_zero"
+            held, held_zero = f"{weights}/u8", f"{weights}/u8_zero"
             shifted = numpy_helper.to_array(constants[weights]).astype(np.int16) + UNSIGNED_ZERO
             graph.initializer.extend(
                 [
-                    numpy_helper.from_array(shifted.astype(np.uint8), unsigned[weights][0]),
-                    numpy_helper.from_array(np.array(UNSIGNED_ZERO, dtype=np.uint8), unsigned[weights][1]),
+                    numpy_helper.from_array(shifted.astype(np.uint8), held),
+                    numpy_helper.from_array(np.array(UNSIGNED_ZERO, dtype=np.uint8), held_zero),
                 ]
             )
+            unsigned[weights] = held, held_zero
         held, held_zero = unsigned[weights]
         name = node.name or node.output[0]
         quantized, input_scale, zero_point = f"{name}/q", f"{name}/q_scale", f"{name}/q_zero"
