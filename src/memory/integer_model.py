@@ -87,7 +87,7 @@ def rewrite(model: bytes) -> bytes:
         return weights.name, scale
 
     nodes, replaced = [], set()
-    unsigned: dict[str, tuple[str, str]] = {}  # int8 weights -> their unsigned copy and its zero point
+    unsigned: set[str] = set()  # the int8 weights already held unsigned
     for node in graph.node:
         found = int8_weights(node.input[1]) if node.op_type == "MatMul" else None
         if found is None:
@@ -95,8 +95,9 @@ def rewrite(model: bytes) -> bytes:
             continue
         weights, scale = found
         replaced.add(node.input[1])
+        held, held_zero = f"{weights}/u8", f"{weights}/u8_zero"
         if weights not in unsigned:
-            held, held_zero = f"{weights}/u8", f"{weights}/u8_zero"
+            unsigned.add(weights)
             shifted = numpy_helper.to_array(constants[weights]).astype(np.int16) + UNSIGNED_ZERO
             graph.initializer.extend(
                 [
@@ -104,8 +105,6 @@ def rewrite(model: bytes) -> bytes:
                     numpy_helper.from_array(np.array(UNSIGNED_ZERO, dtype=np.uint8), held_zero),
                 ]
             )
-            unsigned[weights] = held, held_zero
-        held, held_zero = unsigned[weights]
         name = node.name or node.output[0]
         quantized, input_scale, zero_point = f"{name}/q", f"{name}/q_scale", f"{name}/q_zero"
         nodes += [
