@@ -37,9 +37,9 @@ from agent.core.confidence import FEATURES, FIT_RESOURCE, Fit
 from agent.core.confidence import features as confidence_features
 from agent.core.evidence import incident_service
 from agent.core.team_fit import penalised_newton, reliability
-from evals.bench.corpus import corpus_id, load_corpus
+from evals.bench.corpus import corpus_id, load_corpus, load_qrels
 from evals.bench.ranking import Qrels, folds, judged
-from evals.bench.retrieval import DEPTH, Query, corpus_bank, dev_queries, load_qrels
+from evals.bench.retrieval import DEPTH, Query, corpus_bank, dev_queries
 from memory.bank import Recall
 from memory.service import recall_similar_incidents
 

@@ -4,17 +4,72 @@ Protocol step 1 of the corpus README lives here, so the retrieval benchmark and 
 benchmark read the curated fields the same way.
 """
 
+import datetime
 import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from incidents.timeutil import plausible
 from memory.history import MAX_TEXT
 
 
+class CorpusError(ValueError):
+    """A corpus the benchmarks cannot read, with the file and line that says why."""
+
+
 def load_corpus(path: Path) -> list[dict[str, Any]]:
+    """Every record of a JSONL corpus, each checked for what every benchmark needs (a JSON object, an id
+    no other record has, a date), so a bad line is named by its number before any benchmark starts."""
+    records: list[dict[str, Any]] = []
+    lines: dict[str, int] = {}
     with path.open(encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            where = f"{path.name} line {number}"
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise CorpusError(f"{where}: not JSON ({exc.msg}, column {exc.colno})") from None
+            if not isinstance(record, dict):
+                raise CorpusError(f"{where}: not a JSON object")
+            ident = record.get("id")
+            if not isinstance(ident, str) or not ident.strip():
+                raise CorpusError(f'{where}: no "id"')
+            if ident in lines:
+                raise CorpusError(f"{where}: id {ident!r} is already on line {lines[ident]}")
+            try:
+                stored_id(ident)
+                timestamp(record.get("date"))
+            except ValueError as exc:
+                raise CorpusError(f"{where} ({ident}): {exc}") from None
+            lines[ident] = number
+            records.append(record)
+    if not records:
+        raise CorpusError(f"{path.name} holds no record")
+    return records
+
+
+def load_qrels(path: Path) -> dict[str, dict[str, int]]:
+    """Judgments, ``query<TAB>doc<TAB>grade`` a line under an optional header. A line of another shape
+    is named, and a file with no judgment at all refused: read as nothing, it would score every
+    method 0 as if that were measured."""
+    qrels: dict[str, dict[str, int]] = {}
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            parts = [part.strip() for part in line.rstrip("\n").split("\t")]
+            if len(parts) == 3 and parts[2].isdigit() and parts[0] and parts[1]:
+                qrels.setdefault(parts[0], {})[parts[1]] = int(parts[2])
+            elif qrels or number > 1 or len(parts) != 3:
+                raise CorpusError(
+                    f"{path.name} line {number}: expected query, doc and grade (an integer), tab-separated"
+                )
+    if not qrels:
+        raise CorpusError(f"{path.name} holds no judgment")
+    return qrels
 
 
 # A corpus id names a page once imported, and a page address holds no "/" or "#" (``memory.history``):
@@ -36,13 +91,31 @@ def corpus_id(stored: str) -> str:
     return stored.translate(_READ)
 
 
+def values(value: object) -> list[str]:
+    """A list field's values. A lone string is one value: read as a list, it would be its letters."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [str(v) for v in value if v is not None]
+    return [str(value)]
+
+
+def details(value: object) -> str:
+    """The details of a ``{labels, details}`` field (root cause, mitigation); a plain string is them."""
+    if isinstance(value, Mapping):
+        return str(value.get("details") or "").strip()
+    return value.strip() if isinstance(value, str) else ""
+
+
 def first_service(record: Mapping[str, Any]) -> str:
-    services = [s.strip() for s in record.get("services") or [] if s and s.strip()]
+    services = [s.strip() for s in values(record.get("services")) if s.strip()]
     return " ".join(services[0].split())[:255] if services else "unknown"
 
 
-def joined(values: Iterable[str]) -> str:
-    return "; ".join(v.strip() for v in values if v and v.strip())
+def joined(parts: Iterable[str]) -> str:
+    return "; ".join(v.strip() for v in parts if v and v.strip())
 
 
 # The import refuses a post-mortem with an empty required field or a field over its size limit; a few
@@ -52,13 +125,28 @@ NOT_RECORDED = "not recorded"
 REQUIRED = ("symptom", "error_signature", "root_cause", "resolution_steps", "outcome")
 
 
-def _timestamp(date: str) -> str:
-    """The record's date at midnight UTC; a year or a year and month alone means its first day."""
-    parts = date.strip().split("-")
-    if not parts[0].isdigit() or len(parts) > 3:
-        raise ValueError(f"unusable date {date!r}: expected YYYY-MM-DD")
-    year, month, day = [*parts, "01", "01"][:3]
-    return f"{year}-{month.zfill(2)}-{day.zfill(2)}T00:00:00Z"
+def timestamp(date: object) -> str:
+    """The record's date in UTC: a day means its midnight, a year or a year and month alone its first
+    day, a full ISO date and time itself. The replay orders the stream by it and the import needs one
+    it can take (``plausible``), so a record without such a date is refused."""
+    if not isinstance(date, str) or not date.strip():
+        raise ValueError('no "date": every record needs one (YYYY-MM-DD), the replay goes in date order')
+    text = date.strip()
+    parts = text.split("-")
+    try:
+        if len(parts) <= 3 and all(p.isdigit() for p in parts):
+            year, month, day = [*parts, "01", "01"][:3]
+            moment = datetime.datetime(int(year), int(month), int(day), tzinfo=datetime.UTC)
+        else:
+            moment = datetime.datetime.fromisoformat(text)
+            moment = moment.replace(tzinfo=moment.tzinfo or datetime.UTC).astimezone(datetime.UTC)
+    except ValueError:
+        raise ValueError(f"unusable date {date!r}: expected YYYY-MM-DD or an ISO date and time") from None
+    return plausible(moment).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _labels(value: object) -> list[str]:
+    return values(value.get("labels")) if isinstance(value, Mapping) else []
 
 
 def import_row(record: Mapping[str, Any]) -> dict[str, str]:
@@ -66,13 +154,13 @@ def import_row(record: Mapping[str, Any]) -> dict[str, str]:
     row = {
         "incident_id": stored_id(record["id"]),
         "service": first_service(record),
-        "timestamp": _timestamp(str(record.get("date") or "")),
-        "symptom": (record.get("summary") or "").strip(),
-        "error_signature": joined(record.get("manifestation") or []),
-        "root_cause": ((record.get("root_cause") or {}).get("details") or "").strip(),
-        "resolution_steps": ((record.get("mitigation") or {}).get("details") or "").strip(),
+        "timestamp": timestamp(record.get("date")),
+        "symptom": str(record.get("summary") or "").strip(),
+        "error_signature": joined(values(record.get("manifestation"))),
+        "root_cause": details(record.get("root_cause")),
+        "resolution_steps": details(record.get("mitigation")),
         "runbook_used": "",
-        "outcome": joined((record.get("mitigation") or {}).get("labels") or []),
+        "outcome": joined(_labels(record.get("mitigation"))),
         "failed_attempts": "",
         "resolved_by": "",
     }

@@ -46,10 +46,10 @@ from agent.core.similarity import Similarity
 from agent.core.team_fit import INFERRED_WEIGHT, Label, TeamFit, chance_ece, decide, reliability
 from agent.resolution.grading import PostMortem, abstains, grade
 from agent.resolution.labels import Mark, Shown, infer, relevant, shown_precedents
-from evals.bench.corpus import import_row, load_corpus, stored_id
+from evals.bench.corpus import details, import_row, load_corpus, load_qrels, stored_id
 from evals.bench.protocol import paired_bootstrap
 from evals.bench.ranking import Qrels, judged
-from evals.bench.retrieval import alert_for, load_qrels
+from evals.bench.retrieval import alert_for
 from memory.embedded.bank import EmbeddedBank
 from memory.schema import service_tag
 from web.app.agent import open_agent
@@ -338,7 +338,7 @@ def grader_agreement(results: Mapping[str, Sequence[Scored]]) -> dict[str, Any]:
 def corpus_incident(record: Mapping[str, Any], qrels: Qrels) -> Incident:
     """A corpus record as an incident of the stream: its symptoms as the alert, its judgments, its own
     root cause to grade against, and itself as the history it leaves."""
-    cause = str((record.get("root_cause") or {}).get("details") or "")
+    cause = details(record.get("root_cause"))
     ident = stored_id(str(record["id"]))
     return Incident(
         id=ident,

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from evals.bench.calibration import Pair, collect, held_out
-from evals.bench.corpus import load_corpus
+from evals.bench.corpus import load_corpus, load_qrels
 from evals.bench.protocol import paired_bootstrap, per_query
 from evals.bench.ranking import Qrels, folds
-from evals.bench.retrieval import corpus_bank, dev_queries, load_qrels, rankings_of
+from evals.bench.retrieval import corpus_bank, dev_queries, rankings_of
 
 METRICS = ("recall@1", "recall@5", "mrr@10")
 Rankings = dict[str, list[str]]  # query id -> document ids, best first

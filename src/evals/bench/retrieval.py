@@ -24,7 +24,16 @@ from typing import Any
 
 from agent.core.evidence import AlertInput, Evidence
 from agent.core.tools import recall_ranked
-from evals.bench.corpus import corpus_id, first_service, import_row, joined, load_corpus, stored_id
+from evals.bench.corpus import (
+    corpus_id,
+    first_service,
+    import_row,
+    joined,
+    load_corpus,
+    load_qrels,
+    stored_id,
+    values,
+)
 from evals.bench.extraction import FreeFormBank, free_form_bank
 from evals.bench.protocol import HYBRID, by_fold, fold_groups, per_query
 from evals.bench.ranking import Qrels, evaluate, scored_queries
@@ -65,23 +74,12 @@ class Query:
         return self.alert.description
 
 
-def load_qrels(path: Path) -> dict[str, dict[str, int]]:
-    qrels: dict[str, dict[str, int]] = {}
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            parts = line.rstrip("\n").split("\t")
-            if len(parts) != 3 or not parts[2].strip().isdigit():
-                continue  # the header, or a blank line
-            qrels.setdefault(parts[0], {})[parts[1]] = int(parts[2])
-    return qrels
-
-
 def alert_for(record: Mapping[str, Any]) -> AlertInput:
     """Protocol step 2: an alert from symptoms only (title, manifestation, impact)."""
     return AlertInput(
-        text=joined([*(record.get("manifestation") or []), *(record.get("impact_symptom") or [])]),
+        text=joined([*values(record.get("manifestation")), *values(record.get("impact_symptom"))]),
         service=first_service(record),
-        title=record.get("title") or "",
+        title=str(record.get("title") or ""),
         incident_id=stored_id(record["id"]),
     )
 

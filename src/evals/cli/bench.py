@@ -21,9 +21,48 @@ class BenchResult(Protocol):
 
 R = TypeVar("R", bound=BenchResult)
 
+
+def readable_corpus(ctx: typer.Context, path: Path | None) -> Path | None:
+    """The corpus, once every line reads as a record: a bad line is named as the option's fault before
+    a benchmark starts, not as a traceback from inside it."""
+    return _readable(ctx, "corpus", path)
+
+
+def readable_qrels(ctx: typer.Context, path: Path | None) -> Path | None:
+    """The judgments, once every line reads as one and some judge a record of the corpus."""
+    return _readable(ctx, "qrels", path)
+
+
+def _readable(ctx: typer.Context, name: str, path: Path | None) -> Path | None:
+    from evals.bench.corpus import CorpusError, load_corpus, load_qrels
+
+    if path is None:
+        return path
+    try:
+        read = {"corpus": load_corpus, "qrels": load_qrels}
+        read[name](path)
+        # Whichever of the two is read second checks that the judgments are about this corpus.
+        other = "qrels" if name == "corpus" else "corpus"
+        given = {name: path, other: ctx.params.get(other)}
+        if given["corpus"] is not None and given["qrels"] is not None:
+            ids = {record["id"] for record in load_corpus(given["corpus"])}
+            if not ids & set(load_qrels(given["qrels"])):
+                raise CorpusError(
+                    f"no query of {given['qrels'].name} is a record of {given['corpus'].name}: "
+                    "are they the same corpus?"
+                )
+    except CorpusError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    return path
+
+
 # Options several benchmarks take, said once.
-CORPUS = typer.Option(..., exists=True, dir_okay=False, help="Post-mortem corpus (JSONL).")
-QRELS = typer.Option(..., exists=True, dir_okay=False, help="Judgments: query, doc, grade (TSV).")
+CORPUS = typer.Option(
+    ..., exists=True, dir_okay=False, callback=readable_corpus, help="Post-mortem corpus (JSONL)."
+)
+QRELS = typer.Option(
+    ..., exists=True, dir_okay=False, callback=readable_qrels, help="Judgments: query, doc, grade (TSV)."
+)
 AS_JSON = typer.Option(False, "--json", help="Print one JSON object and nothing else.")
 
 
@@ -145,9 +184,11 @@ def replay_source(
 
 @app.command("replay")
 def replay(
-    corpus: Path | None = typer.Option(None, exists=True, dir_okay=False, help="Post-mortem corpus (JSONL)."),
+    corpus: Path | None = typer.Option(
+        None, exists=True, dir_okay=False, callback=readable_corpus, help="Post-mortem corpus (JSONL)."
+    ),
     qrels: Path | None = typer.Option(
-        None, exists=True, dir_okay=False, help="Judgments: query, doc, grade (TSV)."
+        None, exists=True, dir_okay=False, callback=readable_qrels, help="Judgments: query, doc, grade (TSV)."
     ),
     scenarios: bool = typer.Option(
         False, "--scenarios", help="Replay the project's scenarios and their records instead of a corpus."

@@ -152,9 +152,9 @@ def test_the_corpus_is_replayed_by_date_each_incident_leaving_its_own_record() -
 
 def test_replay_needs_a_corpus_or_the_scenarios_and_not_both(tmp_path: Path) -> None:
     corpus = tmp_path / "c.jsonl"
-    corpus.write_text("")
+    corpus.write_text('{"id": "P/1", "date": "2020-05-01"}\n')
     qrels = tmp_path / "q.tsv"
-    qrels.write_text("")
+    qrels.write_text("P/1\tP/2\t2\n")
     cases = {
         (): "nothing to replay: give --corpus and --qrels, or --scenarios",
         ("--corpus", str(corpus)): "--corpus alone is half a corpus",

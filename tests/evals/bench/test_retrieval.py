@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from evals.bench.corpus import NOT_RECORDED, corpus_id, import_row, stored_id
-from evals.bench.retrieval import load_qrels, query_for
+from evals.bench.corpus import NOT_RECORDED, corpus_id, import_row, load_qrels, stored_id
+from evals.bench.retrieval import query_for
 from memory.history import MAX_TEXT
 from web.cli import app
 
