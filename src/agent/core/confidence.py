@@ -41,8 +41,10 @@ Band = Literal["strong", "moderate", "weak"]
 STRONG = 0.5
 MODERATE = 0.3
 SETTLED = 0.8
-# Probabilities closer than this are not told apart when ordering precedents: the fit's held-out
-# calibration error is of this size, so such ties keep the order retrieval gave (``tie_groups``).
+# Probabilities closer than this are not told apart when ordering precedents: the shipped fit's
+# held-out calibration error is of this size, so such ties keep the order retrieval gave
+# (``tie_groups``). A team's fit tells apart no finer than its own held-out error
+# (``team_fit.decide``), and never finer than this.
 RESOLUTION = 0.05
 FIT_RESOURCE = "confidence_fit.json"
 # The signature's shared words are counted up to this, as well as taken as a share: a long error
@@ -79,6 +81,7 @@ class Confidence:
     band: Band
     calibrated: bool
     bar: float = MODERATE  # the fit's listing bar: ``MODERATE``, or the one a team's labels chose
+    resolution: float = RESOLUTION  # the fit's: probabilities closer than this are a tie
 
     @property
     def reliable(self) -> bool:
@@ -125,6 +128,10 @@ class Fit:
     def bar(self) -> float:
         return MODERATE
 
+    @property
+    def resolution(self) -> float:
+        return RESOLUTION
+
     def as_dict(self) -> dict[str, object]:
         return {
             "ranking_model": self.ranking_model,
@@ -153,17 +160,20 @@ class Fit:
         )
 
 
-def tie_groups(probabilities: Sequence[float], bar: float = MODERATE) -> list[int]:
+def tie_groups(
+    probabilities: Sequence[float], bar: float = MODERATE, resolution: float = RESOLUTION
+) -> list[int]:
     """Each probability's tie group, 0 for the most likely: going down from the highest, a group takes
-    every probability less than ``RESOLUTION`` below its first one. Two precedents 0.003 apart are a
-    tie wherever they fall, which steps of a fixed width (0.749 and 0.751) would tell apart. A group
-    never spans the listing ``bar``: a tie ordered by service put a 0.27 record of the alert's service
-    ahead of another service's 0.31, and the briefing said nothing cleared the bar while listing the 0.31."""
+    every probability less than ``resolution`` (the fit's) below its first one. Two precedents 0.003
+    apart are a tie wherever they fall, which steps of a fixed width (0.749 and 0.751) would tell
+    apart. A group never spans the listing ``bar``: a tie ordered by service put a 0.27 record of the
+    alert's service ahead of another service's 0.31, and the briefing said nothing cleared the bar while
+    listing the 0.31."""
     order = sorted(range(len(probabilities)), key=lambda i: -probabilities[i])
     groups = [0] * len(probabilities)
     group, leader = -1, math.inf
     for i in order:
-        if leader - probabilities[i] >= RESOLUTION or probabilities[i] < bar <= leader:
+        if leader - probabilities[i] >= resolution or probabilities[i] < bar <= leader:
             group, leader = group + 1, probabilities[i]
         groups[i] = group
     return groups
@@ -174,10 +184,11 @@ def precedence(
     same_service: Sequence[bool],
     retrieved: Sequence[int],
     bar: float = MODERATE,
+    resolution: float = RESOLUTION,
 ) -> list[int]:
     """The order a briefing gives its precedents, as indices: most likely relevant first; within a tie
     (``tie_groups``), the alert's service first, then the order retrieval gave (``retrieved``)."""
-    groups = tie_groups(probabilities, bar)
+    groups = tie_groups(probabilities, bar, resolution)
     return sorted(range(len(probabilities)), key=lambda i: (groups[i], not same_service[i], retrieved[i]))
 
 
@@ -266,13 +277,16 @@ def band(probability: float) -> Band:
 
 class Scorer(Protocol):
     """A fitted confidence model: the shipped ``Fit``, or a team's refit of it (``agent.core.team_fit``),
-    and the probability from which it lists a precedent."""
+    the probability from which it lists a precedent, and how close two probabilities are a tie."""
 
     @property
     def ranking_model(self) -> str: ...
 
     @property
     def bar(self) -> float: ...
+
+    @property
+    def resolution(self) -> float: ...
 
     def probability(self, values: Sequence[float]) -> float: ...
 
@@ -285,7 +299,13 @@ def confidence_of(
     the one the fit was made with, the number is still given but marked ``calibrated=False``."""
     fit = fit or shipped_fit()
     p = round(fit.probability(values), 3)
-    return Confidence(probability=p, band=band(p), calibrated=ranking_model == fit.ranking_model, bar=fit.bar)
+    return Confidence(
+        probability=p,
+        band=band(p),
+        calibrated=ranking_model == fit.ranking_model,
+        bar=fit.bar,
+        resolution=fit.resolution,
+    )
 
 
 def precedent_confidence(

@@ -338,11 +338,13 @@ class Evidence:
     def ranked(self) -> list[Match]:
         """Matches in the order a briefing gives them (``confidence.precedence``)."""
         matches = list(self.matches.values())
+        fit = self.fit or shipped_fit()
         order = precedence(
             [m.confidence.probability for m in matches],
             [m.same_service for m in matches],
             [m.item.n for m in matches],
-            (self.fit or shipped_fit()).bar,
+            fit.bar,
+            fit.resolution,
         )
         return [matches[i] for i in order]
 

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from agent.core.confidence import FEATURES, MODERATE, Fit, Scorer
+from agent.core.confidence import FEATURES, MODERATE, RESOLUTION, Fit, Scorer
 
 # Prior precision, the same on the recalibration (offset and slope) and on each input's extra weight.
 # Weights held twenty times as tight kept the shipped fit's top end (its 0.9s, relevant a quarter of the
@@ -77,6 +77,7 @@ class TeamFit:
     weights: tuple[float, ...]
     labels: int
     bar: float = MODERATE
+    resolution: float = RESOLUTION
 
     @property
     def ranking_model(self) -> str:
@@ -96,6 +97,7 @@ class TeamFit:
             "weights": list(self.weights),
             "labels": self.labels,
             "bar": self.bar,
+            "resolution": self.resolution,
         }
 
     @classmethod
@@ -104,7 +106,8 @@ class TeamFit:
             raise ValueError("the team fit was made for other confidence features")
         weights = tuple(float(w) for w in data["weights"])
         offset, slope, labels = float(data["offset"]), float(data["slope"]), int(data["labels"])
-        return cls(base, offset, slope, weights, labels, float(data.get("bar", MODERATE)))
+        bar, resolution = float(data.get("bar", MODERATE)), float(data.get("resolution", RESOLUTION))
+        return cls(base, offset, slope, weights, labels, bar, resolution)
 
 
 def _sigmoid(z: float) -> float:
@@ -233,15 +236,17 @@ def decide(labels: Sequence[Label], base: Fit, current: Scorer, *, seen: int = 0
     """Refit on every label and judge it against ``current`` (fitted on the first ``seen`` labels, 0 for
     the shipped fit) where both are out of sample: the labels ``current`` never saw, scored by the refit
     from held-out folds and by ``current`` as it stands. The refit carries the listing bar its held-out
-    probabilities choose."""
+    probabilities choose, and tells probabilities apart no finer than its held-out ECE: a refit on few
+    labels is not sure of the order of two records its own error cannot separate."""
     predicted = held_out(labels, base)
     start = seen if seen < len(labels) else 0
     judged = list(labels[start:])
+    ece = reliability(predicted, [label.relevant for label in labels])["ece"]
     return Decision(
-        fit=replace(refit(labels, base), bar=listing_bar(predicted, labels)),
+        fit=replace(refit(labels, base), bar=listing_bar(predicted, labels), resolution=max(RESOLUTION, ece)),
         held_out_loss=round(log_loss(predicted[start:], judged), 6),
         current_loss=round(log_loss([current.probability(label.features) for label in judged], judged), 6),
-        held_out_ece=reliability(predicted, [label.relevant for label in labels])["ece"],
+        held_out_ece=ece,
     )
 
 

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from agent.briefing.loop import Agent
-from agent.core.confidence import FEATURES, MODERATE, Scorer, precedence, shipped_fit
+from agent.core.confidence import FEATURES, MODERATE, RESOLUTION, Scorer, precedence, shipped_fit
 from agent.core.evidence import AlertInput
 from agent.core.schema import Briefing, EvidenceItem
 from agent.core.similarity import Similarity
@@ -136,15 +136,22 @@ class Learner:
             self.adopted += 1
 
 
-def ranked(briefing: Briefing, bar: float = MODERATE) -> tuple[str | None, list[str]]:
+def ranked(
+    briefing: Briefing, bar: float = MODERATE, resolution: float = RESOLUTION
+) -> tuple[str | None, list[str]]:
     """The precedent the briefing states (None when it abstains), and its precedents in order: those it
     names as related first, then every other recalled incident as the briefing ranks them
     (``confidence.precedence``), so an abstention's first precedent is the closest record it names.
-    ``bar`` is the listing bar of the fit that briefed it, which a tie never spans."""
+    ``bar`` and ``resolution`` are the fit's that briefed it: its listing bar, which a tie never spans,
+    and how close two probabilities are a tie."""
     related = [r.id for r in briefing.related_incidents]
     others = [i for i in briefing.evidence if i.kind == "incident" and i.id and i.id not in related]
     positions = precedence(
-        [i.probability or 0.0 for i in others], [_same_service(i) for i in others], [i.n for i in others], bar
+        [i.probability or 0.0 for i in others],
+        [_same_service(i) for i in others],
+        [i.n for i in others],
+        bar,
+        resolution,
     )
     order = [*related, *(str(others[k].id) for k in positions)]
     data = briefing.model_dump(mode="json")
@@ -160,9 +167,12 @@ def _same_service(item: EvidenceItem) -> bool:
 
 
 def score_briefing(
-    briefing: Briefing, incident: Incident, earlier: set[str], sim: Similarity, bar: float = MODERATE
+    briefing: Briefing, incident: Incident, earlier: set[str], sim: Similarity, fit: Scorer | None = None
 ) -> Scored:
-    stated, order = ranked(briefing, bar)
+    """One briefing scored against the incident's judgments, its precedents in the order ``fit`` (the
+    one that briefed it, the shipped one when None) gives them."""
+    fit = fit or shipped_fit()
+    stated, order = ranked(briefing, fit.bar, fit.resolution)
     data = briefing.model_dump(mode="json")
     relevant_ids = _relevant(incident.judgments)
     pairs = tuple(
@@ -409,8 +419,7 @@ async def _replay_incident(
         if learner is not None:
             agent.fit = learner.fit
         briefing = await agent.brief(incident.alert)
-        bar = (agent.fit or shipped_fit()).bar
-        run.results[name].append(score_briefing(briefing, incident, seen, sim, bar))
+        run.results[name].append(score_briefing(briefing, incident, seen, sim, agent.fit))
         if learner is not None:
             shown = shown_precedents(briefing.model_dump(mode="json"))
             learner.learn(labels_for(shown, incident, inferred=learner.inferred, sim=sim))

@@ -99,8 +99,9 @@ class _InOrder:
     ranking_model = "test"
     bar = MODERATE
 
-    def __init__(self, *probabilities: float) -> None:
+    def __init__(self, *probabilities: float, resolution: float = RESOLUTION) -> None:
         self._left = list(probabilities)
+        self.resolution = resolution
 
     def probability(self, values: Sequence[float]) -> float:
         return self._left.pop(0)
@@ -115,6 +116,20 @@ def test_precedents_a_hair_apart_keep_the_order_retrieval_gave() -> None:
     assert [m.incident.id for m in evidence.ranked()] == ["INC-1", "INC-2"]
 
 
+def test_a_fit_that_cannot_tell_two_precedents_apart_keeps_retrievals_order() -> None:
+    """Ten points apart is a difference for a fit calibrated to within five, not for one within twelve."""
+    first, second = _incident({"keyword": 1}), _incident({"keyword": 2})
+    second = RecalledIncident(**{**second.__dict__, "id": "INC-2"})
+    alert = AlertInput(text="checkout pool timeout", service="checkout-service")
+    orders = []
+    for resolution in (RESOLUTION, 0.12):
+        evidence, _ = Evidence(alert, fit=_InOrder(0.60, 0.70, resolution=resolution)).with_incidents(
+            [first, second]
+        )
+        orders.append([m.incident.id for m in evidence.ranked()])
+    assert orders == [["INC-2", "INC-1"], ["INC-1", "INC-2"]]
+
+
 def test_a_precedent_that_clears_the_listing_bar_goes_ahead_of_a_closer_one_below_it() -> None:
     """A tie puts the alert's own service first, but not a record under the bar ahead of one over it."""
     own = _incident({"keyword": 1})
@@ -124,12 +139,14 @@ def test_a_precedent_that_clears_the_listing_bar_goes_ahead_of_a_closer_one_belo
     assert [m.incident.id for m in evidence.ranked()] == ["PM-2", "INC-1"]
 
 
-@given(st.lists(st.floats(0, 1), max_size=12), st.floats(0.1, MODERATE))
-def test_a_tie_group_never_spans_more_than_the_resolution(probabilities: list[float], bar: float) -> None:
-    groups = tie_groups(probabilities, bar)
+@given(st.lists(st.floats(0, 1), max_size=12), st.floats(0.1, MODERATE), st.floats(RESOLUTION, 0.3))
+def test_a_tie_group_never_spans_more_than_the_resolution(
+    probabilities: list[float], bar: float, resolution: float
+) -> None:
+    groups = tie_groups(probabilities, bar, resolution)
     for g in set(groups):
         members = [p for p, h in zip(probabilities, groups, strict=True) if h == g]
-        assert max(members) - min(members) < RESOLUTION
+        assert max(members) - min(members) < resolution
         assert len({p >= bar for p in members}) == 1
     by_probability = sorted(zip(probabilities, groups, strict=True), key=lambda pg: -pg[0])
     assert [g for _, g in by_probability] == sorted(groups)

@@ -7,7 +7,7 @@ from dataclasses import replace
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent.core.confidence import FEATURES, MODERATE, confidence_of, shipped_fit
+from agent.core.confidence import FEATURES, MODERATE, RESOLUTION, confidence_of, shipped_fit
 from agent.core.team_fit import (
     BAR_FLOOR,
     INFERRED_WEIGHT,
@@ -68,15 +68,25 @@ def test_an_inferred_label_weighs_less_than_an_engineers() -> None:
 
 
 def test_a_fit_round_trips_through_its_stored_form() -> None:
-    fit = replace(refit(_labels(30, True), BASE), bar=0.17)
+    fit = replace(refit(_labels(30, True), BASE), bar=0.17, resolution=0.08)
     again = TeamFit.from_dict(fit.as_dict(), BASE)
     assert again == fit
 
 
 def test_a_fit_stored_before_it_had_a_listing_bar_lists_from_the_shipped_one() -> None:
     stored = refit(_labels(30, True), BASE).as_dict()
-    del stored["bar"]
-    assert TeamFit.from_dict(stored, BASE).bar == MODERATE
+    del stored["bar"], stored["resolution"]
+    fit = TeamFit.from_dict(stored, BASE)
+    assert (fit.bar, fit.resolution) == (MODERATE, RESOLUTION)
+
+
+def test_a_refit_tells_probabilities_apart_no_finer_than_its_held_out_error() -> None:
+    rng = random.Random(5)
+    noisy = [Label(_features(rng), rng.random() < 0.5, 1.0, f"INC-{i:04d}") for i in range(40)]
+    for labels in (noisy, _labels(60, False)):
+        decision = decide(labels, BASE, BASE)
+        assert decision.fit.resolution == max(RESOLUTION, decision.held_out_ece)
+    assert decide(noisy, BASE, BASE).fit.resolution > RESOLUTION
 
 
 def _scored(pairs: list[tuple[float, bool]]) -> tuple[list[float], list[Label]]:
@@ -126,6 +136,7 @@ class Sure:
 
     ranking_model = BASE.ranking_model
     bar = MODERATE
+    resolution = RESOLUTION
 
     def probability(self, values: object) -> float:
         return 0.01
