@@ -501,6 +501,7 @@ async def replay(
             "refits": learner.refits,
             "adopted": learner.adopted,
             "listing_bar": learner.fit.bar,
+            "tie_resolution": learner.fit.resolution,
             "ece_after_first_fifth": later["ece"],
             "ece_after_first_fifth_by_chance": later["ece_by_chance"],
             "shown_pairs_after_first_fifth": later["shown_pairs"],
@@ -562,7 +563,7 @@ def markdown(report: Mapping[str, Any]) -> str:
         floor = f" (by chance alone, median {chance['median']:.3f}, 95th percentile {chance['p95']:.3f})"
         lines.append(
             f"{name}: {figs['labels']} labels, {figs['refits']} refits ({figs['adopted']} adopted), "
-            f"listing bar {figs['listing_bar']:.2f}, "
+            f"listing bar {figs['listing_bar']:.2f}, ties within {figs['tie_resolution']:.3f}, "
             f"ECE after the first fifth {_cell(figs['ece_after_first_fifth'])} over "
             f"{figs['shown_pairs_after_first_fifth']} pairs shown" + (floor if chance else "")
         )
