@@ -52,9 +52,10 @@ def load_corpus(path: Path) -> list[dict[str, Any]]:
 
 
 def load_qrels(path: Path) -> dict[str, dict[str, int]]:
-    """Judgments, ``query<TAB>doc<TAB>grade`` a line under an optional header. A line of another shape
-    is named, and a file with no judgment at all refused: read as nothing, it would score every
-    method 0 as if that were measured."""
+    """Judgments, ``query<TAB>doc<TAB>grade`` a line under an optional header: 2 the same failure, 1
+    related, 0 not (binary judgments, 1 relevant, read as 2). A line of another shape is named, and a
+    file with no judgment at all refused: read as nothing, it would score every method 0 as if that
+    were measured."""
     qrels: dict[str, dict[str, int]] = {}
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
@@ -69,6 +70,10 @@ def load_qrels(path: Path) -> dict[str, dict[str, int]]:
                 )
     if not qrels:
         raise CorpusError(f"{path.name} holds no judgment")
+    if max(grade for docs in qrels.values() for grade in docs.values()) == 1:
+        # Binary judgments (relevant 1, else 0 or absent): their relevant is this protocol's grade 2.
+        # Read as "related", every figure over grade 2 would be 0 as if measured.
+        return {query: {doc: 2 * grade for doc, grade in docs.items()} for query, docs in qrels.items()}
     return qrels
 
 

@@ -130,3 +130,11 @@ def test_the_benchmarks_refuse_a_bad_corpus_by_line_or_judgments_of_another(
         other = runner.invoke(app, ["bench", command, *order])
         assert other.exit_code == 2
         assert "no query of q.tsv is a record of corpus.jsonl" in other.output
+
+
+def test_binary_judgments_read_their_relevant_as_the_same_failure(tmp_path: Path) -> None:
+    path = tmp_path / "q.tsv"
+    path.write_text("query-id\tcorpus-id\tscore\nP/1\tP/2\t1\nP/1\tP/3\t0\n", encoding="utf-8")
+    assert load_qrels(path) == {"P/1": {"P/2": 2, "P/3": 0}}
+    path.write_text("P/1\tP/2\t1\nP/1\tP/3\t2\n", encoding="utf-8")
+    assert load_qrels(path) == {"P/1": {"P/2": 1, "P/3": 2}}
