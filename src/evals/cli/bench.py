@@ -198,8 +198,8 @@ def replay(
         "--scenario-dir",
         exists=True,
         file_okay=False,
-        help="Replay the scenario YAML of this directory (record sets under its records/) instead: "
-        "held-out scenarios, a team's own.",
+        help="Replay the scenario YAML of this directory (record sets under its records/, else the "
+        "shipped ones) instead: held-out scenarios, a team's own.",
     ),
     as_json: bool = AS_JSON,
 ) -> None:

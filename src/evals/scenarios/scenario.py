@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from evals.scenarios import DEFAULT_SCENARIOS
 from evals.scenarios.distractors import generated_set
 from memory.template import FIELDS, POST_MORTEM, TemplateField, model_of
 
@@ -131,13 +132,16 @@ class Scenario(_Strict):
 
 
 def load_record_set(directory: Path, name: str) -> list[RecordIn]:
-    """A file under ``records/``, or a generated set (``distractors-<n>``, see ``distractors.py``)."""
+    """A file under ``records/`` of the scenarios' directory, else of the shipped scenarios (held-out
+    scenarios are written against the shipped histories, Meridian's year of post-mortems), or a
+    generated set (``distractors-<n>``, see ``distractors.py``)."""
     generated = generated_set(name)
     if generated is not None:
         return [RecordIn.model_validate(item) for item in generated]
-    path = directory / "records" / f"{name}.yaml"
-    if not path.is_file():
-        raise ValueError(f"record set {name!r} not found: no {path}")
+    places = [directory / "records" / f"{name}.yaml", DEFAULT_SCENARIOS / "records" / f"{name}.yaml"]
+    path = next((p for p in places if p.is_file()), None)
+    if path is None:
+        raise ValueError(f"record set {name!r} not found: no {places[0]}, and none shipped by that name")
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     return [RecordIn.model_validate(item) for item in data["records"]]
 

@@ -152,8 +152,10 @@ def test_a_directory_without_a_scenario_to_replay_is_refused_by_name(tmp_path: P
 
 
 def test_a_missing_record_set_is_named_not_a_crash(tmp_path: Path) -> None:
-    shutil.copy(DEFAULT_SCENARIOS / "01-checkout-pool-flash-sale.yaml", tmp_path)  # loads "meridian"
+    text = (DEFAULT_SCENARIOS / "01-checkout-pool-flash-sale.yaml").read_text(encoding="utf-8")
+    assert "- meridian" in text
+    (tmp_path / "01.yaml").write_text(text.replace("- meridian", "- our-history"), encoding="utf-8")
     result = CliRunner().invoke(app, ["bench", "replay", "--scenario-dir", str(tmp_path)])
     assert result.exit_code == 1, result.output
-    assert "record set 'meridian' not found" in result.output
+    assert "record set 'our-history' not found" in result.output
     assert not isinstance(result.exception, OSError)

@@ -3,8 +3,10 @@
 from pathlib import Path
 
 import pytest
+import yaml
 
-from evals.scenarios.scenario import Scenario, load_scenarios, records_for
+from evals.scenarios import DEFAULT_SCENARIOS
+from evals.scenarios.scenario import Scenario, load_record_set, load_scenarios, records_for
 
 ALERT = {"source": "generic", "payload": {"title": "x"}}
 
@@ -51,3 +53,14 @@ def test_duplicate_ids_and_broken_files_name_the_file(tmp_path: Path) -> None:
     (tmp_path / "02-b.yaml").write_text("id: b\n")
     with pytest.raises(ValueError, match=r"02-b\.yaml"):
         load_scenarios(tmp_path)
+
+
+def test_held_out_scenarios_load_the_shipped_record_sets_they_do_not_carry(tmp_path: Path) -> None:
+    """Written against Meridian's year of post-mortems, they need not copy it; their own copy wins."""
+    shipped = load_record_set(DEFAULT_SCENARIOS, "meridian")
+    assert load_record_set(tmp_path, "meridian") == shipped
+    (tmp_path / "records").mkdir()
+    (tmp_path / "records" / "meridian.yaml").write_text(
+        yaml.safe_dump({"records": [shipped[0].model_dump(mode="json")]}), encoding="utf-8"
+    )
+    assert load_record_set(tmp_path, "meridian") == shipped[:1]
