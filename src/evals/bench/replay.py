@@ -265,16 +265,18 @@ def figures(rows: Sequence[Scored]) -> dict[str, Any]:
     none = [r for r in rows if not r.relevant_earlier]
     pairs = [p for r in rows for p in r.pairs]
     predicted = [p for p, _ in pairs]
+    # A figure over no incident is undefined (None, printed "-"), not 0, which would read as "always
+    # wrong": recall where no incident had an earlier relevant one (a fifth of a short stream), the
+    # abstention's precision where nothing abstained.
     return {
         "incidents": len(rows),
         "with_relevant_earlier": len(found),
-        "recall@1": _mean([float(r.top1) for r in found]),
-        "recall@5": _mean([float(r.top5) for r in found]),
-        "mean_grade": _mean([float(r.grade) for r in rows]),
-        "mean_grade_relevant_in_memory": _mean([float(r.grade) for r in found]),
-        "mean_grade_none_in_memory": _mean([float(r.grade) for r in none]),
+        "recall@1": _mean([float(r.top1) for r in found]) if found else None,
+        "recall@5": _mean([float(r.top5) for r in found]) if found else None,
+        "mean_grade": _mean([float(r.grade) for r in rows]) if rows else None,
+        "mean_grade_relevant_in_memory": _mean([float(r.grade) for r in found]) if found else None,
+        "mean_grade_none_in_memory": _mean([float(r.grade) for r in none]) if none else None,
         "abstained": len(abstained),
-        # Undefined (None, printed "-") when nothing abstained, or every incident had a precedent.
         "abstain_precision": _mean([float(not r.relevant_earlier) for r in abstained]) if abstained else None,
         "abstain_recall": _mean([float(r.abstained) for r in none]) if none else None,
         "ece": reliability(predicted, [y for _, y in pairs])["ece"] if pairs else None,
@@ -307,6 +309,7 @@ def per_incident(rows: Sequence[Scored], metric: str) -> dict[str, float]:
     return {r.incident: float(getattr(r, attr)) for r in rows if r.relevant_earlier}
 
 
+NO_INTERVAL: dict[str, float | None] = {"diff": None, "low": None, "high": None}
 COMPARISONS = (
     ("learning", "frozen"),
     ("learning", "bm25"),
@@ -325,7 +328,9 @@ def bootstrap(results: Mapping[str, Sequence[Scored]]) -> list[dict[str, Any]]:
             left = results[a] if span == "stream" else windows(results[a])[-1]
             right = results[b] if span == "stream" else windows(results[b])[-1]
             for metric in METRICS:
-                diff = paired_bootstrap(per_incident(left, metric), per_incident(right, metric))
+                paired = per_incident(left, metric), per_incident(right, metric)
+                # No incident to compare on is no interval, not a measured difference of 0 [0, 0].
+                diff = paired_bootstrap(*paired) if set(paired[0]) & set(paired[1]) else NO_INTERVAL
                 rows.append({"span": span, "a": a, "b": b, "metric": metric} | diff)
     return rows
 
@@ -336,12 +341,12 @@ def grader_agreement(results: Mapping[str, Sequence[Scored]]) -> dict[str, Any]:
     rows = [
         r for name in ("learning", "learning_inferred", "frozen") for r in results[name] if not r.abstained
     ]
-    agree = [float((r.grade > 0) == r.top1) for r in rows]
+    right, wrong = [r for r in rows if r.top1], [r for r in rows if not r.top1]
     return {
         "briefings": len(rows),
-        "agreement": _mean(agree),
-        "graded_right_when_relevant": _mean([float(r.grade > 0) for r in rows if r.top1]),
-        "graded_right_when_not": _mean([float(r.grade > 0) for r in rows if not r.top1]),
+        "agreement": _mean([float((r.grade > 0) == r.top1) for r in rows]) if rows else None,
+        "graded_right_when_relevant": _mean([float(r.grade > 0) for r in right]) if right else None,
+        "graded_right_when_not": _mean([float(r.grade > 0) for r in wrong]) if wrong else None,
     }
 
 
@@ -530,8 +535,8 @@ async def run_replay(
     return await replay([Segment(stream)], workdir=workdir, progress=progress)
 
 
-def _cell(value: object) -> str:
-    return f"{value:.3f}" if isinstance(value, float) else "-" if value is None else str(value)
+def _cell(value: object, digits: int = 3, sign: str = "") -> str:
+    return f"{value:{sign}.{digits}f}" if isinstance(value, float) else "-" if value is None else str(value)
 
 
 COLUMNS = ("recall@1", "recall@5", "mean_grade", "abstain_precision", "abstain_recall", "ece")
@@ -548,37 +553,42 @@ def markdown(report: Mapping[str, Any]) -> str:
     lines += ["", "Per fifth (recall@1 / recall@5 / mean grade):"]
     for name, figs in systems.items():
         cells = "  ".join(
-            f"{w['recall@1']:.2f}/{w['recall@5']:.2f}/{w['mean_grade']:.1f}" for w in figs["windows"]
+            f"{_cell(w['recall@1'], 2)}/{_cell(w['recall@5'], 2)}/{_cell(w['mean_grade'], 1)}"
+            for w in figs["windows"]
         )
         lines.append(f"- {name}: {cells}")
     lines += ["", "Mean grade with a relevant precedent in memory / without:"]
     for name, figs in systems.items():
         lines.append(
-            f"- {name}: {figs['mean_grade_relevant_in_memory']:.1f} ({figs['with_relevant_earlier']}) / "
-            f"{figs['mean_grade_none_in_memory']:.1f} ({figs['incidents'] - figs['with_relevant_earlier']})"
+            f"- {name}: {_cell(figs['mean_grade_relevant_in_memory'], 1)} "
+            f"({figs['with_relevant_earlier']}) / {_cell(figs['mean_grade_none_in_memory'], 1)} "
+            f"({figs['incidents'] - figs['with_relevant_earlier']})"
         )
     for name in LEARNING:
         figs = systems[name]
         chance = figs["ece_after_first_fifth_by_chance"]
-        floor = f" (by chance alone, median {chance['median']:.3f}, 95th percentile {chance['p95']:.3f})"
+        floor = (
+            f" (by chance alone, median {chance['median']:.3f}, 95th percentile {chance['p95']:.3f})"
+            if chance
+            else ""
+        )
         lines.append(
             f"{name}: {figs['labels']} labels, {figs['refits']} refits ({figs['adopted']} adopted), "
             f"listing bar {figs['listing_bar']:.2f}, ties within {figs['tie_resolution']:.3f}, "
             f"ECE after the first fifth {_cell(figs['ece_after_first_fifth'])} over "
-            f"{figs['shown_pairs_after_first_fifth']} pairs shown" + (floor if chance else "")
+            f"{figs['shown_pairs_after_first_fifth']} pairs shown" + floor
         )
     lines += ["", "| span | a - b | metric | mean diff | 95% interval |", "|---|---|---|---|---|"]
     for r in report["bootstrap"]:
-        lines.append(
-            f"| {r['span']} | {r['a']} - {r['b']} | {r['metric']} | {r['diff']:+.3f} "
-            f"| [{r['low']:+.3f}, {r['high']:+.3f}] |"
-        )
+        low, high, diff = (_cell(r[k], sign="+") for k in ("low", "high", "diff"))
+        interval = "-" if r["low"] is None else f"[{low}, {high}]"
+        lines.append(f"| {r['span']} | {r['a']} - {r['b']} | {r['metric']} | {diff} | {interval} |")
     g = report["grader"]
     lines += [
         "",
-        f"Grader against the judgments: agrees on {g['agreement']:.3f} of {g['briefings']} stated precedents "
-        f"(graded right {g['graded_right_when_relevant']:.3f} when relevant, "
-        f"{g['graded_right_when_not']:.3f} when not).",
+        f"Grader against the judgments: agrees on {_cell(g['agreement'])} of {g['briefings']} stated "
+        f"precedents (graded right {_cell(g['graded_right_when_relevant'])} when relevant, "
+        f"{_cell(g['graded_right_when_not'])} when not).",
         f"Replayed in {report['seconds']} s.",
     ]
     return "\n".join(lines)

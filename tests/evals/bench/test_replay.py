@@ -16,10 +16,12 @@ from evals.bench.replay import (
     KeywordPick,
     Scored,
     Segment,
+    bootstrap,
     corpus_stream,
     figures,
     fit_threshold,
     grade_pick,
+    markdown,
     missed,
     ranked,
     windows,
@@ -70,6 +72,46 @@ def test_abstention_is_undefined_not_zero_when_there_is_nothing_to_count() -> No
     found = [_row("a", earlier=True, top1=True, grade=100, abstained=False)]
     got = figures(found)  # nothing abstained, and every incident had a precedent to find
     assert (got["abstain_precision"], got["abstain_recall"]) == (None, None)
+
+
+def test_a_fifth_with_nothing_earlier_to_find_has_no_recall_and_no_interval() -> None:
+    """A short stream's first fifth: no incident had an earlier relevant one, so recall is undefined,
+    and learning against BM25 there has no incident to compare on, not a measured 0 [0, 0]."""
+    early = [_row(i, earlier=False, top1=False, grade=0, abstained=True) for i in "abcde"]
+    got = figures(early)
+    assert (got["recall@1"], got["recall@5"], got["mean_grade_relevant_in_memory"]) == (None, None, None)
+    assert got["mean_grade"] == 0.0
+    results = {name: early for name in ("learning", "learning_inferred", "frozen", "bm25", "memory_off")}
+    rows = bootstrap(results)
+    recall = [r for r in rows if r["metric"] == "recall@1"]
+    assert recall and all((r["diff"], r["low"], r["high"]) == (None, None, None) for r in recall)
+    assert all(r["diff"] == 0.0 for r in rows if r["metric"] == "mean_grade")
+    learned = {
+        "labels": 0,
+        "refits": 0,
+        "adopted": 0,
+        "listing_bar": 0.3,
+        "tie_resolution": 0.05,
+        "ece_after_first_fifth": None,
+        "ece_after_first_fifth_by_chance": None,
+        "shown_pairs_after_first_fifth": 0,
+    }
+    systems = {
+        name: figures(early)
+        | {"windows": [figures(w) for w in windows(early)], "missed_first": []}
+        | (learned if name.startswith("learning") else {})
+        for name in results
+    }
+    grader = {
+        "briefings": 0,
+        "agreement": None,
+        "graded_right_when_relevant": None,
+        "graded_right_when_not": None,
+    }
+    text = markdown({"systems": systems, "bootstrap": rows[:3], "grader": grader, "seconds": 1.0})
+    assert "- bm25: -/-/0.0" in text
+    assert "| stream | learning - frozen | recall@1 | - | - |" in text
+    assert "agrees on - of 0" in text
 
 
 def _briefing(summary: str, related: list[str]) -> Briefing:
