@@ -42,6 +42,7 @@ class Status:
     last_refit: datetime | None
     pending: int  # labels given or changed since the last refit
     bar: float  # the probability from which a precedent is listed
+    resolution: float  # probabilities closer than this keep retrieval's order
 
     @property
     def sentence(self) -> str:
@@ -54,7 +55,8 @@ class Status:
         return (
             f"Confidence fitted on {self.incidents} of your incidents ({self.labels} labels, "
             f"{self.engineer_labels} by engineers), ECE {self.ece:.3f}, precedents listed from "
-            f"{self.bar:.0%} likely relevant, last refit {when}."
+            f"{self.bar:.0%} likely relevant and ranked by it when {self.resolution * 100:.0f} points apart "
+            f"or more, last refit {when}."
         )
 
 
@@ -129,6 +131,7 @@ def status(container: Container) -> Status:
         pending = labels.changed_since(
             db_session=db, bank_id=bank_id, since=last.created_at if last else None
         )
+        scorer = _scorer(active, shipped_fit())
         return Status(
             version=active.version if active else None,
             incidents=len({r.incident_id for r in rows}),
@@ -137,7 +140,8 @@ def status(container: Container) -> Status:
             ece=active.ece if active else None,
             last_refit=last.created_at if last else None,
             pending=pending,
-            bar=_scorer(active, shipped_fit()).bar,
+            bar=scorer.bar,
+            resolution=scorer.resolution,
         )
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from agent.core.confidence import MODERATE, shipped_fit
+from agent.core.confidence import MODERATE, RESOLUTION, shipped_fit
 from agent.core.team_fit import TeamFit, refit
 from incidents.briefings import service as briefings
 from incidents.confidence import service as fits
@@ -125,6 +125,7 @@ def test_the_listing_bar_a_refit_chose_is_the_one_briefings_and_the_status_use(c
     assert confidence.load_fit(container).bar == 0.18
     status = confidence.status(container)
     assert status.bar == 0.18 and "listed from 18% likely relevant" in status.sentence
+    assert status.resolution == RESOLUTION and "ranked by it when 5 points apart or more" in status.sentence
 
 
 def test_a_fit_made_for_other_features_gives_way_to_the_shipped_fit(container: Container) -> None:
