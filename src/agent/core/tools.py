@@ -250,7 +250,7 @@ class ToolBox:
         if not outcome.matches:
             return f"No resolved incident {scope} matches this description."
         header = f"{len(outcome.matches)} resolved incident(s) {scope}, strongest first:"
-        fit = outcome.matches[0].confidence
-        groups = tie_groups([m.confidence.probability for m in outcome.matches], fit.bar, fit.resolution)
+        first = outcome.matches[0].confidence  # every match's carries the same fit's bar and resolution
+        groups = tie_groups([m.confidence.probability for m in outcome.matches], first.bar, first.resolution)
         ordered = [m for _, m in sorted(zip(groups, outcome.matches, strict=True), key=lambda gm: gm[0])]
         return results_message(self.fence, [(m.item, evidence.why(m)) for m in ordered], header)

@@ -34,23 +34,21 @@ def readable_qrels(ctx: typer.Context, path: Path | None) -> Path | None:
 
 
 def _readable(ctx: typer.Context, name: str, path: Path | None) -> Path | None:
+    """Read ``path`` as the corpus or the judgments; whichever of the two is read second (they come in
+    command-line order) checks, on what the first kept in ``ctx.meta``, that they are about each other."""
     from evals.bench.corpus import CorpusError, load_corpus, load_qrels
 
     if path is None:
         return path
     try:
-        read = {"corpus": load_corpus, "qrels": load_qrels}
-        read[name](path)
-        # Whichever of the two is read second checks that the judgments are about this corpus.
-        other = "qrels" if name == "corpus" else "corpus"
-        given = {name: path, other: ctx.params.get(other)}
-        if given["corpus"] is not None and given["qrels"] is not None:
-            ids = {record["id"] for record in load_corpus(given["corpus"])}
-            if not ids & set(load_qrels(given["qrels"])):
-                raise CorpusError(
-                    f"no query of {given['qrels'].name} is a record of {given['corpus'].name}: "
-                    "are they the same corpus?"
-                )
+        ctx.meta[name] = load_corpus(path) if name == "corpus" else load_qrels(path)
+        corpus, qrels = ctx.meta.get("corpus"), ctx.meta.get("qrels")
+        if corpus is not None and qrels is not None and not {r["id"] for r in corpus} & set(qrels):
+            paths = {name: path, **{k: ctx.params[k] for k in ("corpus", "qrels") if k != name}}
+            raise CorpusError(
+                f"no query of {paths['qrels'].name} is a record of {paths['corpus'].name}: "
+                "are they the same corpus?"
+            )
     except CorpusError as exc:
         raise typer.BadParameter(str(exc)) from None
     return path
