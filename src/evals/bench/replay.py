@@ -59,6 +59,8 @@ from web.app.sandbox import import_records, sandbox_settings
 SYSTEMS = ("learning", "learning_inferred", "frozen", "bm25", "memory_off")
 LEARNING = ("learning", "learning_inferred")
 WINDOWS = 5
+# A change is adopted only when it holds on both halves of the stream (docs/evals.md).
+HALVES = 2
 REFIT_EVERY = 5
 TOP = 5
 METRICS = ("recall@1", "recall@5", "mean_grade")
@@ -76,6 +78,17 @@ class Scored:
     grade: int
     abstained: bool
     pairs: tuple[tuple[float, bool], ...] = ()  # (probability given, relevant) of each precedent shown
+
+    def as_row(self) -> dict[str, Any]:
+        """What a later run is compared on, incident by incident (``replay_baseline``)."""
+        return {
+            "incident": self.incident,
+            "relevant_earlier": self.relevant_earlier,
+            "top1": self.top1,
+            "top5": self.top5,
+            "grade": self.grade,
+            "abstained": self.abstained,
+        }
 
 
 @dataclass(frozen=True)
@@ -496,7 +509,12 @@ async def replay(
                 await container.aclose()
     results = run.results | {"bm25": keyword_results(run.picks)}
     systems = {
-        name: figures(rows) | {"windows": [figures(w) for w in windows(rows)], "missed_first": missed(rows)}
+        name: figures(rows)
+        | {
+            "windows": [figures(w) for w in windows(rows)],
+            "halves": [figures(h) for h in windows(rows, HALVES)],
+            "missed_first": missed(rows),
+        }
         for name, rows in results.items()
     }
     for name, learner in run.learners.items():
@@ -516,6 +534,7 @@ async def replay(
         "bootstrap": bootstrap(results),
         "grader": grader_agreement(results),
         "seconds": round(time.perf_counter() - started, 1),
+        "rows": {name: [r.as_row() for r in rows] for name, rows in results.items()},
     }
 
 
@@ -536,27 +555,35 @@ async def run_replay(
 
 
 def _cell(value: object, digits: int = 3, sign: str = "") -> str:
+    """A figure as the tables print it: "-" where there was nothing to count."""
     return f"{value:{sign}.{digits}f}" if isinstance(value, float) else "-" if value is None else str(value)
+
+
+def difference(row: Mapping[str, Any], between: str = " | ") -> str:
+    """A bootstrap row's mean difference and 95% interval (two table cells unless told otherwise)."""
+    low, high, diff = (_cell(row[k], sign="+") for k in ("low", "high", "diff"))
+    return diff + between + ("-" if row["low"] is None else f"[{low}, {high}]")
 
 
 COLUMNS = ("recall@1", "recall@5", "mean_grade", "abstain_precision", "abstain_recall", "ece")
 
 
 def markdown(report: Mapping[str, Any]) -> str:
-    """The headline table, per-fifth figures, the intervals and the grader's agreement."""
+    """The headline table, per-fifth and per-half figures, the intervals and the grader's agreement."""
     systems = report["systems"]
     lines = ["| system | incidents | " + " | ".join(COLUMNS) + " |", "|---|---|" + "---|" * len(COLUMNS)]
     for name, figs in systems.items():
         lines.append(
             f"| {name} | {figs['incidents']} | " + " | ".join(_cell(figs[c]) for c in COLUMNS) + " |"
         )
-    lines += ["", "Per fifth (recall@1 / recall@5 / mean grade):"]
-    for name, figs in systems.items():
-        cells = "  ".join(
-            f"{_cell(w['recall@1'], 2)}/{_cell(w['recall@5'], 2)}/{_cell(w['mean_grade'], 1)}"
-            for w in figs["windows"]
-        )
-        lines.append(f"- {name}: {cells}")
+    for title, key, digits in (("fifth", "windows", 2), ("half", "halves", 3)):
+        lines += ["", f"Per {title} (recall@1 / recall@5 / mean grade):"]
+        for name, figs in systems.items():
+            cells = "  ".join(
+                f"{_cell(p['recall@1'], digits)}/{_cell(p['recall@5'], digits)}/{_cell(p['mean_grade'], 1)}"
+                for p in figs[key]
+            )
+            lines.append(f"- {name}: {cells}")
     lines += ["", "Mean grade with a relevant precedent in memory / without:"]
     for name, figs in systems.items():
         lines.append(
@@ -580,9 +607,7 @@ def markdown(report: Mapping[str, Any]) -> str:
         )
     lines += ["", "| span | a - b | metric | mean diff | 95% interval |", "|---|---|---|---|---|"]
     for r in report["bootstrap"]:
-        low, high, diff = (_cell(r[k], sign="+") for k in ("low", "high", "diff"))
-        interval = "-" if r["low"] is None else f"[{low}, {high}]"
-        lines.append(f"| {r['span']} | {r['a']} - {r['b']} | {r['metric']} | {diff} | {interval} |")
+        lines.append(f"| {r['span']} | {r['a']} - {r['b']} | {r['metric']} | {difference(r)} |")
     g = report["grader"]
     lines += [
         "",

@@ -180,8 +180,22 @@ def replay_source(
     return corpus, qrels
 
 
+def readable_baseline(ctx: typer.Context, path: Path | None) -> Path | None:
+    """An earlier replay's rows, read before this one starts: a file that cannot be compared is the
+    option's fault now, not after minutes of replay."""
+    from evals.bench.replay_baseline import BaselineError, load_rows
+
+    if path is not None:
+        try:
+            ctx.meta["baseline"] = load_rows(path)
+        except BaselineError as exc:
+            raise typer.BadParameter(str(exc)) from None
+    return path
+
+
 @app.command("replay")
 def replay(
+    ctx: typer.Context,
     corpus: Path | None = typer.Option(
         None, exists=True, dir_okay=False, callback=readable_corpus, help="Post-mortem corpus (JSONL)."
     ),
@@ -199,12 +213,21 @@ def replay(
         help="Replay the scenario YAML of this directory (record sets under its records/, else the "
         "shipped ones) instead: held-out scenarios, a team's own.",
     ),
+    baseline: Path | None = typer.Option(
+        None,
+        exists=True,
+        dir_okay=False,
+        callback=readable_baseline,
+        help="An earlier replay's --json of the same stream: also each system's change against it, "
+        "incident by incident, over the stream and each half.",
+    ),
     as_json: bool = AS_JSON,
 ) -> None:
     """History lived through in time order: each incident briefed from the incidents before it, scored,
-    then resolved with its labels; learning, frozen, bm25 and memory off, whole stream and per fifth.
-    Replays a corpus (--corpus and --qrels) or scenarios (--scenarios, --scenario-dir)."""
+    then resolved with its labels; learning, frozen, bm25 and memory off, whole stream, per fifth and
+    per half. Replays a corpus (--corpus and --qrels) or scenarios (--scenarios, --scenario-dir)."""
     from evals.bench import replay as replay_bench
+    from evals.bench import replay_baseline
     from evals.bench.scenario_stream import scenario_replay
 
     source = replay_source(corpus, qrels, scenarios, scenario_dir)
@@ -220,7 +243,17 @@ def replay(
     except ValueError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
-    typer.echo(json.dumps(report, indent=2) if as_json else replay_bench.markdown(report))
+    text = "" if as_json else replay_bench.markdown(report)
+    if baseline is not None:
+        try:
+            against = replay_baseline.compare(replay_baseline.rows_of(report), ctx.meta["baseline"])
+        except replay_baseline.BaselineError as exc:
+            typer.echo(json.dumps(report, indent=2) if as_json else text)
+            typer.echo(f"error: --baseline {baseline.name}: {exc}", err=True)
+            raise typer.Exit(1) from None
+        report["against_baseline"] = {"file": baseline.name} | against
+        text += "\n" + replay_baseline.markdown(against, baseline.name)
+    typer.echo(json.dumps(report, indent=2) if as_json else text)
 
 
 @app.command("rerank")

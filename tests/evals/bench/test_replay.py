@@ -98,7 +98,8 @@ def test_a_fifth_with_nothing_earlier_to_find_has_no_recall_and_no_interval() ->
     }
     systems = {
         name: figures(early)
-        | {"windows": [figures(w) for w in windows(early)], "missed_first": []}
+        | {"windows": [figures(w) for w in windows(early)], "halves": [figures(h) for h in windows(early, 2)]}
+        | {"missed_first": []}
         | (learned if name.startswith("learning") else {})
         for name in results
     }
@@ -110,6 +111,7 @@ def test_a_fifth_with_nothing_earlier_to_find_has_no_recall_and_no_interval() ->
     }
     text = markdown({"systems": systems, "bootstrap": rows[:3], "grader": grader, "seconds": 1.0})
     assert "- bm25: -/-/0.0" in text
+    assert "Per half (recall@1 / recall@5 / mean grade):\n- learning: -/-/0.0  -/-/0.0" in text
     assert "| stream | learning - frozen | recall@1 | - | - |" in text
     assert "agrees on - of 0" in text
 

@@ -135,6 +135,16 @@ def test_a_short_replay_of_three_scenarios_from_their_own_directory(tmp_path: Pa
         1.0,
     )
     assert systems["frozen"]["recall@5"] == 1.0  # both precedents are in the Meridian history
+    assert [h["incidents"] for h in systems["learning"]["halves"]] == [2, 1]
+    # The same stream again, against the run just saved: the replay is deterministic, so nothing moved.
+    saved = tmp_path / "before.json"
+    saved.write_text(result.stdout)
+    again = CliRunner().invoke(
+        app, ["bench", "replay", "--scenario-dir", str(cases), "--baseline", str(saved)]
+    )
+    assert again.exit_code == 0, again.output
+    assert "Against before.json (3 incidents in both" in again.stdout
+    assert again.stdout.count("gained nowhere, lost nowhere; no figure worse on either half") == 5
 
 
 def test_a_directory_without_a_scenario_to_replay_is_refused_by_name(tmp_path: Path) -> None:
