@@ -160,6 +160,37 @@ def fold_groups(qrels: Qrels) -> dict[str, list[list[str]]]:
 Scores = dict[str, dict[str, dict[str, dict[str, float]]]]  # method -> scope -> query -> metric -> value
 
 
+class BaselineError(ValueError):
+    """A saved run that cannot be compared with this one."""
+
+
+def saved_hybrid(data: object, name: str) -> dict[str, dict[str, list[str]]]:
+    """The hybrid rankings of a saved ``bench retrieval --json`` (scope -> query -> documents)."""
+    hybrid = data.get("rankings", {}).get(HYBRID) if isinstance(data, dict) else None
+    if not isinstance(hybrid, dict) or not hybrid:
+        raise BaselineError(f"{name} holds no hybrid rankings: give the --json of a bench retrieval run")
+    if not all(
+        isinstance(scope, dict)
+        and all(isinstance(docs, list) and all(isinstance(d, str) for d in docs) for docs in scope.values())
+        for scope in hybrid.values()
+    ):
+        raise BaselineError(f"{name}: its hybrid rankings are not lists of document ids per query")
+    return hybrid
+
+
+def check_baseline(baseline: Mapping[str, Rankings], qrels: Qrels, name: str) -> None:
+    """A saved run must have ranked every query scored here, or the comparison would read a query it never
+    ranked as a miss."""
+    scored = set(scored_queries(qrels))
+    for scope, ranked in baseline.items():
+        missing = scored - set(ranked)
+        if missing:
+            raise BaselineError(
+                f"{name} did not rank {len(missing)} of the {len(scored)} scored queries ({scope}, e.g. "
+                f"{sorted(missing)[0]}): is it a run of the same corpus?"
+            )
+
+
 def report(
     rankings: Mapping[str, Mapping[str, Rankings]],
     qrels: Qrels,

@@ -72,8 +72,24 @@ def _print(result: R, *, as_json: bool, summary: Callable[[R], str]) -> None:
 app = typer.Typer(help="Benchmarks: figures anyone can rerun on their own machine.", no_args_is_help=True)
 
 
+def readable_rankings(ctx: typer.Context, path: Path | None) -> Path | None:
+    """An earlier retrieval run's hybrid rankings, read before this run starts."""
+    from evals.bench.protocol import BaselineError, saved_hybrid
+
+    if path is not None:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            ctx.meta["baseline"] = saved_hybrid(data, path.name)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise typer.BadParameter(f"{path.name} is not readable JSON ({exc})") from None
+        except BaselineError as exc:
+            raise typer.BadParameter(str(exc)) from None
+    return path
+
+
 @app.command("retrieval")
 def retrieval(
+    ctx: typer.Context,
     corpus: Path = CORPUS,
     qrels: Path = QRELS,
     as_json: bool = AS_JSON,
@@ -84,7 +100,11 @@ def retrieval(
         False, "--bootstrap", help="Paired bootstrap 95% intervals of hybrid against each channel."
     ),
     baseline: Path | None = typer.Option(
-        None, exists=True, dir_okay=False, help="An earlier run's --json: also bootstrap against its hybrid."
+        None,
+        exists=True,
+        dir_okay=False,
+        callback=readable_rankings,
+        help="An earlier run's --json of the same corpus: also bootstrap against its hybrid.",
     ),
     min_mrr: float | None = typer.Option(
         None, "--min-mrr", help="Exit 1 if hybrid MRR@10 in either scope is below this, or the floor fails."
@@ -103,9 +123,14 @@ def retrieval(
     from evals.bench import protocol
     from evals.bench import retrieval as retrieval_bench
 
+    previous = ctx.meta.get("baseline")
+    if baseline is not None and previous is not None:
+        try:
+            protocol.check_baseline(previous, ctx.meta["qrels"], baseline.name)
+        except protocol.BaselineError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--baseline") from None
     rankings, judgments = run(retrieval_bench.run_rankings(corpus, qrels, hindsight_url=hindsight_url))
     scores = retrieval_bench.scores_of(rankings, judgments)
-    previous = json.loads(baseline.read_text(encoding="utf-8"))["rankings"]["hybrid"] if baseline else None
     checks = protocol.report(
         rankings, judgments, bootstrap=bootstrap or previous is not None, baseline=previous
     )
