@@ -15,9 +15,11 @@ A ranking change is decided on the dev split only, and only when it holds up:
   single channel does (or not at all in the top ten), so a regression can be read query by query.
 """
 
+import json
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from evals.bench.ranking import Qrels, folds, hit_at, judged, reciprocal_rank, scored_queries
 
@@ -162,6 +164,14 @@ Scores = dict[str, dict[str, dict[str, dict[str, float]]]]  # method -> scope ->
 
 class BaselineError(ValueError):
     """A saved run that cannot be compared with this one."""
+
+
+def read_saved(path: Path) -> object:
+    """A saved run's ``--json``, or the reason it cannot be read as one."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BaselineError(f"{path.name} is not readable JSON ({exc})") from None
 
 
 def saved_hybrid(data: object, name: str) -> dict[str, dict[str, list[str]]]:

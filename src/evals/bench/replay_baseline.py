@@ -8,28 +8,19 @@ gained or lost, and whether any figure is worse on either half. The halves are t
 pairs with its own row in the earlier run, so the two must have replayed the same stream.
 """
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from evals.bench.protocol import paired_bootstrap
+from evals.bench.protocol import BaselineError, paired_bootstrap, read_saved
 from evals.bench.replay import HALVES, METRICS, NO_INTERVAL, Scored, difference, per_incident, windows
 
 SPANS = ("stream", "first half", "second half")
 
 
-class BaselineError(ValueError):
-    """The file is not a replay's ``--json`` with its rows, or shares no incident with this run."""
-
-
 def load_rows(path: Path) -> dict[str, list[Scored]]:
     """Each system's per-incident rows of a saved run."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise BaselineError(f"{path.name} is not readable JSON ({exc})") from None
-    return rows_of(data, path.name)
+    return rows_of(read_saved(path), path.name)
 
 
 def rows_of(report: object, name: str = "the run") -> dict[str, list[Scored]]:

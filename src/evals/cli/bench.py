@@ -74,14 +74,11 @@ app = typer.Typer(help="Benchmarks: figures anyone can rerun on their own machin
 
 def readable_rankings(ctx: typer.Context, path: Path | None) -> Path | None:
     """An earlier retrieval run's hybrid rankings, read before this run starts."""
-    from evals.bench.protocol import BaselineError, saved_hybrid
+    from evals.bench.protocol import BaselineError, read_saved, saved_hybrid
 
     if path is not None:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            ctx.meta["baseline"] = saved_hybrid(data, path.name)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise typer.BadParameter(f"{path.name} is not readable JSON ({exc})") from None
+            ctx.meta["baseline"] = saved_hybrid(read_saved(path), path.name)
         except BaselineError as exc:
             raise typer.BadParameter(str(exc)) from None
     return path
@@ -208,7 +205,8 @@ def replay_source(
 def readable_baseline(ctx: typer.Context, path: Path | None) -> Path | None:
     """An earlier replay's rows, read before this one starts: a file that cannot be compared is the
     option's fault now, not after minutes of replay."""
-    from evals.bench.replay_baseline import BaselineError, load_rows
+    from evals.bench.protocol import BaselineError
+    from evals.bench.replay_baseline import load_rows
 
     if path is not None:
         try:
@@ -253,6 +251,7 @@ def replay(
     per half. Replays a corpus (--corpus and --qrels) or scenarios (--scenarios, --scenario-dir)."""
     from evals.bench import replay as replay_bench
     from evals.bench import replay_baseline
+    from evals.bench.protocol import BaselineError
     from evals.bench.scenario_stream import scenario_replay
 
     source = replay_source(corpus, qrels, scenarios, scenario_dir)
@@ -272,7 +271,7 @@ def replay(
     if baseline is not None:
         try:
             against = replay_baseline.compare(replay_baseline.rows_of(report), ctx.meta["baseline"])
-        except replay_baseline.BaselineError as exc:
+        except BaselineError as exc:
             typer.echo(json.dumps(report, indent=2) if as_json else text)
             typer.echo(f"error: --baseline {baseline.name}: {exc}", err=True)
             raise typer.Exit(1) from None

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from evals.bench.protocol import BaselineError
 from evals.bench.replay import Scored
-from evals.bench.replay_baseline import BaselineError, compare, load_rows, markdown, rows_of
+from evals.bench.replay_baseline import compare, load_rows, markdown, rows_of
 from web.cli import app
 
 
