@@ -90,6 +90,18 @@ class Scored:
             "abstained": self.abstained,
         }
 
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> "Scored":
+        """A row ``as_row`` wrote, read back: a missing key raises KeyError, a bad value ValueError."""
+        return cls(
+            str(row["incident"]),
+            bool(row["relevant_earlier"]),
+            bool(row["top1"]),
+            bool(row["top5"]),
+            int(row["grade"]),
+            bool(row["abstained"]),
+        )
+
 
 @dataclass(frozen=True)
 class Incident:

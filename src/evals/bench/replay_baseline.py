@@ -32,20 +32,7 @@ def rows_of(report: object, name: str = "the run") -> dict[str, list[Scored]]:
             "were saved cannot be compared)"
         )
     try:
-        return {
-            str(system): [
-                Scored(
-                    str(r["incident"]),
-                    bool(r["relevant_earlier"]),
-                    bool(r["top1"]),
-                    bool(r["top5"]),
-                    int(r["grade"]),
-                    bool(r["abstained"]),
-                )
-                for r in rows
-            ]
-            for system, rows in systems.items()
-        }
+        return {str(system): [Scored.from_row(r) for r in rows] for system, rows in systems.items()}
     except (KeyError, TypeError, ValueError) as exc:
         raise BaselineError(f"{name}: a row is not a replayed incident (missing or bad {exc})") from None
 
