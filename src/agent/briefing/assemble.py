@@ -62,7 +62,7 @@ def _claim(
 
 
 def seen_before(ranked: list[Match], reading: Reading) -> SeenBefore:
-    """Recurring: the most likely precedent is settled (nine in ten such were relevant), on this service
+    """Recurring: the most likely precedent is settled (nearly all such were relevant), on this service
     and undisputed. Similar: it is reliable. Novel: nothing is (``agent.core.confidence`` thresholds, read
     from the one calibrated number). Precedents that disagree on the root cause never make a recurrence
     (``agent.briefing.precedents``)."""

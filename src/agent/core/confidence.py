@@ -35,7 +35,7 @@ Band = Literal["strong", "moderate", "weak"]
 # higher end keeps more of what is listed relevant), so listed and briefed from, labeled uncertain;
 # below it a record is no reliable precedent (a team's labels may move this listing bar down:
 # ``team_fit.listing_bar``);
-# settled: close to nine in ten of the held-out pairs above it were relevant, so on the alert's service
+# settled: more than nine in ten of the held-out pairs above it were relevant, so on the alert's service
 # it is a recurrence ("has happened before"), and a scoped precedent this sure by the fit in use and by
 # the shipped one spares the planner its look across services (``agent.briefing.planner``).
 STRONG = 0.5

@@ -14,15 +14,17 @@ a clear precedent (and a clear distractor) looks like, which the dev judgments a
 features are ``agent.core.confidence.features``, exactly what a briefing computes.
 
 The model is a logistic regression fitted here with numpy (Newton steps, a small L2 penalty, inputs
-standardised), then an isotonic map (pool-adjacent-violators, blocks of at least 25 pairs) fitted
-on the logistic's out-of-fold outputs, so there is nothing to install and the fit is a few dozen
-numbers. It is judged on held-out folds of queries (every pair of a query, or of a group of scenarios
-expecting the same precedent, in the same fold, so nothing is scored by a fit that saw it; the
-isotonic map is nested inside the training folds): the reliability table bins the held-out
+standardised), with a second intercept and weight per input that apply to the dev split's pairs alone
+(``fit_sources``: the shipped fit is the rest, what both sources agree on), then an isotonic map
+(pool-adjacent-violators, blocks of at least 25 pairs) fitted on the logistic's out-of-fold outputs, so
+there is nothing to install and the fit is a few dozen numbers. It is judged on held-out folds of
+queries (every pair of a query, or of a group of scenarios expecting the same precedent, in the same
+fold, so nothing is scored by a fit that saw it; the isotonic map is nested inside the training folds;
+each pair scored by its own source's fit): the reliability table bins the held-out
 probabilities and compares each bin's mean prediction with how often its pairs were relevant; the
 expected calibration error (ECE) is the pair-weighted mean gap, pooled and per source.
-``--fit`` then fits on every pair and writes ``agent/core/confidence_fit.json`` with the ranking model it is
-valid for.
+``--fit`` then fits on every pair and writes the team's weights to ``agent/core/confidence_fit.json``
+with the ranking model they are valid for.
 """
 
 import json
@@ -51,8 +53,11 @@ MIN_BLOCK = 25
 # a record of another service is irrelevant by construction whatever it says (29 of 442 cross-service
 # pairs relevant, none of the 21 that repeat four or more of the signature's words in order). Weighed
 # evenly, that teaches the service-blind evidence that an error repeated on another service means
-# little. The weight was chosen on held-out folds, both halves (docs/evals.md).
+# little. The weight was chosen on held-out folds, both halves, and held when the public corpus got
+# its own terms (``fit_sources``; docs/evals.md).
 SCENARIO_WEIGHT = 4.0
+# The source of the public corpus's pairs (the dev split): the one with its own terms in the fit.
+PUBLIC = "dev"
 
 
 @dataclass(frozen=True)
@@ -65,7 +70,7 @@ class Pair:
     scope: str
     features: list[float]
     relevant: bool
-    source: str = "dev"
+    source: str = PUBLIC
 
 
 async def collect(bank: Recall, queries: list[Query], qrels: Qrels, *, depth: int = DEPTH) -> list[Pair]:
@@ -86,24 +91,36 @@ async def collect(bank: Recall, queries: list[Query], qrels: Qrels, *, depth: in
     return pairs
 
 
-def fit_logistic(x: np.ndarray, y: np.ndarray, weight: np.ndarray | None = None, *, l2: float = L2) -> Fit:
-    """Penalised logistic regression by Newton's method on standardised inputs, each pair weighted
-    (evenly when ``weight`` is None)."""
+def _penalised(
+    x: np.ndarray, y: np.ndarray, weight: np.ndarray, l2: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Penalised logistic regression by Newton's method on standardised inputs: their means and scales,
+    and the weights (the intercept first, not shrunk)."""
     mean = x.mean(axis=0)
     scale = x.std(axis=0)
     scale[scale < 1e-9] = 1.0
     z = np.hstack([np.ones((len(x), 1)), (x - mean) / scale])
     penalty = np.full(z.shape[1], l2)
-    penalty[0] = 0.0  # the intercept is not shrunk
-    w = penalised_newton(z, y, np.ones(len(y)) if weight is None else weight, np.zeros(z.shape[1]), penalty)
+    penalty[0] = 0.0
+    return mean, scale, penalised_newton(z, y, weight, np.zeros(z.shape[1]), penalty)
+
+
+def _fit(mean: np.ndarray, scale: np.ndarray, weights: np.ndarray, intercept: float) -> Fit:
     return Fit(
         ranking_model="",
         features=FEATURES,
         mean=tuple(float(v) for v in mean),
         scale=tuple(float(v) for v in scale),
-        weights=tuple(float(v) for v in w[1:]),
-        intercept=float(w[0]),
+        weights=tuple(float(v) for v in weights),
+        intercept=float(intercept),
     )
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, weight: np.ndarray | None = None, *, l2: float = L2) -> Fit:
+    """Penalised logistic regression on standardised inputs, each pair weighted (evenly when ``weight``
+    is None)."""
+    mean, scale, w = _penalised(x, y, np.ones(len(y)) if weight is None else weight, l2)
+    return _fit(mean, scale, w[1:], w[0])
 
 
 def _arrays(pairs: list[Pair]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -112,6 +129,61 @@ def _arrays(pairs: list[Pair]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         np.array([p.features for p in pairs], dtype=float),
         np.array([p.relevant for p in pairs], float),
         np.array(weight, dtype=float),
+    )
+
+
+@dataclass(frozen=True)
+class SourceFits:
+    """The fit a bank's records are scored with (``team``), and the same fit with the public corpus's
+    own terms (``public``), which score only the public corpus's pairs."""
+
+    team: Fit
+    public: Fit
+
+    def of(self, pair: Pair) -> Fit:
+        return self.public if pair.source == PUBLIC else self.team
+
+    def calibrated(
+        self, iso_x: tuple[float, ...], iso_y: tuple[float, ...], ranking_model: str
+    ) -> "SourceFits":
+        return SourceFits(
+            *(
+                replace(f, ranking_model=ranking_model, iso_x=iso_x, iso_y=iso_y)
+                for f in (self.team, self.public)
+            )
+        )
+
+
+def fit_sources(pairs: list[Pair], *, l2: float = L2) -> SourceFits:
+    """The logistic fit, with a second intercept and a second weight per input for the public corpus's
+    pairs when the pairs hold another source too.
+
+    A public judgment says "the same failure on an overlapping service" about cloud status pages; a team
+    labels its own records "the same failure" whatever their service. Shared weights would learn the
+    corpus's verdict on other services' records (irrelevant by construction) and its status-page
+    wording; its own terms take what sets it apart, so the weights every bank uses keep what both
+    sources agree on, and the corpus still lends them its thousand pairs (the penalty keeps its own
+    terms small unless its pairs disagree)."""
+    x, y, weight = _arrays(pairs)
+    public = np.array([p.source == PUBLIC for p in pairs], dtype=float)[:, None]
+    if public.min() == public.max():  # one source: nothing to set apart
+        fit = fit_logistic(x, y, weight, l2=l2)
+        return SourceFits(fit, fit)
+    n = x.shape[1]
+    mean, scale, w = _penalised(np.hstack([x, public, public * x]), y, weight, l2)
+    intercept, shared, own_intercept, own = w[0], w[1 : n + 1], w[n + 1], w[n + 2 :]
+    own_mean, own_scale = mean[n + 1 :], scale[n + 1 :]
+    # Each source's terms folded into plain weights over the inputs (the shared means and scales):
+    # the team's records have the public terms at 0, the public corpus's pairs at 1 and at their inputs.
+    team = intercept - own_intercept * mean[n] / scale[n] - float(np.sum(own * own_mean / own_scale))
+    corpus = (
+        intercept
+        + own_intercept * (1 - mean[n]) / scale[n]
+        + float(np.sum(own * (mean[:n] - own_mean) / own_scale))
+    )
+    return SourceFits(
+        _fit(mean[:n], scale[:n], shared, team),
+        _fit(mean[:n], scale[:n], shared + own * scale[:n] / own_scale, corpus),
     )
 
 
@@ -163,29 +235,31 @@ def _pool(
         blocks[-1] = [blocks[-1][j] + last[j] for j in range(3)]
 
 
-def fit_calibrated(pairs: list[Pair], ranking_model: str = "", k: int = FOLDS) -> Fit:
-    """The logistic fit on every pair, with the isotonic map fitted on its out-of-fold outputs."""
-    logistic = fit_logistic(*_arrays(pairs))
+def fit_calibrated(pairs: list[Pair], ranking_model: str = "", k: int = FOLDS) -> SourceFits:
+    """The logistic fits on every pair, with the isotonic map fitted on their out-of-fold outputs (each
+    pair scored by its own source's fit)."""
+    fits = fit_sources(pairs)
     outputs = [0.0] * len(pairs)
     for fold in folds(sorted({p.query for p in pairs}), k):
         inside = set(fold)
-        partial = fit_logistic(*_arrays([p for p in pairs if p.query not in inside]))
+        partial = fit_sources([p for p in pairs if p.query not in inside])
         for i, pair in enumerate(pairs):
             if pair.query in inside:
-                outputs[i] = partial.logistic(pair.features)
+                outputs[i] = partial.of(pair).logistic(pair.features)
     knots_x, knots_y = isotonic(outputs, [p.relevant for p in pairs])
-    return replace(logistic, ranking_model=ranking_model, iso_x=tuple(knots_x), iso_y=tuple(knots_y))
+    return fits.calibrated(tuple(knots_x), tuple(knots_y), ranking_model)
 
 
 def held_out(pairs: list[Pair], k: int = FOLDS) -> list[float]:
-    """Each pair's probability from the calibrated fit on the other folds' queries (nested for the map)."""
+    """Each pair's probability from the calibrated fit on the other folds' queries (nested for the map),
+    scored by its own source's fit."""
     predicted = [0.0] * len(pairs)
     for fold in folds(sorted({p.query for p in pairs}), k):
         inside = set(fold)
-        fit = fit_calibrated([p for p in pairs if p.query not in inside], k=k - 1)
+        fits = fit_calibrated([p for p in pairs if p.query not in inside], k=k - 1)
         for i, pair in enumerate(pairs):
             if pair.query in inside:
-                predicted[i] = fit.probability(pair.features)
+                predicted[i] = fits.of(pair).probability(pair.features)
     return predicted
 
 
@@ -214,7 +288,7 @@ def calibrate(pairs: list[Pair], ranking_model: str, *, fit_out: Path | None = N
             "ece": own["ece"],
         }
     if fit_out is not None:
-        fit = fit_calibrated(pairs, ranking_model)
+        fit = fit_calibrated(pairs, ranking_model).team
         fit_out.write_text(
             json.dumps({"fit": fit.as_dict(), "held_out": report}, indent=2) + "\n", encoding="utf-8"
         )

@@ -1,12 +1,13 @@
 """The calibration fit and its reliability table, on data whose answer is known."""
 
+from dataclasses import replace
 from itertools import pairwise
 
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evals.bench.calibration import Pair, fit_logistic, held_out, isotonic, reliability
+from evals.bench.calibration import PUBLIC, Pair, fit_logistic, fit_sources, held_out, isotonic, reliability
 
 
 def test_the_logistic_fit_recovers_a_known_model() -> None:
@@ -51,3 +52,47 @@ def test_the_isotonic_map_rises_claims_no_certainty_and_pools_small_blocks(
 def test_a_block_of_only_relevant_pairs_is_strong_evidence_not_certainty() -> None:
     _, ys = isotonic([i / 100 for i in range(100)], [i >= 70 for i in range(100)], min_block=25)
     assert ys[-1] == (30 + 1) / (30 + 2) and ys[0] == 1 / (70 + 2)
+
+
+def _two_sources(rng: np.random.Generator, n: int = 3000) -> list[Pair]:
+    """A team's pairs and a public corpus's: the same evidence means the same, but the corpus calls
+    another service's record irrelevant whatever it says (its last input is "same service")."""
+    pairs = []
+    for i in range(n):
+        public = i % 2 == 0
+        evidence, same = rng.normal(), float(rng.random() < 0.5)
+        logit = -1.0 + 2.0 * evidence + (3.0 * same - 2.0 if public else 0.0)
+        relevant = bool(rng.random() < 1 / (1 + np.exp(-logit)))
+        pairs.append(
+            Pair(f"q{i % 60}", f"d{i}", "scoped", [evidence, same], relevant, PUBLIC if public else "team")
+        )
+    return pairs
+
+
+def test_each_source_is_calibrated_in_the_mean_by_its_own_fit() -> None:
+    pairs = _two_sources(np.random.default_rng(11))
+    fits = fit_sources(pairs, l2=1e-6)
+    for source in (PUBLIC, "team"):
+        own = [p for p in pairs if p.source == source]
+        predicted = np.mean([fits.of(p).logistic(p.features) for p in own])
+        assert abs(predicted - np.mean([p.relevant for p in own])) < 1e-4
+
+
+def test_the_team_fit_does_not_learn_the_public_corpus_verdict_on_other_services() -> None:
+    pairs = _two_sources(np.random.default_rng(12))
+    fits = fit_sources(pairs, l2=1e-6)
+    x = np.array([p.features for p in pairs])
+    pooled = fit_logistic(x, np.array([p.relevant for p in pairs], float), l2=0.0)
+    same = 1  # standardised weights: per standard deviation of "same service"
+    assert abs(fits.team.weights[same]) < 0.15  # the team's records: the service says nothing
+    assert pooled.weights[same] > 0.5  # pooled, the corpus's construction leaks into every bank
+    assert fits.public.weights[same] > 0.5
+    assert abs(fits.team.weights[0] / fits.team.scale[0] - 2.0) < 0.3
+
+
+def test_one_source_is_one_fit() -> None:
+    pairs = [replace(p, source="team") for p in _two_sources(np.random.default_rng(13), 400)]
+    fits = fit_sources(pairs)
+    assert fits.team == fits.public
+    x = np.array([p.features for p in pairs])
+    assert fits.team == fit_logistic(x, np.array([p.relevant for p in pairs], float))
