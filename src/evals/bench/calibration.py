@@ -162,7 +162,7 @@ def fit_sources(pairs: list[Pair], *, l2: float = L2) -> SourceFits:
     labels its own records "the same failure" whatever their service. Shared weights would learn the
     corpus's verdict on other services' records (irrelevant by construction) and its status-page
     wording; its own terms take what sets it apart, so the weights every bank uses keep what both
-    sources agree on, and the corpus still lends them its thousand pairs (the penalty keeps its own
+    sources agree on, and the corpus still lends them its pairs (the penalty keeps its own
     terms small unless its pairs disagree)."""
     x, y, weight = _arrays(pairs)
     public = np.array([p.source == PUBLIC for p in pairs], dtype=float)[:, None]
