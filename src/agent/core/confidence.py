@@ -246,6 +246,9 @@ def features(
     core = signature | symptom | root_cause if record else overlap.terms(incident.text, masked=masked)
     core_text = f"{signature_text} {record.symptom} {record.root_cause}" if record else incident.text
     record_codes = overlap.codes(core_text)
+    against = record is not None and overlap.contradicts(
+        record.error_signature, record.symptom, alert_text, record.root_cause
+    )
     evidence = [
         _rr(keyword),
         _rr(semantic),
@@ -258,7 +261,7 @@ def features(
         _share(alert, root_cause),
         1.0 if alert_codes & record_codes else 0.0,
         1.0 if alert_codes and record_codes and not alert_codes & record_codes else 0.0,
-        1.0 if record and overlap.contradicts(record.error_signature, record.symptom, alert_text) else 0.0,
+        1.0 if against else 0.0,
         _share(overlap.components(core_text), overlap.components(alert_text)),
     ]
     return [*evidence, 1.0 if same_service else 0.0]

@@ -47,7 +47,7 @@ MIN_WORDS = 4
 _IDENTIFIER = re.compile(r"[A-Za-z0-9]+(?:[_.][A-Za-z0-9]+)+")
 _PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 # Stems that name the same observation, folded to the first.
-_SAME_OBSERVATION = (("pend", "wait", "queu", "queue"),)
+_SAME_OBSERVATION = (("pend", "wait", "queu", "queue"), ("evict", "eviction"), ("lag", "lagg"))
 _CANONICAL = {word: group[0] for group in _SAME_OBSERVATION for word in group}
 
 
@@ -105,7 +105,10 @@ _FAILURE = frozenset(stem(w) for w in _FAILURE_WORDS.split())
 # these count as negated, so an error message's own "no" ("No space left on device", "no such host")
 # is never read as a healthy reading.
 _QUEUED_WORDS = "waits waiting pending queued backlog retries restarts"
-OBSERVED = _FAILURE | frozenset(stem(w) for w in _QUEUED_WORDS.split())
+# Other readings an engineer checks and reports as absent ("no hot keys", "no consumer lag", "no
+# evictions", "no throttling"), each the mark of a known failure.
+_READING_WORDS = "hot lag lagging evictions evicted throttled throttling"
+OBSERVED = _FAILURE | frozenset(stem(w) for w in f"{_QUEUED_WORDS} {_READING_WORDS}".split())
 # A negation covers the next two words ("no connection waits", "without errors"); a word followed by zero
 # is negated too, with the word before it ("hikaricp_connections_pending 0", "error rate zero").
 # Identifiers are split on underscores so that "connections_pending" negates "pending".
@@ -124,6 +127,8 @@ _RATE = re.compile(
 )
 LOW_RATE = 1.0
 _CODE_CLASS = re.compile(r"\b([1-5])xx\b")
+# A 4xx or 5xx code said to be absent ("no 429s") is a failure that was not seen.
+_STATUS = re.compile(r"^[45]\d\d$")
 
 
 # A pool or queue said to be idle had nothing waiting in it ("connection pool idle", "the pool was
@@ -142,7 +147,9 @@ _WAITED = re.compile(
 
 
 def _words(fragment: str) -> set[str]:
-    return {stem(part) for part in fragment.split("_") if part}
+    """A negated fragment's observations: its stems, and a status code as the code ("no 429s")."""
+    found = {stem(part) for part in fragment.split("_") if part}
+    return {code[:3] if _PLURAL_CODE.match(code) else code for code in found}
 
 
 @lru_cache(maxsize=_KEPT)
@@ -159,7 +166,7 @@ def negated(text: str) -> frozenset[str]:
         found.add(_HEALTHY_MEANS)
     if _IDLE.search(lowered):
         found.add(_PENDING)
-    return frozenset(found & OBSERVED)
+    return frozenset(found & OBSERVED | set(filter(_STATUS.match, found)))
 
 
 def _measured_low(match: re.Match[str]) -> str:
@@ -185,10 +192,11 @@ def healthy(text: str) -> bool:
 
 
 @lru_cache(maxsize=_KEPT)
-def contradicts(signature: str, symptom: str, alert: str) -> bool:
+def contradicts(signature: str, symptom: str, alert: str, cause: str = "") -> bool:
     """Whether the alert and a record contradict each other, either way round: one says an observation
     was absent that the other shows ("no connection waits" against "150 waiting", "pending 0" against
-    "pending > 200"), or one says nothing failed while the other shows a failure. The record's
+    "pending > 200"), or one says nothing failed while the other shows a failure. What the alert says was
+    absent is held against the record's recorded cause too ("no hot keys" against a hot key). The record's
     signature and symptom are read apart, since a symptom may recount what failed before it says what
     did not; a healthy alert is held against the error the record paged with (its signature), not
     against a symptom that measured a low error rate."""
@@ -196,7 +204,7 @@ def contradicts(signature: str, symptom: str, alert: str) -> bool:
     if negated(record) & asserted(alert):
         return True
     absent = negated(alert)  # most alerts say nothing was absent: then the record need not be read for it
-    if absent and absent & asserted(record):
+    if absent and absent & (asserted(record) | asserted(cause)):
         return True
     if healthy(signature) or healthy(symptom):
         return bool(asserted(alert) & _FAILURE)
