@@ -100,10 +100,12 @@ def noise_sentence(reading: Reading) -> str:
     """The first thing a noise briefing says: how many of the best precedents needed nothing, and when."""
     cases = ", ".join(f"{m.incident.id} {_kind(m)} on {_when(m)} [{m.item.n}]" for m in reading.noise)
     real = [m for m in reading.top if not is_noise(m)]
-    text = (
-        f"{LIKELY_NOISE}: {len(reading.noise)} of the {len(reading.top)} closest past incident"
-        f"{'s' if len(reading.top) != 1 else ''} with this alert needed no fix ({cases})."
+    which = (
+        "the closest past incident"
+        if len(reading.top) == 1
+        else f"{len(reading.noise)} of the {len(reading.top)} closest past incidents"
     )
+    text = f"{LIKELY_NOISE}: {which} with this alert needed no fix ({cases})."
     if real:
         best = real[0]
         text += (

@@ -27,6 +27,12 @@ def test_noise_leads_when_the_best_precedent_needed_no_fix() -> None:
     assert "One did need a fix: PM-1 on 2026-03-14 [4]" in sentence
 
 
+def test_a_single_noise_precedent_is_said_in_the_singular() -> None:
+    sentence = noise_sentence(read([match(SNAPSHOT, 0.9, 2)]))
+    assert sentence.startswith("Likely noise: the closest past incident with this alert needed no fix")
+    assert "1 of the 1" not in sentence
+
+
 def test_a_real_fault_about_as_close_as_the_lookalike_makes_it_a_dispute_not_noise() -> None:
     reading = read([match(SNAPSHOT, 0.46, 5), match(POOL, 0.39, 2)])
     assert reading.noise == [] and [m.incident.id for m in reading.disputed] == ["PM-2", "PM-1"]
