@@ -212,21 +212,23 @@ def contradicts(signature: str, symptom: str, alert: str, cause: str = "") -> bo
 
 
 # Named components engineers and alerting rules say in different words: a DNS lookup timeout and a
-# CoreDNS failure are one component, whatever service paged.
+# CoreDNS failure are one component, whatever service paged. Words that name something else as often are
+# left out: a "resolved" incident, an APNs topic, a clock offset, a disk partition, a Redis shard, traffic
+# volume, and "gateway", which the services' own names carry (payment-gateway, api-gateway).
 _COMPONENT_WORDS: dict[str, str] = {
     "database": "postgres postgresql mysql database db sql sqlstate",
     "connection-pool": "hikari hikaricp hikaripool pgbouncer connection connections",
-    "dns": "dns coredns lookup nxdomain resolver resolve resolution",
+    "dns": "dns coredns lookup nxdomain resolver",
     "certificate": "certificate cert tls ssl x509 handshake",
-    "stream": "kafka consumer lag partition topic offset rebalance",
+    "stream": "kafka consumer lag rebalance",
     "cache": "redis cache maxmemory memcached evict eviction",
-    "disk": "disk space volume inode filesystem",
+    "disk": "disk space inode filesystem",
     "memory": "oom oomkilled heap memory",
     "rate-limit": "429 throttle throttled throttling ratelimit",
     "auth": "jwt jwks token oauth 401 login",
-    "search-engine": "elasticsearch shard reindex circuit_breaking_exception",
+    "search-engine": "elasticsearch reindex circuit_breaking_exception",
     "mail": "smtp mail email relay",
-    "upstream": "502 503 upstream envoy proxy gateway",
+    "upstream": "502 503 upstream envoy proxy",
     "deploy": "deploy deployed release rollout canary",
 }
 _COMPONENTS: dict[str, str] = {

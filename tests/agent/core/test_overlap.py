@@ -103,6 +103,14 @@ def test_components_meet_across_wordings() -> None:
     assert components("all writes to the main db erroring") == components("Postgres primary at max load")
 
 
+def test_words_that_name_something_else_as_often_name_no_component() -> None:
+    assert components("APNs push delivery slow, apns-topic mismatch errors") == frozenset()
+    assert components("ntp offset 40s on two hosts") == frozenset()
+    assert components("payment-gateway confirmations timing out") == frozenset()
+    assert components("it resolved when the import finished") == frozenset()
+    assert components("redis shard 3 at 100% cpu") == {"cache"}
+
+
 @given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz 0459_.:;,%>", max_size=120))
 def test_negated_words_are_observations_and_never_also_asserted(text: str) -> None:
     absent = negated(text)
