@@ -127,8 +127,6 @@ _RATE = re.compile(
 )
 LOW_RATE = 1.0
 _CODE_CLASS = re.compile(r"\b([1-5])xx\b")
-# A 4xx or 5xx code said to be absent ("no 429s") is a failure that was not seen.
-_STATUS = re.compile(r"^[45]\d\d$")
 
 
 # A pool or queue said to be idle had nothing waiting in it ("connection pool idle", "the pool was
@@ -147,26 +145,27 @@ _WAITED = re.compile(
 
 
 def _words(fragment: str) -> set[str]:
-    """A negated fragment's observations: its stems, and a status code as the code ("no 429s")."""
-    found = {stem(part) for part in fragment.split("_") if part}
-    return {code[:3] if _PLURAL_CODE.match(code) else code for code in found}
+    return {stem(part) for part in fragment.split("_") if part}
 
 
 @lru_cache(maxsize=_KEPT)
 def negated(text: str) -> frozenset[str]:
-    """Observations a text says were absent or zero ("no 5xx" gives ``5xx``, "pending 0" gives ``pend``)."""
+    """Observations a text says were absent or zero ("no 5xx" gives ``5xx``, "pending 0" gives ``pend``, and
+    a status code said absent is a failure not seen: "no 429s" gives ``429``)."""
     lowered = text.lower()
     found: set[str] = set()
+    coded: set[str] = set()
     for pattern in (_NEGATED_AFTER, _NEGATED_BEFORE):
         for match in pattern.finditer(lowered):
             for group in match.groups():
                 if group:
                     found |= _words(group)
+                    coded.update(*(codes(part) for part in group.split("_")))
     if _HEALTHY.search(lowered):
         found.add(_HEALTHY_MEANS)
     if _IDLE.search(lowered):
         found.add(_PENDING)
-    return frozenset(found & OBSERVED | set(filter(_STATUS.match, found)))
+    return frozenset(found & OBSERVED | coded)
 
 
 def _measured_low(match: re.Match[str]) -> str:
