@@ -217,7 +217,7 @@ def contradicts(signature: str, symptom: str, alert: str, cause: str = "") -> bo
 _COMPONENT_WORDS: dict[str, str] = {
     "database": "postgres postgresql mysql database db sql sqlstate",
     "connection-pool": "hikari hikaricp hikaripool pgbouncer connection connections",
-    "dns": "dns coredns lookup nxdomain resolver",
+    "dns": "dns coredns lookup nxdomain resolver getaddrinfo eai_again servfail ndots",
     "certificate": "certificate cert tls ssl x509 handshake",
     "stream": "kafka consumer lag rebalance",
     "cache": "redis cache maxmemory memcached evict eviction",

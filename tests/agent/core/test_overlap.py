@@ -103,6 +103,13 @@ def test_components_meet_across_wordings() -> None:
     assert components("all writes to the main db erroring") == components("Postgres primary at max load")
 
 
+def test_a_failed_name_lookup_names_dns_in_the_resolver_s_own_words() -> None:
+    # A DNS alert that names the host it could not resolve ("redis-cart") shares that host's component
+    # with every record of it; the resolver's error words keep the lookup in view.
+    assert components("cannot resolve redis-cart.svc, getaddrinfo EAI_AGAIN") == {"dns", "cache"}
+    assert components("upstream answered SERVFAIL for api.internal") >= {"dns"}
+
+
 def test_words_that_name_something_else_as_often_name_no_component() -> None:
     assert components("APNs push delivery slow, apns-topic mismatch errors") == frozenset()
     assert components("ntp offset 40s on two hosts") == frozenset()
