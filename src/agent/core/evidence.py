@@ -212,8 +212,8 @@ class Evidence:
     def most_relevant(self, incidents: Sequence[RecalledIncident], limit: int) -> list[RecalledIncident]:
         """The ``limit`` recalled incidents the relevance model rates highest, recall's order breaking
         ties. Re-ranking the first 30 of a search across every service this way raised R@5 on the dev
-        split from 0.655 to 0.793 (held-out fits, both halves +0.138); within one service it did not
-        help (docs/evals.md, "Re-ranking by relevance"). The alert's own incident is left out; runbooks and
+        split by about an eighth with held-out fits, on both halves; within one service it did not help
+        (docs/evals.md, "Re-ranking by relevance", has the figures). The alert's own incident is left out; runbooks and
         corrections recall ranked within ``limit`` are kept after the records."""
         candidates = [i for i in incidents if i.id != self.alert.incident_id]
         # Runbooks and corrections are not precedents: those recall put first keep their places.
