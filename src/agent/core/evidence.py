@@ -213,8 +213,8 @@ class Evidence:
         """The ``limit`` recalled incidents the relevance model rates highest, recall's order breaking
         ties. Re-ranking the first 30 of a search across every service this way raised R@5 on the dev
         split by about an eighth with held-out fits, on both halves; within one service it did not help
-        (docs/evals.md, "Re-ranking by relevance", has the figures). The alert's own incident is left out; runbooks and
-        corrections recall ranked within ``limit`` are kept after the records."""
+        (docs/evals.md, "Re-ranking by relevance", has the figures). The alert's own incident is left
+        out; runbooks and corrections recall ranked within ``limit`` are kept after the records."""
         candidates = [i for i in incidents if i.id != self.alert.incident_id]
         # Runbooks and corrections are not precedents: those recall put first keep their places.
         others = [i for i in candidates[:limit] if not is_precedent(i)]
