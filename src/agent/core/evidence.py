@@ -212,7 +212,7 @@ class Evidence:
     def most_relevant(self, incidents: Sequence[RecalledIncident], limit: int) -> list[RecalledIncident]:
         """The ``limit`` recalled incidents the relevance model rates highest, recall's order breaking
         ties. Re-ranking the first 30 of a search across every service this way raised R@5 on the dev
-        split by about an eighth with held-out fits, on both halves; within one service it did not help
+        split by about 0.12 with held-out fits, on both halves; within one service it did not help
         (docs/evals.md, "Re-ranking by relevance", has the figures). The alert's own incident is left
         out; runbooks and corrections recall ranked within ``limit`` are kept after the records."""
         candidates = [i for i in incidents if i.id != self.alert.incident_id]
