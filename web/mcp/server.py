@@ -16,6 +16,7 @@ bearer tokens). Each tool calls what the API calls, so an agent sees what an eng
 conversation); the tools here only read, and a briefing asked for here is not stored.
 """
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import asdict
 from typing import Annotated, Any
@@ -35,6 +36,7 @@ from memory.service import recall_similar_incidents as recall
 from web.app import profile
 from web.app.agent import open_agent
 from web.app.check_action import MAX_ACTION_CHARS, check_service_action, verdict_read
+from web.app.confidence import load_fit
 from web.app.container import Container
 from web.app.notify.render import short_briefing
 from web.http.routes.incidents import get_incident as incident_detail
@@ -78,6 +80,9 @@ def build_server(container: Callable[[], Container]) -> MCPServer[Any]:
             raise ToolError(f"memory unavailable: {exc}") from exc
         incidents_found = []
         ranking_model = container().bank.ranking_model
+        # The fit briefings of this bank use (the team's refit once adopted), so an agent reads the same
+        # probability for a precedent as the engineer's briefing gives it.
+        fit = await asyncio.to_thread(load_fit, container())
         for item in found:
             data = hit(item).model_dump(mode="json")
             sure = precedent_confidence(
@@ -85,6 +90,7 @@ def build_server(container: Callable[[], Container]) -> MCPServer[Any]:
                 alert_description,
                 same_service=same_scope(service or None, data["service"]),
                 ranking_model=ranking_model,
+                fit=fit,
             )
             data["confidence"] = {
                 "probability": sure.probability,

@@ -3,9 +3,11 @@ streamable HTTP at ``/mcp`` in a live server, on the demo history."""
 
 import asyncio
 import json
+import math
 import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -14,9 +16,15 @@ from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
+from agent.core.confidence import FEATURES, shipped_fit
+from agent.core.team_fit import TeamFit
+from incidents.confidence import service as fits
+from incidents.database import transaction
 from memory.factory import open_bank
 from memory.settings import MemorySettings
 from tests.support.server import LiveServer
+from web.app.container import Container
+from web.app.settings import Settings
 from web.cli.demo import DEMO_ALERT
 
 pytestmark = pytest.mark.e2e
@@ -166,3 +174,45 @@ async def test_http_holds_no_get_stream_open(server: LiveServer) -> None:
                 assert response.status_code == 405
                 assert "text/event-stream" not in response.headers.get("content-type", "")
                 assert "POST" in response.headers["allow"]
+
+
+async def test_recalled_precedents_carry_the_probability_of_the_teams_fit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An agent reads a precedent's probability from the fit the team's briefings use, its adopted refit
+    once there is one, not from the shipped fit."""
+    live = LiveServer(tmp_path / "data")
+    live.cli("seed")
+
+    async def pool_probability() -> float:
+        async with over_stdio(live) as session:
+            recalled = await session.call_tool(
+                "recall_similar_incidents",
+                {"alert_description": DEMO_ALERT["description"], "service": DEMO_ALERT["service"]},
+            )
+        assert recalled.structured_content is not None
+        pool = next(i for i in recalled.structured_content["incidents"] if i["id"] == POOL_INCIDENT)
+        return float(pool["confidence"]["probability"])
+
+    shipped = await pool_probability()
+    # A refit saying this team's precedents are relevant far less often than the shipped fit says.
+    lowered = TeamFit(shipped_fit(), -3.0, 1.0, (0.0,) * len(FEATURES), labels=40)
+    for name in ("DATABASE_URL", "RECALLOPS_DATABASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("RECALLOPS_DATA_DIR", str(live.data_dir))
+    container = Container.build(Settings())
+    try:
+        judged = fits.Judged(
+            labels=40, engineer_labels=40, held_out_loss=0.3, current_loss=0.4, ece=0.05, adopted=True
+        )
+        bank_id = container.settings.memory.bank_id
+        with transaction(container.sessions) as db:
+            fits.record_fit(db_session=db, bank_id=bank_id, data=lowered.as_dict(), judged=judged)
+            db.commit()
+    finally:
+        await container.aclose()
+
+    expected = 1 / (1 + math.exp(3.0 - math.log(shipped / (1 - shipped))))
+    assert await pool_probability() == pytest.approx(expected, abs=0.002)
+    live.cli("confidence", "rollback")
+    assert await pool_probability() == shipped
