@@ -16,7 +16,6 @@ bearer tokens). Each tool calls what the API calls, so an agent sees what an eng
 conversation); the tools here only read, and a briefing asked for here is not stored.
 """
 
-import asyncio
 from collections.abc import Callable
 from dataclasses import asdict
 from typing import Annotated, Any
@@ -27,21 +26,18 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from agent.core.confidence import precedent_confidence, same_scope
 from agent.core.evidence import AlertInput
 from incidents.briefings import service as briefings
 from incidents.incident import service as incidents
 from memory.service import MemoryUnavailable
-from memory.service import recall_similar_incidents as recall
 from web.app import profile
 from web.app.agent import open_agent
 from web.app.check_action import MAX_ACTION_CHARS, check_service_action, verdict_read
-from web.app.confidence import load_fit
 from web.app.container import Container
 from web.app.notify.render import short_briefing
 from web.http.routes.incidents import get_incident as incident_detail
 from web.http.routes.incidents import list_incidents
-from web.http.routes.memory import hit
+from web.http.routes.memory import search_memory
 from web.http.security import Principal
 
 READ_ONLY = ToolAnnotations(
@@ -75,28 +71,12 @@ def build_server(container: Callable[[], Container]) -> MCPServer[Any]:
         failed attempts), the calibrated probability that it is a relevant precedent (with its band), the
         retrieval score and channels that found it, and a citation linking to its record."""
         try:
-            found = await recall(container().bank, alert_description, service=service or None, limit=limit)
+            found = await search_memory(container(), alert_description, service or None, limit)
         except MemoryUnavailable as exc:
             raise ToolError(f"memory unavailable: {exc}") from exc
         incidents_found = []
-        ranking_model = container().bank.ranking_model
-        # The fit briefings of this bank use (the team's refit once adopted), so an agent reads the same
-        # probability for a precedent as the engineer's briefing gives it.
-        fit = await asyncio.to_thread(load_fit, container())
-        for item in found:
-            data = hit(item).model_dump(mode="json")
-            sure = precedent_confidence(
-                item,
-                alert_description,
-                same_service=same_scope(service or None, data["service"]),
-                ranking_model=ranking_model,
-                fit=fit,
-            )
-            data["confidence"] = {
-                "probability": sure.probability,
-                "band": sure.band,
-                "calibrated": sure.calibrated,
-            }
+        for item in found.incidents:
+            data = item.model_dump(mode="json")
             data["citation"] = {"id": item.id, "url": f"{base_url()}/records/{item.id}"}
             incidents_found.append(data)
         return {"query": alert_description, "service": service, "incidents": incidents_found}

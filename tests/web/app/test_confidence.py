@@ -10,7 +10,6 @@ import pytest
 from agent.core.confidence import MODERATE, RESOLUTION, shipped_fit
 from agent.core.team_fit import TeamFit, refit
 from incidents.briefings import service as briefings
-from incidents.confidence import service as fits
 from incidents.database import transaction
 from incidents.incident.models import Incident
 from incidents.labels import service as labels
@@ -18,6 +17,7 @@ from incidents.resolution import service
 from memory.schema import format_record
 from tests.agent.fakes import record
 from tests.incidents.resolution.factories import make_incident, post_mortem
+from tests.support.fits import adopt
 from tests.web.http.routes.conftest import configure
 from web.app import confidence, relevance
 from web.app.container import Container
@@ -113,15 +113,7 @@ async def test_refits_are_versioned_adopted_when_better_and_rolled_back(containe
 
 
 def test_the_listing_bar_a_refit_chose_is_the_one_briefings_and_the_status_use(container: Container) -> None:
-    chosen = replace(refit([], shipped_fit()), bar=0.18)
-    judged = fits.Judged(
-        labels=40, engineer_labels=40, held_out_loss=0.3, current_loss=0.4, ece=0.05, adopted=True
-    )
-    with transaction(container.sessions) as db:
-        fits.record_fit(
-            db_session=db, bank_id=container.settings.memory.bank_id, data=chosen.as_dict(), judged=judged
-        )
-        db.commit()
+    adopt(container, replace(refit([], shipped_fit()), bar=0.18).as_dict())
     assert confidence.load_fit(container).bar == 0.18
     status = confidence.status(container)
     assert status.bar == 0.18 and "listed from 18% likely relevant" in status.sentence
@@ -135,10 +127,5 @@ def test_a_fit_made_for_other_features_gives_way_to_the_shipped_fit(container: C
         "slope": 1.0,
         "weights": [0.0, 0.0],
     }
-    judged = fits.Judged(
-        labels=5, engineer_labels=5, held_out_loss=0.1, current_loss=0.2, ece=0.01, adopted=True, note=""
-    )
-    with transaction(container.sessions) as db:
-        fits.record_fit(db_session=db, bank_id=container.settings.memory.bank_id, data=data, judged=judged)
-        db.commit()
+    adopt(container, data, labels=5)
     assert confidence.load_fit(container) is shipped_fit()

@@ -18,10 +18,9 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 from agent.core.confidence import FEATURES, shipped_fit
 from agent.core.team_fit import TeamFit
-from incidents.confidence import service as fits
-from incidents.database import transaction
 from memory.factory import open_bank
 from memory.settings import MemorySettings
+from tests.support.fits import adopt
 from tests.support.server import LiveServer
 from web.app.container import Container
 from web.app.settings import Settings
@@ -202,13 +201,7 @@ async def test_recalled_precedents_carry_the_probability_of_the_teams_fit(
     monkeypatch.setenv("RECALLOPS_DATA_DIR", str(live.data_dir))
     container = Container.build(Settings())
     try:
-        judged = fits.Judged(
-            labels=40, engineer_labels=40, held_out_loss=0.3, current_loss=0.4, ece=0.05, adopted=True
-        )
-        bank_id = container.settings.memory.bank_id
-        with transaction(container.sessions) as db:
-            fits.record_fit(db_session=db, bank_id=bank_id, data=lowered.as_dict(), judged=judged)
-            db.commit()
+        adopt(container, lowered.as_dict())
     finally:
         await container.aclose()
 

@@ -1,7 +1,9 @@
 """Memory over HTTP: search it the way the agent does, and import historical post-mortems into it.
 
 ``GET /api/v1/memory/search`` calls the agent's own tool (``recall_similar_incidents``), so a person
-sees exactly the incidents a briefing would be built from, with their scores and why they matched.
+sees exactly the incidents a briefing would be built from, with their scores, why they matched, and the
+probability that each is a relevant precedent by the fit this bank's briefings use (the MCP tool of
+the same name answers with the same hits).
 ``POST /api/v1/memory/import`` takes JSONL (``application/x-ndjson``) or a JSON list and answers with
 the summary: imported, updated, unchanged, how many lines were rejected and the first of them with
 their reasons. The body is decoded and parsed in a worker process (``web.app.offload``), one line at
@@ -10,12 +12,14 @@ intake keep answering). Rewriting
 an id that is already history takes ``replace=true`` and the ``history:replace`` scope.
 """
 
+import asyncio
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from pydantic import BaseModel
 
+from agent.core.confidence import Scorer, precedent_confidence, same_scope
 from incidents.auth.tokens import REPLACE_HISTORY
 from memory.service import (
     IncidentRecord,
@@ -26,6 +30,7 @@ from memory.service import (
     recall_similar_incidents,
     tag_value,
 )
+from web.app.confidence import load_fit
 from web.app.container import Container
 from web.app.history import ImportSummary, import_history
 from web.app.metrics import MEMORY_SEARCH_LATENCY
@@ -41,6 +46,15 @@ IMPORT_TYPES = ("application/json", "application/x-ndjson", "application/jsonl",
 ERRORS = errors(None, {503: "memory is unreachable; the detail says why"})
 
 
+class HitConfidence(BaseModel):
+    """How likely the hit is a relevant precedent for the text searched, by the bank's fit in use;
+    ``calibrated`` is false when the bank ranks with another model than the one the fit was made on."""
+
+    probability: float
+    band: Literal["strong", "moderate", "weak"]
+    calibrated: bool
+
+
 class MemoryHit(BaseModel):
     id: str
     service: str | None
@@ -52,6 +66,7 @@ class MemoryHit(BaseModel):
     timestamp: datetime | None
     record: IncidentRecord | None
     text: str
+    confidence: HitConfidence
 
 
 class SearchResult(BaseModel):
@@ -60,11 +75,22 @@ class SearchResult(BaseModel):
     incidents: list[MemoryHit]
 
 
-def hit(incident: RecalledIncident) -> MemoryHit:
+def hit(
+    incident: RecalledIncident, text: str, service: str | None, fit: Scorer, ranking_model: str | None
+) -> MemoryHit:
+    """A recalled incident as the search answers it, its confidence judged against ``text``."""
     record = incident.record
+    hit_service = record.service if record else tag_value(incident.tags, "service")
+    sure = precedent_confidence(
+        incident,
+        text,
+        same_service=same_scope(service, hit_service or ""),
+        ranking_model=ranking_model,
+        fit=fit,
+    )
     return MemoryHit(
         id=incident.id,
-        service=record.service if record else tag_value(incident.tags, "service"),
+        service=hit_service,
         kind=tag_value(incident.tags, "kind"),
         score=round(incident.score, 4),
         why=incident.why,
@@ -73,6 +99,18 @@ def hit(incident: RecalledIncident) -> MemoryHit:
         timestamp=incident.timestamp,
         record=record,
         text=incident.text,
+        confidence=HitConfidence(probability=sure.probability, band=sure.band, calibrated=sure.calibrated),
+    )
+
+
+async def search_memory(container: Container, text: str, service: str | None, limit: int) -> SearchResult:
+    """The agent's recall for ``text``, each hit with its confidence by the fit the bank's briefings use
+    (its adopted refit once there is one). Raises ``MemoryUnavailable``."""
+    found = await recall_similar_incidents(container.bank, text, service=service, limit=limit)
+    fit = await asyncio.to_thread(load_fit, container)
+    ranking_model = container.bank.ranking_model
+    return SearchResult(
+        query=text, service=service, incidents=[hit(i, text, service, fit, ranking_model) for i in found]
     )
 
 
@@ -87,10 +125,9 @@ async def search(
     """The incidents the agent's recall tool returns for this text, best first."""
     try:
         with MEMORY_SEARCH_LATENCY.time():
-            found = await recall_similar_incidents(container.bank, q, service=service or None, limit=limit)
+            return await search_memory(container, q, service or None, limit)
     except MemoryUnavailable as exc:
         raise HTTPException(503, f"memory unavailable: {exc}") from exc
-    return SearchResult(query=q, service=service or None, incidents=[hit(i) for i in found])
 
 
 def _media(request: Request) -> None:

@@ -1,12 +1,16 @@
 """Memory search and history import over HTTP, on a real database and the real embedded bank."""
 
 import json
+import math
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
+from agent.core.confidence import FEATURES, band, shipped_fit
+from agent.core.team_fit import TeamFit
 from memory.history import Runbook
+from tests.support.fits import adopt
 from tests.web.http.routes.conftest import Api
 from web.app.history import retain_runbooks
 from web.app.offload import Offload
@@ -126,6 +130,22 @@ def test_search_returns_what_the_agent_would_recall(api: Api) -> None:
     assert [i["id"] for i in scoped] == ["PM-2"]
     assert search(api, q="").status_code == 422
     assert api.client.get("/api/v1/memory/search", params={"q": "x"}).status_code == 401
+
+
+def test_search_gives_each_hit_the_probability_of_the_fit_briefings_use(api: Api) -> None:
+    import_(api, jsonl(post_mortem("PM-1")))
+    query = {"q": "bulk queue rejected executions while the catalogue import ran", "limit": 1}
+    shipped = search(api, **query).json()["incidents"][0]["confidence"]
+    assert shipped["calibrated"] and 0 < shipped["probability"] < 1
+    assert shipped["band"] == band(shipped["probability"])
+
+    # The team's adopted refit says its precedents are relevant far less often than the shipped fit does.
+    lowered = TeamFit(shipped_fit(), -3.0, 1.0, (0.0,) * len(FEATURES), labels=40)
+    adopt(api.client.app.state.container, lowered.as_dict())
+    team = search(api, **query).json()["incidents"][0]["confidence"]
+    p = shipped["probability"]
+    assert team["probability"] == pytest.approx(1 / (1 + math.exp(3.0 - math.log(p / (1 - p)))), abs=0.002)
+    assert team["band"] == band(team["probability"])
 
 
 def _retain_runbook(api: Api, runbook_id: str) -> None:
