@@ -12,29 +12,25 @@ intake keep answering). Rewriting
 an id that is already history takes ``replace=true`` and the ``history:replace`` scope.
 """
 
-import asyncio
 from datetime import datetime
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from pydantic import BaseModel
 
-from agent.core.confidence import Scorer, precedent_confidence, same_scope
 from incidents.auth.tokens import REPLACE_HISTORY
 from memory.service import (
     IncidentRecord,
     MemoryUnavailable,
-    RecalledIncident,
     UnreadableImport,
     parse_body,
-    recall_similar_incidents,
     tag_value,
 )
-from web.app.confidence import load_fit
 from web.app.container import Container
 from web.app.history import ImportSummary, import_history
 from web.app.metrics import MEMORY_SEARCH_LATENCY
 from web.app.offload import WorkerDied
+from web.app.search import Found, recalled_precedents
 from web.http.auth import authorize, require
 from web.http.deps import get_container
 from web.http.routes.common import errors
@@ -75,22 +71,12 @@ class SearchResult(BaseModel):
     incidents: list[MemoryHit]
 
 
-def hit(
-    incident: RecalledIncident, text: str, service: str | None, fit: Scorer, ranking_model: str | None
-) -> MemoryHit:
-    """A recalled incident as the search answers it, its confidence judged against ``text``."""
+def hit(found: Found) -> MemoryHit:
+    incident, sure = found.incident, found.confidence
     record = incident.record
-    hit_service = record.service if record else tag_value(incident.tags, "service")
-    sure = precedent_confidence(
-        incident,
-        text,
-        same_service=same_scope(service, hit_service or ""),
-        ranking_model=ranking_model,
-        fit=fit,
-    )
     return MemoryHit(
         id=incident.id,
-        service=hit_service,
+        service=record.service if record else tag_value(incident.tags, "service"),
         kind=tag_value(incident.tags, "kind"),
         score=round(incident.score, 4),
         why=incident.why,
@@ -104,14 +90,9 @@ def hit(
 
 
 async def search_memory(container: Container, text: str, service: str | None, limit: int) -> SearchResult:
-    """The agent's recall for ``text``, each hit with its confidence by the fit the bank's briefings use
-    (its adopted refit once there is one). Raises ``MemoryUnavailable``."""
-    found = await recall_similar_incidents(container.bank, text, service=service, limit=limit)
-    fit = await asyncio.to_thread(load_fit, container)
-    ranking_model = container.bank.ranking_model
-    return SearchResult(
-        query=text, service=service, incidents=[hit(i, text, service, fit, ranking_model) for i in found]
-    )
+    """What the search answers (``web.app.search``). Raises ``MemoryUnavailable``."""
+    found = await recalled_precedents(container, text, service, limit)
+    return SearchResult(query=text, service=service, incidents=[hit(f) for f in found])
 
 
 @router.get("/search", response_model=SearchResult, responses=ERRORS)

@@ -64,12 +64,15 @@ def test_engineer_adds_a_correction_and_viewer_gets_no_form(site: Site) -> None:
     assert site.post_form(f"/records/{first}/corrections", {"text": "x"}).status_code == 403
 
 
-def test_memory_search_shows_scores_and_why_and_escapes_the_query(site: Site) -> None:
+def test_memory_search_shows_scores_likelihood_and_why_and_escapes_the_query(site: Site) -> None:
     site.signed_in("vic", role="viewer")
     site.seed(8)
     page = site.client.get("/memory", params={"q": "connection pool timeout <script>x</script>"}).text
     assert "<script>x</script>" not in page
     assert re.search(r"score \d\.\d{3}", page)
+    # Each hit says how likely it is a relevant precedent, as a briefing would.
+    likely = re.findall(r"(\d+)% likely relevant \((strong|moderate|weak)\)", page)
+    assert likely and len(likely) == len(re.findall(r'<article class="result">', page))
     assert "Why: ranked 1st by" in page
     assert 'href="/records/' in page
     assert "<mark>" in page

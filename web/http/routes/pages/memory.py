@@ -1,4 +1,5 @@
-"""Memory search: what the bank recalls for a query, with scores and why each incident matched."""
+"""Memory search: what the bank recalls for a query, with scores, why each incident matched and how likely
+it is a relevant precedent (``web.app.search``)."""
 
 from dataclasses import dataclass
 
@@ -6,9 +7,11 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
 from starlette.concurrency import run_in_threadpool
 
+from agent.core.confidence import Confidence
 from incidents.incident import service as incident_service
-from memory.service import MemoryUnavailable, RecalledIncident, recall_similar_incidents
+from memory.service import MemoryUnavailable, RecalledIncident
 from web.app.container import Container
+from web.app.search import Found, recalled_precedents
 from web.http.deps import get_container
 from web.http.routes.pages.common import page_user, render
 from web.http.security import Principal
@@ -23,12 +26,14 @@ LIMITS = (5, 10, 20)
 @dataclass(frozen=True)
 class Result:
     recalled: RecalledIncident
+    confidence: Confidence
     pieces: list[Piece]  # the whole record
     gist: list[tuple[str, list[Piece]]]  # symptom and root cause, for reading at a glance
     why: str
 
 
-def _result(recalled: RecalledIncident, marks: list[str]) -> Result:
+def _result(found: Found, marks: list[str]) -> Result:
+    recalled = found.incident
     record = recalled.record
     gist = []
     if record is not None:
@@ -36,7 +41,13 @@ def _result(recalled: RecalledIncident, marks: list[str]) -> Result:
             ("Symptom", highlight(record.symptom, marks)),
             ("Root cause", highlight(record.root_cause, marks)),
         ]
-    return Result(recalled=recalled, pieces=highlight(recalled.text, marks), gist=gist, why=why(recalled))
+    return Result(
+        recalled=recalled,
+        confidence=found.confidence,
+        pieces=highlight(recalled.text, marks),
+        gist=gist,
+        why=why(recalled),
+    )
 
 
 def _services(container: Container) -> list[str]:
@@ -59,9 +70,7 @@ async def memory_search(
     error = None
     if query:
         try:
-            recalled = await recall_similar_incidents(
-                container.bank, query, service=service or None, limit=count
-            )
+            recalled = await recalled_precedents(container, query, service or None, count)
         except MemoryUnavailable as exc:
             error = str(exc) or "memory is unreachable"
         else:
