@@ -20,6 +20,7 @@ from incidents.incident import service as incidents
 from incidents.incident.models import Incident
 from web.app.confidence import load_fit
 from web.app.container import Container
+from web.app.ruled_out import RuledOut
 
 MAX_ALERT_CHARS = 4000
 _QUIET_LABELS = {"alertname", "service", "severity", "job", "instance", "__name__"}
@@ -71,6 +72,7 @@ async def open_agent(container: Container, *, fit: Scorer | None = None) -> Asyn
             embedder=container.embedder,
             fit=fit,
             known_vectors=container.bank.item_vectors,
+            refutations=RuledOut(container),
         )
     finally:
         await model.aclose()

@@ -211,8 +211,9 @@ def _section(
 
 
 def first_line(briefing: Briefing, evidence: Evidence | None) -> str:
-    """One sentence: the precedent, how sure, and when it happened; the two that disagree, when the
-    closest do; or plainly that there is none."""
+    """One sentence: the precedent, how sure, when it happened and what an engineer said of it when
+    this alert was resolved before; the two that disagree, when the closest do; or plainly that there is
+    none."""
     if briefing.memory == "off":
         return "No precedent consulted: memory is off for this briefing."
     ranked = evidence.ranked() if evidence is not None else []
@@ -228,7 +229,9 @@ def first_line(briefing: Briefing, evidence: Evidence | None) -> str:
     best = ranked[0]
     scope = "on this service" if best.same_service else f"on {best.item.service}"
     kind = "Happened before" if briefing.seen_before == "recurring" else "Closest precedent"
-    return f"{kind} {scope}: {best.incident.id}{_on_date(best)}, {_how_sure(best)} [{best.item.n}]."
+    ruled_out = evidence.ruled_out(best) if evidence is not None else None
+    said = f"; {ruled_out}" if ruled_out else ""
+    return f"{kind} {scope}: {best.incident.id}{_on_date(best)}, {_how_sure(best)} [{best.item.n}]{said}."
 
 
 def _on_date(match: Match) -> str:

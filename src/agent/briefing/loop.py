@@ -8,8 +8,9 @@ is rebuilt in evidence-only mode and a warning says why. Every hop is traced int
 import asyncio
 import logging
 import time
-from collections.abc import Callable
-from typing import Any, Literal, TypeVar
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any, Literal, Protocol, TypeVar
 
 from agent.briefing.finish import finish
 from agent.briefing.head import build_head
@@ -27,7 +28,7 @@ from agent.core.conversation import (
     Planner,
     ToolOutcome,
 )
-from agent.core.evidence import AlertInput, Evidence
+from agent.core.evidence import AlertInput, Evidence, Refuted
 from agent.core.prompts import FINAL_HOP, SYSTEM_PROMPT, alert_message, malformed_message, repair_message
 from agent.core.schema import Briefing, Hop, ModelAnswer, ToolCallTrace
 from agent.core.similarity import KnownVectors, Similarity
@@ -92,6 +93,13 @@ def _assistant_message(turn: ModelTurn) -> dict[str, Any]:
     return message
 
 
+class Refutations(Protocol):
+    """What the team ruled out for an alert before (``evidence.Refuted``), by precedent id; nothing when
+    it cannot tell (the source says why in its log, the briefing goes on)."""
+
+    async def refuted(self, alert: AlertInput) -> Mapping[str, Refuted]: ...
+
+
 class Agent:
     """Briefs alerts with one model (LLM or planner) over one memory bank."""
 
@@ -105,9 +113,11 @@ class Agent:
         embedder: Embedder | None = None,
         fit: Scorer | None = None,
         known_vectors: KnownVectors | None = None,
+        refutations: Refutations | None = None,
     ) -> None:
         self.model = model
         self.fit = fit
+        self.refutations = refutations
         self.known_vectors = known_vectors
         self.bank = bank
         self.memory_timeout_s = memory_timeout_s
@@ -135,7 +145,13 @@ class Agent:
         carried_hops: list[Hop] | None = None,
         carried_warnings: list[str] | None = None,
     ) -> Briefing:
-        evidence = Evidence(alert, ranking_model=self.ranking_model, fit=self.fit)
+        refuted = await self.refutations.refuted(alert) if memory_on and self.refutations else {}
+        evidence = Evidence(
+            alert,
+            ranking_model=self.ranking_model,
+            fit=self.fit,
+            refuted=MappingProxyType(dict(refuted)),
+        )
         tools = ToolBox(bank=self.bank, memory_timeout_s=self.memory_timeout_s)
         memory_errors: list[str] = []
         if memory_on and self.bank is not None and self.profile is not None:

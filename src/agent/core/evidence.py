@@ -47,6 +47,19 @@ class AlertInput:
 
 
 @dataclass(frozen=True)
+class Refuted:
+    """An engineer's "not related" mark on a precedent when an earlier incident of the same alert (its
+    service and rule) was resolved: what the team already ruled out for this alert, said beside the
+    precedent. It is not evidence against the precedent's probability: on the public dev split a record
+    marked not related for a neighbouring incident was relevant no less often (docs/evals.md, "What the
+    labels say of one record"); the engineer reads it and judges."""
+
+    incident: str  # the earlier incident's id
+    who: str
+    when: datetime
+
+
+@dataclass(frozen=True)
 class Match:
     """A recalled incident in the evidence. ``confidence`` is the calibrated probability that it is a
     relevant precedent (``agent.core.confidence``), with its band."""
@@ -143,6 +156,7 @@ class Evidence:
     alert: AlertInput
     ranking_model: str | None = None
     fit: Scorer | None = None
+    refuted: Mapping[str, Refuted] = field(default_factory=lambda: _frozen({}))  # precedent id -> mark
     items: tuple[EvidenceItem, ...] = ()
     matches: Mapping[str, Match] = field(default_factory=lambda: _frozen({}))
     injections: tuple[Injection, ...] = ()
@@ -353,11 +367,24 @@ class Evidence:
             scope = match.item.service or "an unknown service"
         else:
             scope = "same service" if match.same_service else "another service"
-        return _why(match.incident, scope, match.confidence)
+        why = _why(match.incident, scope, match.confidence)
+        ruled_out = self.ruled_out(match)
+        return f"{why}; {ruled_out}" if ruled_out else why
+
+    def ruled_out(self, match: Match) -> str | None:
+        """What an engineer said of this precedent when the same alert was resolved before, if anything."""
+        refuted = self.refuted.get(match.incident.id)
+        if refuted is None:
+            return None
+        return (
+            f"marked not related when this alert was resolved as {refuted.incident} "
+            f"({refuted.who}, {refuted.when:%Y-%m-%d})"
+        )
 
     @property
     def known_ids(self) -> set[str]:
         known = {item.id for item in self.items if item.id} | self.extra_known_ids
+        known |= {r.incident for r in self.refuted.values()}
         known |= {m.group(0) for item in self.items for m in INCIDENT_ID.finditer(item.text)}
         return known | ({self.alert.incident_id} if self.alert.incident_id else set())
 

@@ -10,6 +10,7 @@ from datetime import datetime
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from incidents.incident.models import Incident
 from incidents.labels.models import RelevanceLabel
 from incidents.timeutil import utcnow
 
@@ -82,3 +83,27 @@ def changed_since(*, db_session: Session, bank_id: str, since: datetime | None) 
     if since is not None:
         query = query.where(RelevanceLabel.updated_at > since)
     return int(db_session.scalar(query) or 0)
+
+
+def ruled_out(
+    *, db_session: Session, bank_id: str, service: str, alertname: str, excluding: str | None = None
+) -> list[tuple[RelevanceLabel, str]]:
+    """The precedents engineers last marked "not related" on an incident of this alert (its service and
+    rule), other than ``excluding``, each with that incident's id, oldest first. A later engineer's mark
+    of the same precedent on another incident of the alert ("same failure" after all) takes it back."""
+    rows = db_session.execute(
+        select(RelevanceLabel, Incident.public_id)
+        .join(Incident, Incident.id == RelevanceLabel.incident_id)
+        .where(
+            RelevanceLabel.bank_id == bank_id,
+            RelevanceLabel.how == ENGINEER,
+            Incident.service == service,
+            Incident.alertname == alertname,
+            Incident.public_id != (excluding or ""),
+        )
+        .order_by(RelevanceLabel.updated_at, RelevanceLabel.id)
+    ).all()
+    latest: dict[str, tuple[RelevanceLabel, str]] = {}
+    for label, public_id in rows:
+        latest[label.precedent] = (label, public_id)
+    return [(label, public_id) for label, public_id in latest.values() if label.mark == "not_related"]

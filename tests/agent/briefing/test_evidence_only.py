@@ -12,7 +12,7 @@ from agent.briefing.planner import EvidenceOnlyPlanner
 from agent.briefing.profile_evidence import ProfileSource
 from agent.core.confidence import FEATURES, Scorer, shipped_fit
 from agent.core.conversation import Conversation, ToolCall
-from agent.core.evidence import AlertInput, Evidence
+from agent.core.evidence import AlertInput, Evidence, Refuted
 from agent.core.similarity import Similarity
 from agent.core.team_fit import TeamFit
 from agent.core.tools import RECALL, RERANK_DEPTH, ToolBox
@@ -69,6 +69,39 @@ async def test_a_strong_scoped_match_needs_no_cross_service_recall(bank: Watched
         for item in items
     )
     assert briefing.citation_check.invalid_removed == 0 and briefing.warnings == []
+
+
+@dataclass
+class RuledOut:
+    """What an earlier incident of the alert ruled out, and the alerts it was asked about."""
+
+    marks: dict[str, Refuted]
+    asked: list[AlertInput] = field(default_factory=list)
+
+    async def refuted(self, alert: AlertInput) -> dict[str, Refuted]:
+        self.asked.append(alert)
+        return self.marks
+
+
+async def test_a_precedent_ruled_out_for_this_alert_before_says_so_where_it_is_named(
+    bank: WatchedRecall,
+) -> None:
+    ruled = RuledOut({"INC-0001": Refuted("INC-0042", "dana", datetime(2026, 3, 4, tzinfo=UTC))})
+    agent = Agent(
+        model=EvidenceOnlyPlanner(), bank=bank, profile=ProfileSource(FakeProfiles()), refutations=ruled
+    )
+    alert = AlertInput(text=f"checkout down: {POOL}", service="checkout-service", alertname="CheckoutDown")
+    briefing = await agent.brief(alert)
+    note = "marked not related when this alert was resolved as INC-0042 (dana, 2026-03-04)"
+    [pool] = [r for r in briefing.related_incidents if r.id == "INC-0001"]
+    assert pool.why.endswith(note) and note in briefing.summary
+    assert briefing.head is not None and briefing.head.first_line.endswith(f"; {note}.")
+    # It is said, not scored: the probability is the one the fit gives without the mark.
+    plain = await planner_agent(bank).brief(alert)
+    assert pool.score == next(r.score for r in plain.related_incidents if r.id == "INC-0001")
+    assert all(note not in r.why for r in briefing.related_incidents if r.id != "INC-0001")
+    await agent.brief(alert, memory_on=False)
+    assert ruled.asked == [alert]  # memory off asks nothing of what memory ruled out
 
 
 @pytest.mark.parametrize("shift", [-6.0, 6.0])

@@ -50,3 +50,41 @@ def test_labels_are_per_bank_and_counted_since_a_time(db: Session) -> None:
     assert labels.changed_since(db_session=db, bank_id=BANK, since=before) == 1
     assert labels.changed_since(db_session=db, bank_id=BANK, since=utcnow() + timedelta(seconds=1)) == 0
     assert labels.changed_since(db_session=db, bank_id="team-c", since=None) == 0
+
+
+def test_what_engineers_ruled_out_for_an_alert_is_read_by_its_service_and_rule(db: Session) -> None:
+    first = make_incident(db, "INC-0001", status="resolved")
+    other_rule = make_incident(db, "INC-0002", status="resolved")
+    other_rule.alertname = "CheckoutErrorsHigh"
+    other_service = make_incident(db, "INC-0003", service="cart-service", status="resolved")
+    for incident in (first, other_rule, other_service):
+        _store(db, incident.id, "not_related", labels.ENGINEER, "oncall")
+    inferred = make_incident(db, "INC-0004", status="resolved")
+    labels.store_label(
+        db_session=db,
+        bank_id=BANK,
+        incident_id=inferred.id,
+        precedent="INC-0008",
+        mark="not_related",
+        how=labels.INFERRED,
+        who="recallops",
+    )
+
+    def ruled_out(excluding: str | None = None, bank: str = BANK) -> list[tuple[str, str, str]]:
+        found = labels.ruled_out(
+            db_session=db,
+            bank_id=bank,
+            service="checkout-service",
+            alertname="CheckoutLatencyHigh",
+            excluding=excluding,
+        )
+        return [(label.precedent, public_id, label.who) for label, public_id in found]
+
+    # Only an engineer's mark, on an incident of this service and rule, in this bank.
+    assert ruled_out() == [("INC-0007", "INC-0001", "oncall")]
+    assert ruled_out(bank="team-b") == []
+    assert ruled_out(excluding="INC-0001") == []  # an incident's own marks are not "before"
+    # A later incident of the alert where the engineer called it the same failure takes it back.
+    later = make_incident(db, "INC-0005", status="resolved")
+    _store(db, later.id, "same_failure", labels.ENGINEER, "dana")
+    assert ruled_out() == []
