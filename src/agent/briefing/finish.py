@@ -76,7 +76,7 @@ def finish(
         for item in items:
             item.text = _strip_unknown_ids(item.text, known, invented)
     ranked = evidence.ranked()
-    reading = precedents.read(ranked)
+    reading = precedents.read(ranked, evidence.refuted.keys())
     seen = seen_before(ranked, reading)
     summary, _ = check_text(answer.summary, count, tally)
     summary = _strip_unknown_ids(summary, known, invented)

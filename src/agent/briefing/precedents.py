@@ -5,7 +5,8 @@ A briefing that lists its matches one by one can mislead in three ways this modu
 - **Noise.** The best precedents for this alert self-recovered or were false alarms: the past says
   "it cleared on its own", and that is said first, with the count and the dates. When a precedent
   that needed a fix is about as close as the best noise one, that is a dispute instead: a real fault
-  may hide behind a lookalike.
+  may hide behind a lookalike. A noise precedent an engineer ruled out when this alert was resolved
+  before (``Evidence.refuted``) says nothing of noise: the last time it looked like this, it was not.
 - **Disagreement.** The top two precedents are both strong (or about as strong as each other) and give
   different root causes (few shared content words): the briefing says they disagree and lowers its
   confidence instead of listing both as likely.
@@ -16,6 +17,7 @@ bands and ``seen_before`` read) and the records' resolution kinds, nothing else,
 evidence-only modes say the same thing about the same evidence.
 """
 
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from agent.core.evidence import Match
@@ -72,9 +74,13 @@ def _rivals(first: Match, second: Match) -> bool:
     return second.confidence.strong or _close(first, second)
 
 
-def read(ranked: list[Match]) -> Reading:
-    """The top precedents (those clearing the threshold), which of them are noise, and any dispute."""
-    top = [m for m in ranked if m.confidence.reliable][:TOP]
+def read(ranked: list[Match], ruled_out: AbstractSet[str] = frozenset()) -> Reading:
+    """The top precedents (those clearing the threshold), which of them are noise, and any dispute. A
+    noise precedent in ``ruled_out`` (engineers marked it not related for this alert before) is left out:
+    it is no sign of noise, nor of a fault."""
+    top = [m for m in ranked if m.confidence.reliable and not (is_noise(m) and m.incident.id in ruled_out)][
+        :TOP
+    ]
     real = [m for m in top if not is_noise(m)]
     if top and is_noise(top[0]):
         if real and _close(top[0], real[0]):

@@ -1,7 +1,7 @@
 """Evidence-only mode: scoped recall first, cross-service when thin, a briefing built from the records."""
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 import pytest
@@ -102,6 +102,33 @@ async def test_a_precedent_ruled_out_for_this_alert_before_says_so_where_it_is_n
     assert all(note not in r.why for r in briefing.related_incidents if r.id != "INC-0001")
     await agent.brief(alert, memory_on=False)
     assert ruled.asked == [alert]  # memory off asks nothing of what memory ruled out
+
+
+async def test_a_lookalike_ruled_out_for_this_alert_before_is_not_read_as_noise() -> None:
+    lookalike = replace(
+        record(
+            "INC-0050",
+            symptom="checkout p99 2.3 s at 03:00 during the nightly price import",
+            error_signature="CheckoutLatencyHigh p99 above 2 s, no 5xx",
+            root_cause="the nightly price import; it cleared when the import ended",
+        ),
+        resolution_kind="self-recovered",
+    )
+    bank = FakeRecall()
+    bank.add(lookalike)
+    alert = AlertInput(
+        text="CheckoutLatencyHigh checkout p99 2.3 s at 03:00 nightly price import",
+        service="checkout-service",
+        alertname="CheckoutLatencyHigh",
+    )
+    assert (await planner_agent(bank).brief(alert)).summary.startswith("Likely noise")
+    ruled = RuledOut({"INC-0050": Refuted("INC-0042", "dana", datetime(2026, 3, 4, tzinfo=UTC))})
+    agent = Agent(
+        model=EvidenceOnlyPlanner(), bank=bank, profile=ProfileSource(FakeProfiles()), refutations=ruled
+    )
+    briefing = await agent.brief(alert)
+    assert "Likely noise" not in briefing.summary
+    assert "marked not related when this alert was resolved as INC-0042" in briefing.summary
 
 
 @pytest.mark.parametrize("shift", [-6.0, 6.0])

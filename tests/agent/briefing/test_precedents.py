@@ -41,6 +41,18 @@ def test_a_real_fault_about_as_close_as_the_lookalike_makes_it_a_dispute_not_noi
     assert "PM-1 on 2026-03-14 [2] is about as close and needed a fix" in sentence
 
 
+def test_a_lookalike_ruled_out_for_this_alert_before_says_nothing_of_noise() -> None:
+    ranked = [match(SNAPSHOT, 0.8, 2), match(PROBE, 0.7, 3), match(POOL, 0.4, 4)]
+    assert (
+        read(ranked, ruled_out={"PM-2", "PM-3"}).noise == []
+    )  # the last time it looked like this, it was not
+    sentence = noise_sentence(read(ranked, ruled_out={"PM-2"}))
+    assert sentence.startswith("Likely noise: 1 of the 2 closest past incidents") and "PM-2" not in sentence
+    assert "One did need a fix: PM-1" in sentence
+    # A real fault's record an engineer ruled out is still a record that needed a fix.
+    assert [m.incident.id for m in read(ranked, ruled_out={"PM-1"}).noise] == ["PM-2", "PM-3"]
+
+
 def test_a_noise_precedent_behind_a_real_fault_does_not_make_it_noise() -> None:
     reading = read([match(POOL, 0.8, 2), match(SNAPSHOT, 0.7, 3)])
     assert reading.noise == [] and reading.reliable
