@@ -47,7 +47,12 @@ MIN_WORDS = 4
 _IDENTIFIER = re.compile(r"[A-Za-z0-9]+(?:[_.][A-Za-z0-9]+)+")
 _PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 # Stems that name the same observation, folded to the first.
-_SAME_OBSERVATION = (("pend", "wait", "queu", "queue"), ("evict", "eviction"), ("lag", "lagg"))
+_SAME_OBSERVATION = (
+    ("pend", "wait", "queu", "queue"),
+    ("evict", "eviction"),
+    ("lag", "lagg"),
+    ("timeout", "timed", "timing"),
+)
 _CANONICAL = {word: group[0] for group in _SAME_OBSERVATION for word in group}
 
 
@@ -93,6 +98,8 @@ def terms(text: str, *, with_codes: bool = True, masked: frozenset[str] = frozen
     masked words."""
     words = (t for t in tokens(text) if t not in masked and not _PLURAL_CODE.match(t))
     found = {stem(t) for t in words} | identifier_parts(text, masked=masked)
+    if _WAITED.search(text.lower()):
+        found.add(_PENDING)
     return frozenset(found | codes(text) if with_codes else found)
 
 
@@ -180,8 +187,7 @@ def asserted(text: str) -> frozenset[str]:
     read = _RATE.sub(_measured_low, text)  # in its own case, for the camelCase parts of identifiers
     lowered = read.lower()
     classes = {f"{c[0]}xx" for c in codes(lowered)} | {f"{c}xx" for c in _CODE_CLASS.findall(lowered)}
-    waited = {_PENDING} if _WAITED.search(lowered) else set()
-    return (terms(read) | classes | waited) - negated(lowered)
+    return (terms(read) | classes) - negated(lowered)
 
 
 def healthy(text: str) -> bool:

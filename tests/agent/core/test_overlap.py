@@ -198,6 +198,20 @@ def test_a_pool_timeout_shows_requests_waited_and_meets_an_idle_pool() -> None:
         assert not contradicts(*idle, alert)
 
 
+def test_a_timeout_is_one_observation_however_it_is_worded() -> None:
+    assert stem("timing") == stem("timed") == stem("timeout") == stem("timeouts")
+    alert = terms("150 waiting in the pool, some requests timing out")
+    assert stem("timeout") in alert & terms("request timed out after 30000ms")
+
+
+def test_a_pool_timeout_is_a_queue_to_the_overlaps_too() -> None:
+    """The record that paged with HikariCP's timeout shares the waiting with an alert that counts waiters,
+    as the contradiction reads it: one reading of the same words for agreement and disagreement."""
+    hikari = "HikariPool-1 - Connection is not available, request timed out after 30000ms"
+    assert stem("pending") in terms(hikari) & terms("threads blocked acquiring a db connection, 150 waiting")
+    assert stem("pending") not in terms("request timeout on /checkout")
+
+
 def test_an_idle_pool_had_nothing_pending() -> None:
     assert negated("p99 2.3 s, error rate normal, connection pool idle.") == {stem("pending")}
     assert negated("the pool was idle the whole time") == {stem("pending")}
