@@ -19,7 +19,8 @@ so the comparison is made forgiving where wording varies and strict where it sho
   metric names and hostnames are how alerting systems spell what records say in words; a camelCase word
   standing alone is left whole: alert names are spelled so, and a record's "CheckoutLatencyHigh"
   meeting an alert's "checkout latency" is the likeness a healthy lookalike shares with a fault;
-- the words for a queue building up ("waiting", "pending", "queued") are one observation, and a pool
+- the words for a queue building up ("waiting", "pending", "queued") are one observation, as are those
+  for a timeout ("timing out", "timed out", "timeouts"); a pool timeout shows the queue too, and a pool
   or queue said to be idle had nothing pending.
 """
 
