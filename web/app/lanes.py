@@ -156,17 +156,24 @@ class Leases:
 
     def renew(self) -> bool:
         with self.lock:
+            if not self.held:
+                return True
+        with transaction(self.sessions) as db, serialized_writes(db):
+            self.renew_in(db)
+            db.commit()
+        return True
+
+    def renew_in(self, db: Session) -> None:
+        """Extend every lease held, in the caller's write transaction (it commits)."""
+        with self.lock:
             leases = list(self.held.values())
         if not leases:
-            return True
-        with transaction(self.sessions) as db, serialized_writes(db):
-            kept = self.queue.renew(db, leases, lease_s=self.lease_s)
-            db.commit()
+            return
+        kept = self.queue.renew(db, leases, lease_s=self.lease_s)
         for lost in set(leases) - set(kept):
             # Finished meanwhile, or taken over by another worker (whose result then stands).
             self.drop(lost)
             log.info("lease no longer held", extra={"row": lost.id})
-        return True
 
 
 class QueueLane(Lane, Generic[C]):
@@ -202,7 +209,11 @@ class QueueLane(Lane, Generic[C]):
             return None
 
     def claim(self, limit: int) -> list[C]:
+        """Claim up to ``limit`` due rows, renewing first what this lane still runs: a lease that lapsed
+        because its renewal came late (a stalled machine, a laptop waking) is still this lane's work, and
+        claiming it again here would run it twice side by side, the first result dropped as taken over."""
         with transaction(self.sessions) as db, serialized_writes(db):
+            self.leases.renew_in(db)
             claims = self._claim(db, limit)
             db.commit()
         return claims

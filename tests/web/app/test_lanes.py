@@ -2,16 +2,22 @@
 
 import json
 from collections.abc import AsyncIterator, Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from sqlalchemy import update
 
 from incidents.briefings import service as briefings
+from incidents.briefings.models import Job
 from incidents.database import transaction
+from incidents.queue.table import Lease
+from incidents.timeutil import utcnow
 from tests.incidents.resolution.factories import make_incident
 from tests.support.chaos import ChaosReceiver
 from tests.support.net import wait_for
 from tests.web.http.routes.conftest import configure
+from web.app.briefings import briefing_lane
 from web.app.container import Container
 from web.app.lanes import Worker
 from web.app.tasks import build_lanes, lane_status
@@ -75,3 +81,46 @@ def test_briefings_go_on_while_every_send_is_stuck_on_a_receiver(
     )
     status = lane_status(worker.lanes)
     assert status["delivery"]["in_flight"] >= 2 and status["briefing"]["depth"] == 0
+
+
+@pytest.fixture
+async def quiet(
+    database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[Container]:
+    """A container with no chat channels: only the jobs queue matters here."""
+    built = Container.build(configure(monkeypatch, tmp_path / "data", database_url))
+    yield built
+    await built.aclose()
+
+
+def lapse(container: Container, job_id: int) -> None:
+    """The lease runs out while its work still runs, as when the machine stalls past a renewal."""
+    with transaction(container.sessions) as db:
+        db.execute(update(Job).where(Job.id == job_id).values(locked_until=utcnow() - timedelta(seconds=1)))
+        db.commit()
+
+
+def job_row(container: Container, job_id: int) -> Job:
+    with container.sessions() as db:
+        job = db.get(Job, job_id)
+        assert job is not None
+        return job
+
+
+def test_a_lane_never_claims_again_what_it_still_runs_though_its_lease_lapsed(quiet: Container) -> None:
+    owe_briefing(quiet, 1)
+    lane = briefing_lane(quiet)
+    [running] = lane.claim(1)
+    lane.leases.add(Lease(running.job_id, running.attempts))
+    lapse(quiet, running.job_id)
+
+    assert lane.claim(2) == []
+    job = job_row(quiet, running.job_id)
+    assert job.attempts == running.attempts and job.locked_until is not None
+    assert job.locked_until > utcnow()
+
+    # Another worker (a lane that does not run it) still takes over a lease that lapsed with its worker.
+    lane.leases.drop(Lease(running.job_id, running.attempts))
+    lapse(quiet, running.job_id)
+    [taken] = briefing_lane(quiet).claim(1)
+    assert (taken.job_id, taken.attempts) == (running.job_id, running.attempts + 1)
