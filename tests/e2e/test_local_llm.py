@@ -6,6 +6,7 @@ One model server and one RecallOps server (the demo history) for the module; the
 (a hop takes up to minutes on a CPU), so each test waits on its answer with a generous deadline.
 """
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -104,13 +105,27 @@ def assert_seen_before_is_calibrated(briefing: dict[str, Any], service: str) -> 
         assert seen == "similar", (seen, best)
 
 
-def briefed(http: httpx.Client, incident: str) -> dict[str, Any]:
-    return wait_for(
-        lambda: (r := http.get(f"/api/v1/incidents/{incident}/briefing")).status_code == 200 and r.json(),
+FAILED_JOBS = re.compile(r'^recallops_briefing_jobs\{state="failed"\} ([0-9.]+)$', re.MULTILINE)
+
+
+def briefed(site: Site, http: httpx.Client, incident: str) -> dict[str, Any]:
+    """The stored briefing, waited for as long as a slow model may take, but not past a job that gave up."""
+
+    def stored_or_given_up() -> dict[str, Any] | None:
+        answer = http.get(f"/api/v1/incidents/{incident}/briefing")
+        if answer.status_code == 200:
+            return dict(answer.json())
+        failed = FAILED_JOBS.search(http.get("/metrics").text)
+        return {"gave_up": True} if failed and float(failed.group(1)) > 0 else None
+
+    got = wait_for(
+        stored_or_given_up,
         timeout=HOP_TIMEOUT_S * MAX_HOPS + 60,
         interval=2.0,
         what="the briefing from the local model",
-    )["briefing"]
+    )
+    assert "gave_up" not in got, f"the briefing job gave up:\n{site.server.log()[-4000:]}"
+    return dict(got["briefing"])
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +135,7 @@ def demo(site: Site) -> tuple[str, dict[str, Any]]:
         posted = http.post("/api/v1/alerts", json=DEMO_ALERT)
         assert posted.status_code in (200, 202), posted.text
         [incident] = posted.json()["incidents"]
-        return incident, briefed(http, incident)
+        return incident, briefed(site, http, incident)
 
 
 def test_the_demo_alert_briefed_by_the_local_model_passes_the_guards(
