@@ -118,15 +118,18 @@ _QUEUED_WORDS = "waits waiting pending queued backlog retries restarts"
 _READING_WORDS = "hot lag lagging evictions evicted throttled throttling"
 OBSERVED = _FAILURE | frozenset(stem(w) for w in f"{_QUEUED_WORDS} {_READING_WORDS}".split())
 # A negation covers the next two words ("no connection waits", "without errors"); a word followed by zero
-# is negated too, with the word before it ("hikaricp_connections_pending 0", "error rate zero").
+# or none is negated too, with the word before it ("hikaricp_connections_pending 0", "error rate zero",
+# "real_traffic_errors: none", as incident tools write a reading in their details).
 # Identifiers are split on underscores so that "connections_pending" negates "pending".
 _NEGATED_AFTER = re.compile(r"\b(?:no|without|never|nothing|none|zero)\s+([a-z0-9_]+)(?:\s+([a-z0-9_]+))?")
 _NEGATED_BEFORE = re.compile(
     r"\b([a-z][a-z0-9_]*)(?:\s+([a-z][a-z0-9_]*))?"
-    r"\s*(?:=+|:|at|of|is|was|stayed at)?\s*(?:0|zero)(?![\w%]|\.\d)"
+    r"\s*(?:=+|:|at|of|is|was|stayed at)?\s*(?:0|zero|none)(?![\w%]|\.\d)"
 )
-# "Real traffic was healthy" says no error as plainly as "no errors" does ("no healthy upstream" does not).
-_HEALTHY = re.compile(r"(?<!no )(?<!un)\bhealthy\b")
+# "Real traffic was healthy" says no error as plainly as "no errors" does. Said of something else ("the
+# Redis backend stayed healthy", "other nodes were healthy", "checkout itself was healthy") it says where
+# the fault was not, and that the failure seen was real; "no healthy upstream" is an error of its own.
+_HEALTHY = re.compile(r"\b(?:traffic|requests)\s+(?:(?:was|were|is|stayed|remained)\s+)?healthy\b")
 _HEALTHY_MEANS = stem("error")
 # An error rate under one percent is a healthy reading ("error rate 0.1 %"), not a failure shown.
 _RATE = re.compile(

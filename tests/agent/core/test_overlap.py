@@ -88,6 +88,26 @@ def test_a_contradiction_holds_either_way_round() -> None:
     assert not contradicts(*pool, "checkout p99 2.5s; 150 requests waiting on the pool")
 
 
+def test_healthy_said_of_another_component_says_where_the_fault_was_not() -> None:
+    for said in ("pods restarted while the Redis backend stayed healthy", "other nodes were healthy"):
+        assert negated(said) == set()
+        assert not contradicts(
+            "pods terminated with exit code 137, errors on restart", said, "OOMKilled, errors"
+        )
+    assert negated("real card traffic was healthy throughout") == {stem("error")}
+
+
+def test_a_reading_of_none_is_absent_as_a_reading_of_zero_is() -> None:
+    details = "check: blackbox probe charge-v1; status: 503 from /v1/charge; real_traffic_errors: none"
+    assert stem("error") in negated(details)
+    probe = (
+        "probe /v1/charge returned 503",
+        "every failure came from the probe. Real card traffic was healthy.",
+    )
+    assert not contradicts(*probe, f"PaymentGateway5xx: synthetic check failing; {details}")
+    assert contradicts(*probe, "PaymentGateway5xx: live card payments failing with errors")
+
+
 def test_a_symptom_that_recounts_a_failure_is_not_healthy() -> None:
     probe = ("probe /v1/charge returned 503", "every failure came from the probe; real traffic was healthy")
     assert not contradicts(*probe, "PaymentGateway5xx: synthetic check failing")
