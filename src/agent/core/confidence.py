@@ -71,6 +71,7 @@ _EVIDENCE: tuple[str, ...] = (
 # is one more input, and how much it is worth is for a team's own labels to say (the public dev split
 # cannot: its judgments need an overlapping service by construction).
 FEATURES: tuple[str, ...] = (*_EVIDENCE, "same_service")
+CONTRADICTED = FEATURES.index("contradicted")
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,11 @@ class Fit:
     """A logistic regression over ``FEATURES`` (standardised inputs, one weight each, an intercept),
     then an isotonic map of its output (knots ``iso_x`` -> ``iso_y``, linear between them) that
     corrects where the straight logistic is over- or under-confident. Without knots, the logistic alone.
+
+    A record the alert contradicts is never more likely than ``contradicted_ceiling``, the share of the
+    labelled pairs so contradicted that were relevant: the weights add evidence up, so a lookalike that
+    repeats an alert's every word would otherwise outscore the contradiction that tells it apart, where
+    no labelled pair says such a record is relevant.
     """
 
     ranking_model: str
@@ -114,6 +120,7 @@ class Fit:
     intercept: float
     iso_x: tuple[float, ...] = ()
     iso_y: tuple[float, ...] = ()
+    contradicted_ceiling: float = 1.0
 
     def logistic(self, values: Sequence[float]) -> float:
         z = self.intercept + sum(
@@ -122,7 +129,8 @@ class Fit:
         return 1.0 / (1.0 + math.exp(-max(min(z, 30.0), -30.0)))
 
     def probability(self, values: Sequence[float]) -> float:
-        return interpolate(self.logistic(values), self.iso_x, self.iso_y)
+        p = interpolate(self.logistic(values), self.iso_x, self.iso_y)
+        return min(p, self.contradicted_ceiling) if values[CONTRADICTED] else p
 
     @property
     def bar(self) -> float:
@@ -141,6 +149,7 @@ class Fit:
             "weights": list(self.weights),
             "intercept": self.intercept,
             "isotonic": {"x": list(self.iso_x), "y": list(self.iso_y)},
+            "contradicted_ceiling": self.contradicted_ceiling,
         }
 
     @classmethod
@@ -157,6 +166,7 @@ class Fit:
             intercept=float(data["intercept"]),  # type: ignore[arg-type]
             iso_x=tuple(float(v) for v in data.get("isotonic", {}).get("x", [])),  # type: ignore[attr-defined]
             iso_y=tuple(float(v) for v in data.get("isotonic", {}).get("y", [])),  # type: ignore[attr-defined]
+            contradicted_ceiling=float(data.get("contradicted_ceiling", 1.0)),  # type: ignore[arg-type]
         )
 
 

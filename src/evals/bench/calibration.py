@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from agent.core.confidence import FEATURES, FIT_RESOURCE, Fit
+from agent.core.confidence import CONTRADICTED, FEATURES, FIT_RESOURCE, Fit
 from agent.core.confidence import features as confidence_features
 from agent.core.evidence import incident_service
 from agent.core.team_fit import penalised_newton, reliability
@@ -144,11 +144,13 @@ class SourceFits:
         return self.public if pair.source == PUBLIC else self.team
 
     def calibrated(
-        self, iso_x: tuple[float, ...], iso_y: tuple[float, ...], ranking_model: str
+        self, iso_x: tuple[float, ...], iso_y: tuple[float, ...], ceiling: float, ranking_model: str
     ) -> "SourceFits":
         return SourceFits(
             *(
-                replace(f, ranking_model=ranking_model, iso_x=iso_x, iso_y=iso_y)
+                replace(
+                    f, ranking_model=ranking_model, iso_x=iso_x, iso_y=iso_y, contradicted_ceiling=ceiling
+                )
                 for f in (self.team, self.public)
             )
         )
@@ -213,6 +215,14 @@ def isotonic(
     return [b[2] / b[1] for b in smoothed], [_laplace(b) for b in smoothed]
 
 
+def contradicted_ceiling(pairs: Sequence[Pair]) -> float:
+    """The share of the pairs the alert contradicts that were relevant, by Laplace's rule as the
+    isotonic map's rates are (no relevant pair in 90 is about 1 %, not never); no ceiling when no pair
+    was contradicted."""
+    relevant = [p.relevant for p in pairs if p.features[CONTRADICTED]]
+    return (sum(relevant) + 1) / (len(relevant) + 2) if relevant else 1.0
+
+
 def _observed(block: list[float]) -> float:
     return block[0] / block[1]
 
@@ -247,7 +257,7 @@ def fit_calibrated(pairs: list[Pair], ranking_model: str = "", k: int = FOLDS) -
             if pair.query in inside:
                 outputs[i] = partial.of(pair).logistic(pair.features)
     knots_x, knots_y = isotonic(outputs, [p.relevant for p in pairs])
-    return fits.calibrated(tuple(knots_x), tuple(knots_y), ranking_model)
+    return fits.calibrated(tuple(knots_x), tuple(knots_y), contradicted_ceiling(pairs), ranking_model)
 
 
 def held_out(pairs: list[Pair], k: int = FOLDS) -> list[float]:

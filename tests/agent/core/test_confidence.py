@@ -93,6 +93,40 @@ def test_a_fit_over_other_features_is_refused() -> None:
         Fit.from_dict(data)
 
 
+def test_a_lookalike_that_repeats_the_alert_word_for_word_stays_under_its_contradiction() -> None:
+    # The nightly-import lookalike's own words, but the alert has connections waiting where it had none.
+    signature = "CheckoutLatencyHigh: p99 above 2 s; no 5xx, hikaricp_connections_pending 0"
+    lookalike = _incident({"keyword": 1, "semantic": 1}, signature=signature)
+    agreeing = "checkout p99 above 2 s; no 5xx, hikaricp_connections_pending 0, connection pool"
+    contradicting = "checkout p99 above 2 s; hikaricp_connections_pending 180, connection pool"
+    fit = shipped_fit()
+    told_apart = precedent_confidence(lookalike, contradicting, same_service=True)
+    assert told_apart.probability <= round(fit.contradicted_ceiling, 3) < MODERATE  # as a briefing rounds it
+    assert precedent_confidence(lookalike, agreeing, same_service=True).probability > fit.contradicted_ceiling
+
+
+@given(st.lists(st.floats(min_value=0.0, max_value=1.0), min_size=len(FEATURES), max_size=len(FEATURES)))
+def test_the_ceiling_holds_only_what_the_alert_contradicts(values: list[float]) -> None:
+    fit = shipped_fit()
+    uncapped = Fit.from_dict(fit.as_dict() | {"contradicted_ceiling": 1.0})
+    contradicted = FEATURES.index("contradicted")
+    values[contradicted] = 1.0
+    assert fit.probability(values) == min(uncapped.probability(values), fit.contradicted_ceiling)
+    values[contradicted] = 0.0
+    assert fit.probability(values) == uncapped.probability(values)
+
+
+def test_the_ceiling_is_part_of_the_written_fit() -> None:
+    fit = shipped_fit()
+    assert Fit.from_dict(fit.as_dict()) == fit
+    assert (
+        Fit.from_dict(
+            {k: v for k, v in fit.as_dict().items() if k != "contradicted_ceiling"}
+        ).contradicted_ceiling
+        == 1.0
+    )
+
+
 class _InOrder:
     """A scorer giving the probabilities it was made with, one per precedent, in the order they are seen."""
 

@@ -7,7 +7,18 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evals.bench.calibration import PUBLIC, Pair, fit_logistic, fit_sources, held_out, isotonic, reliability
+from agent.core.confidence import FEATURES
+from evals.bench.calibration import (
+    PUBLIC,
+    Pair,
+    contradicted_ceiling,
+    fit_calibrated,
+    fit_logistic,
+    fit_sources,
+    held_out,
+    isotonic,
+    reliability,
+)
 
 
 def test_the_logistic_fit_recovers_a_known_model() -> None:
@@ -30,11 +41,26 @@ def test_reliability_bins_and_ece() -> None:
 def test_held_out_probabilities_come_from_fits_that_never_saw_the_query() -> None:
     rng = np.random.default_rng(5)
     pairs = [
-        Pair(f"q{i % 40}", f"d{i}", "scoped", list(rng.normal(size=10)), bool(rng.random() < 0.3))
+        Pair(f"q{i % 40}", f"d{i}", "scoped", list(rng.normal(size=len(FEATURES))), bool(rng.random() < 0.3))
         for i in range(400)
     ]
     predicted = held_out(pairs)
     assert len(predicted) == 400 and all(0 < p < 1 for p in predicted)
+
+
+def _pair(n: int, *, contradicted: bool, relevant: bool) -> Pair:
+    values = [0.5] * len(FEATURES)
+    values[FEATURES.index("contradicted")] = 1.0 if contradicted else 0.0
+    return Pair(f"q{n % 10}", f"d{n}", "scoped", values, relevant)
+
+
+def test_a_contradicted_record_is_held_to_how_often_such_records_were_relevant() -> None:
+    pairs = [_pair(n, contradicted=n < 48, relevant=n in (0, 60, 61, 62)) for n in range(100)]
+    assert contradicted_ceiling(pairs) == (1 + 1) / (48 + 2)  # one relevant in 48, by Laplace's rule
+    assert contradicted_ceiling(pairs[48:]) == 1.0  # no pair was contradicted: nothing to hold it to
+    fit = fit_calibrated(pairs).team
+    assert fit.contradicted_ceiling == contradicted_ceiling(pairs)
+    assert fit.probability(pairs[0].features) <= fit.contradicted_ceiling
 
 
 @given(st.lists(st.tuples(st.floats(0, 1), st.booleans()), min_size=1, max_size=300), st.integers(1, 40))
