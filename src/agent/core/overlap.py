@@ -105,17 +105,18 @@ def terms(text: str, *, with_codes: bool = True, masked: frozenset[str] = frozen
 
 
 # Words that say something failed. A record that negates them ("no errors", "nothing failed", "error rate
-# zero", "no 5xx") recorded a healthy lookalike; an alert that carries them shows a fault.
+# zero", "no 5xx", "SERVFAIL 0") recorded a healthy lookalike; an alert that carries them shows a fault.
 _FAILURE_WORDS = """error errors fail failed failing failure failures reject rejected rejecting rejection
-timeout timeouts timed exception refused unavailable denied crash crashed crashing oomkilled killed 5xx"""
+timeout timeouts timed exception refused unavailable denied crash crashed crashing oomkilled killed 5xx
+servfail"""
 _FAILURE = frozenset(stem(w) for w in _FAILURE_WORDS.split())
 # What an engineer observes and can say was absent: failures, and the queues a fault builds up. Only
 # these count as negated, so an error message's own "no" ("No space left on device", "no such host")
 # is never read as a healthy reading.
 _QUEUED_WORDS = "waits waiting pending queued backlog retries restarts"
 # Other readings an engineer checks and reports as absent ("no hot keys", "no consumer lag", "no
-# evictions", "no throttling"), each the mark of a known failure.
-_READING_WORDS = "hot lag lagging evictions evicted throttled throttling"
+# evictions", "no throttling", "no rebalances"), each the mark of a known failure.
+_READING_WORDS = "hot lag lagging evictions evicted throttled throttling rebalances rebalancing"
 OBSERVED = _FAILURE | frozenset(stem(w) for w in f"{_QUEUED_WORDS} {_READING_WORDS}".split())
 # A negation covers the next two words ("no connection waits", "without errors"); a word followed by zero
 # or none is negated too, with the word before it ("hikaricp_connections_pending 0", "error rate zero",

@@ -108,6 +108,16 @@ def test_a_reading_of_none_is_absent_as_a_reading_of_zero_is() -> None:
     assert contradicts(*probe, "PaymentGateway5xx: live card payments failing with errors")
 
 
+def test_a_dns_server_failure_and_a_rebalancing_group_are_readings_that_can_be_absent() -> None:
+    nxdomain = ("rcode=NXDOMAIN 400/s; SERVFAIL 0, lookup latency normal", "a scanner probing names")
+    assert contradicts(*nxdomain, "coredns_dns_responses_total rcode=SERVFAIL 300/s; getaddrinfo EAI_AGAIN")
+    drained = ("kafka_consumergroup_lag peaked at 180k", "no consumer errors, no rebalances; lag drained")
+    assert contradicts(
+        *drained, "kafka_consumergroup_lag 50k and rising; consumer group rebalances 14 in 10m"
+    )
+    assert not contradicts(*drained, "kafka_consumergroup_lag 120k on stock-updates; no offset commits")
+
+
 def test_a_symptom_that_recounts_a_failure_is_not_healthy() -> None:
     probe = ("probe /v1/charge returned 503", "every failure came from the probe; real traffic was healthy")
     assert not contradicts(*probe, "PaymentGateway5xx: synthetic check failing")
