@@ -297,6 +297,12 @@ def calibrate(pairs: list[Pair], ranking_model: str, *, fit_out: Path | None = N
             "groups": len({pairs[i].query for i in members}),
             "ece": own["ece"],
         }
+    contradicted = [p for p in pairs if p.features[CONTRADICTED]]
+    report["contradicted"] = {
+        "pairs": len(contradicted),
+        "relevant": sum(p.relevant for p in contradicted),
+        "ceiling": contradicted_ceiling(pairs),
+    }
     if fit_out is not None:
         fit = fit_calibrated(pairs, ranking_model).team
         fit_out.write_text(
@@ -329,4 +335,9 @@ def markdown_table(report: dict[str, Any]) -> str:
     ]
     if sources:
         lines.append(f"Per source: {sources}.")
+    if contradicted := report.get("contradicted"):
+        lines.append(
+            f"Contradicted by the alert: {contradicted['pairs']} pairs, {contradicted['relevant']} relevant; "
+            f"a contradicted record is held to {contradicted['ceiling']:.3f}."
+        )
     return "\n".join(lines)

@@ -1,7 +1,9 @@
 """The calibration fit and its reliability table, on data whose answer is known."""
 
+import json
 from dataclasses import replace
 from itertools import pairwise
+from pathlib import Path
 
 import numpy as np
 from hypothesis import given
@@ -11,12 +13,14 @@ from agent.core.confidence import FEATURES
 from evals.bench.calibration import (
     PUBLIC,
     Pair,
+    calibrate,
     contradicted_ceiling,
     fit_calibrated,
     fit_logistic,
     fit_sources,
     held_out,
     isotonic,
+    markdown_table,
     reliability,
 )
 
@@ -122,3 +126,12 @@ def test_one_source_is_one_fit() -> None:
     assert fits.team == fits.public
     x = np.array([p.features for p in pairs])
     assert fits.team == fit_logistic(x, np.array([p.relevant for p in pairs], float))
+
+
+def test_the_report_says_how_many_contradicted_pairs_the_ceiling_was_read_from(tmp_path: Path) -> None:
+    pairs = [_pair(n, contradicted=n < 48, relevant=n in (0, 60, 61, 62, 70, 71)) for n in range(100)]
+    out = tmp_path / "fit.json"
+    report = calibrate(pairs, "test-model", fit_out=out)
+    assert report["contradicted"] == {"pairs": 48, "relevant": 1, "ceiling": 2 / 50}
+    assert "48 pairs, 1 relevant; a contradicted record is held to 0.040" in markdown_table(report)
+    assert json.loads(out.read_text())["fit"]["contradicted_ceiling"] == 2 / 50
