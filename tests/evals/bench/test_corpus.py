@@ -138,3 +138,17 @@ def test_binary_judgments_read_their_relevant_as_the_same_failure(tmp_path: Path
     assert load_qrels(path) == {"P/1": {"P/2": 2, "P/3": 0}}
     path.write_text("P/1\tP/2\t1\nP/1\tP/3\t2\n", encoding="utf-8")
     assert load_qrels(path) == {"P/1": {"P/2": 1, "P/3": 2}}
+
+
+CORPORA = Path(__file__).parents[3] / "corpora"
+
+
+@pytest.mark.parametrize("name", ["shop-alerts", "k8s-faults", "ride-alerts", "microservice-faults"])
+def test_the_projects_corpora_judge_a_pair_relevant_exactly_when_its_failure_is_the_same(name: str) -> None:
+    corpus = load_corpus(CORPORA / name / "corpus.jsonl")
+    qrels = load_qrels(CORPORA / name / "qrels.tsv")
+    label = {r["id"]: r["root_cause"]["labels"][0]["layer3"] for r in corpus}
+    same = {(q, d) for q in label for d in label if q != d and label[q] == label[d]}
+    judged_pairs = {(q, d) for q, docs in qrels.items() for d, grade in docs.items() if grade >= 2}
+    assert judged_pairs == same
+    assert not any(label[q].startswith("healthy-lookalike") for q, _ in judged_pairs)
