@@ -301,7 +301,7 @@ def calibrate(pairs: list[Pair], ranking_model: str, *, fit_out: Path | None = N
     report["contradicted"] = {
         "pairs": len(contradicted),
         "relevant": sum(p.relevant for p in contradicted),
-        "ceiling": contradicted_ceiling(pairs),
+        "ceiling": contradicted_ceiling(contradicted),
     }
     if fit_out is not None:
         fit = fit_calibrated(pairs, ranking_model).team
