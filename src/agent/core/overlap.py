@@ -9,8 +9,9 @@ so the comparison is made forgiving where wording varies and strict where it sho
   faulted for not repeating the record's;
 - the alert's own name is left out: that an alert with the same name fired before is exactly what a
   healthy lookalike shares with a real fault, so it is no evidence of the same failure;
-- what a text says was absent ("no 5xx", "pending 0", "real traffic healthy") is read as absent, so an
-  alert and a record that contradict each other can be told apart from two that agree;
+- what a text says was absent ("no 5xx", "pending 0", "real traffic healthy", "captures 100%
+  successful") is read as absent, and an error rate said unchanged neither shows a failure nor rules one
+  out, so an alert and a record that contradict each other can be told apart from two that agree;
 - named components (database, connection pool, DNS, certificate, ...) are compared by what they are,
   not how they are spelled, so a failure told in another service's words still meets its record;
 - an identifier (words joined by underscores or dots) counts whole and by its parts, camelCase ones
@@ -127,10 +128,24 @@ _NEGATED_BEFORE = re.compile(
     r"\b([a-z][a-z0-9_]*)(?:\s+([a-z][a-z0-9_]*))?"
     r"\s*(?:=+|:|at|of|is|was|stayed at)?\s*(?:0|zero|none)(?![\w%]|\.\d)"
 )
+# An error rate said normal or unchanged shows no failure, nor says that none happened: "errors stayed low"
+# beside it is one observation, not two. (Other readings said normal are left as words: "memcached latency
+# normal" says whose latency was not the fault, as "the Redis backend stayed healthy" does, and meets an
+# alert on the service's own latency.)
+_RATE_NORMAL = re.compile(
+    r"\b(?:error|failure|5xx)s?\s+(?:rates?|ratios?)\s+(?:(?:is|was|were|stayed|remained)\s+)?"
+    r"(?:normal|nominal|unchanged|within\s+(?:the\s+)?(?:slo|sla|baseline))\b",
+    re.IGNORECASE,
+)
 # "Real traffic was healthy" says no error as plainly as "no errors" does. Said of something else ("the
 # Redis backend stayed healthy", "other nodes were healthy", "checkout itself was healthy") it says where
 # the fault was not, and that the failure seen was real; "no healthy upstream" is an error of its own.
-_HEALTHY = re.compile(r"\b(?:traffic|requests)\s+(?:(?:was|were|is|stayed|remained)\s+)?healthy\b")
+# Successes counted in full or said normal ("captures 100% successful", "payment success rate normal") say
+# the same.
+_HEALTHY = re.compile(
+    r"\b(?:traffic|requests)\s+(?:(?:was|were|is|stayed|remained)\s+)?healthy\b"
+    r"|\b100\s*%\s+success(?:ful)?\b|\bsuccess(?:\s+rate)?\s+(?:(?:was|is|stayed|remained)\s+)?(?:normal|100\s*%)"
+)
 _HEALTHY_MEANS = stem("error")
 # An error rate under one percent is a healthy reading ("error rate 0.1 %"), not a failure shown.
 _RATE = re.compile(
@@ -189,7 +204,7 @@ def asserted(text: str) -> frozenset[str]:
     """The text's stems, the parts of its identifiers ("connections_pending" gives ``pend``), status
     codes (with their class, "502" gives ``5xx``) and a queue a pool timeout implies, less what it
     negates."""
-    read = _RATE.sub(_measured_low, text)  # in its own case, for the camelCase parts of identifiers
+    read = _RATE_NORMAL.sub("", _RATE.sub(_measured_low, text))  # in its own case, for camelCase parts
     lowered = read.lower()
     classes = {f"{c[0]}xx" for c in codes(lowered)} | {f"{c}xx" for c in _CODE_CLASS.findall(lowered)}
     return (terms(read) | classes) - negated(lowered)

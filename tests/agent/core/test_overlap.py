@@ -118,6 +118,23 @@ def test_a_dns_server_failure_and_a_rebalancing_group_are_readings_that_can_be_a
     assert not contradicts(*drained, "kafka_consumergroup_lag 120k on stock-updates; no offset commits")
 
 
+def test_readings_said_normal_are_neither_shown_nor_absent() -> None:
+    assert not {stem("timings"), stem("timeout")} & negated("the handler timings stayed normal")
+    # Whose latency was normal is not read: the alert's own may be the fault.
+    crashed = ("restart count climbing", "capacity reduced and latency rose under load")
+    assert not contradicts(*crashed, "timeouts ~7%; memcached and mongodb latency normal")
+    unchanged = "p50 and p99 both shifted by ~250ms; request rate and error rate unchanged"
+    assert stem("error") not in asserted(unchanged) | negated(unchanged)
+    assert not contradicts("TTFB 2.1s", "No errors appeared beyond a few client timeouts", unchanged)
+
+
+def test_successes_counted_in_full_say_nothing_failed() -> None:
+    sandbox = ("status=429 from card-processor 15/s; all 429s from the sandbox", "captures 100% successful")
+    assert healthy(sandbox[1]) and healthy("payment success rate normal")
+    assert contradicts(*sandbox, "429 Too Many Requests from the card processor; capture failures piling up")
+    assert not healthy("login success rate 55%")
+
+
 def test_a_symptom_that_recounts_a_failure_is_not_healthy() -> None:
     probe = ("probe /v1/charge returned 503", "every failure came from the probe; real traffic was healthy")
     assert not contradicts(*probe, "PaymentGateway5xx: synthetic check failing")
