@@ -143,7 +143,9 @@ def test_binary_judgments_read_their_relevant_as_the_same_failure(tmp_path: Path
 CORPORA = Path(__file__).parents[3] / "corpora"
 
 
-@pytest.mark.parametrize("name", ["shop-alerts", "k8s-faults", "ride-alerts", "microservice-faults"])
+@pytest.mark.parametrize(
+    "name", ["shop-alerts", "k8s-faults", "ride-alerts", "microservice-faults", "payments-cross-service"]
+)
 def test_the_projects_corpora_judge_a_pair_relevant_exactly_when_its_failure_is_the_same(name: str) -> None:
     corpus = load_corpus(CORPORA / name / "corpus.jsonl")
     qrels = load_qrels(CORPORA / name / "qrels.tsv")
@@ -152,3 +154,13 @@ def test_the_projects_corpora_judge_a_pair_relevant_exactly_when_its_failure_is_
     judged_pairs = {(q, d) for q, docs in qrels.items() for d, grade in docs.items() if grade >= 2}
     assert judged_pairs == same
     assert not any(label[q].startswith("healthy-lookalike") for q, _ in judged_pairs)
+
+
+def test_the_cross_service_corpus_holds_every_precedent_on_another_service() -> None:
+    """Its figures measure recall across services only while no relevant pair shares the alerted service."""
+    corpus = load_corpus(CORPORA / "payments-cross-service" / "corpus.jsonl")
+    service = {r["id"]: r["services"][0] for r in corpus}
+    qrels = load_qrels(CORPORA / "payments-cross-service" / "qrels.tsv")
+    pairs = [(q, d) for q, docs in qrels.items() for d, grade in docs.items() if grade >= 2]
+    assert len(pairs) == 60
+    assert all(service[q] != service[d] for q, d in pairs)
