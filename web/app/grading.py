@@ -25,10 +25,10 @@ from incidents.incident.models import Incident
 from incidents.locking import serialized_writes
 from incidents.resolution import service as resolutions
 from incidents.timeutil import utcnow
+from web.app import relevance
 from web.app.container import Container
 from web.app.lanes import Task
 from web.app.metrics import BRIEFING_GRADES
-from web.app.relevance import infer_labels
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +51,7 @@ def _owed(container: Container, incident_id: int) -> tuple[PostMortem, list[Brie
             fields=(r.root_cause, r.resolution_steps, r.symptom, r.outcome),
             root_cause=r.root_cause,
             recurrence_of=recurrence,
+            marked=relevance.marked_same(db, container.settings.memory.bank_id, incident_id),
         )
         owed = grades.ungraded_briefings(db_session=db, incident_id=incident_id)
         db.expunge_all()
@@ -91,7 +92,7 @@ def grade_incident(container: Container, incident_id: int) -> int:
                 data={"version": briefing.version, "score": result.score},
             )
         db.commit()
-    infer_labels(container, incident_id)
+    relevance.infer_labels(container, incident_id)
     return stored
 
 

@@ -3,16 +3,23 @@
 Every way of resolving ends in the grading flow (``web.app.grading``), which calls ``infer_labels``: each
 precedent the incident's briefings showed gets the label the post-mortem implies, marked inferred, unless
 an engineer already marked it or the post-mortem does not say. ``mark`` stores an engineer's marks (the
-resolve form, the API, the incident page), which replace any label on the same precedent.
+resolve form, the API, the incident page), which replace any label on the same precedent. The precedents
+an engineer marked the same failure are named by the resolution as its text names them
+(``agent.resolution.grading``), so when marks change which those are, a resolved incident's grades are
+owed again and the grading worker grades its briefings anew.
 """
 
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from sqlalchemy.orm import Session
+
 from agent.core.similarity import Similarity
-from agent.resolution.labels import MARKS, Mark, Shown, infer, merged
+from agent.resolution.labels import MARKS, Mark, Shown, infer, merged, relevant
 from incidents.briefings import service as briefings
 from incidents.database import transaction
+from incidents.grades import service as grades
+from incidents.incident import service as incidents
 from incidents.incident.models import Incident
 from incidents.labels import service as labels
 from incidents.labels.models import RelevanceLabel
@@ -59,7 +66,39 @@ def mark(container: Container, incident: Incident, marks: Mapping[str, str], *, 
         if value not in MARKS:
             raise UnknownPrecedent(f"{value!r} is not a mark: use one of {', '.join(MARKS)}")
         chosen.append((known[precedent], value))
-    return _store(container, incident.id, chosen, how=labels.ENGINEER, who=who)
+    bank_id = container.settings.memory.bank_id
+    with container.sessions() as db:
+        before = marked_same(db, bank_id, incident.id)
+    stored = _store(container, incident.id, chosen, how=labels.ENGINEER, who=who)
+    _owe_grades_again(container, incident.id, before, who=who)
+    return stored
+
+
+def marked_same(db: Session, bank_id: str, incident_id: int) -> frozenset[str]:
+    """The precedents an engineer marked the same failure on this incident."""
+    rows = labels.incident_labels(db_session=db, bank_id=bank_id, incident_id=incident_id)
+    return frozenset(r.precedent for r in rows if r.how == labels.ENGINEER and relevant(r.mark))
+
+
+def _owe_grades_again(container: Container, incident_id: int, before: frozenset[str], *, who: str) -> None:
+    """A resolved incident's grades are dropped, to be graded again, when the marks changed which
+    precedents were the same failure."""
+    with transaction(container.sessions) as db, serialized_writes(db):
+        incident = db.get(Incident, incident_id)
+        after = marked_same(db, container.settings.memory.bank_id, incident_id)
+        if incident is None or incident.status != "resolved" or after == before:
+            return
+        dropped = grades.forget_grades(db_session=db, incident_id=incident_id)
+        if dropped:
+            incidents.add_event(
+                db_session=db,
+                incident=incident,
+                kind="grades_owed",
+                actor=who,
+                message=f"{dropped} grade(s) owed again: the same failure was marked anew",
+                data={"same_failure": sorted(after)},
+            )
+        db.commit()
 
 
 def _store(

@@ -1,7 +1,8 @@
 """Grading a stored briefing against what really fixed the incident: 100, 65, 35 or 0.
 
 - **100**: the top likely cause is the recorded root cause, or cites the precedent the post-mortem
-  names (its id in the post-mortem, or the incident this one recurs);
+  names (its id in the post-mortem, or the incident this one recurs) or an engineer marked the same
+  failure;
 - **65**: a later likely cause is;
 - **35**: no likely cause is, but a related incident the briefing recalled is that precedent, or its
   recorded root cause is the one found this time;
@@ -9,8 +10,9 @@
 
 A briefing that says "no reliable precedent" is graded as that abstention, never on the uncertain
 candidates it lists: 0, marked ``abstained``, and said to be wrong when the post-mortem names a
-precedent or one of the recalled records had the recorded root cause (memory held the answer), right
-otherwise. So a grade above 0 always means the briefing stated something that turned out true.
+precedent (or an engineer marked one the same failure) or one of the recalled records had the recorded
+root cause (memory held the answer), right otherwise. So a grade above 0 always means the briefing stated
+something that turned out true.
 
 "Is the recorded root cause" is field similarity (``cause_similarity``): the share of stems the two root
 causes share, and their meaning when an embedder is given, over ``SAME_CAUSE``. The grader is
@@ -41,17 +43,37 @@ _MARKER = re.compile(r"\s*\[\d+\]")
 
 @dataclass(frozen=True)
 class PostMortem:
-    """What the grader needs of a resolution: its root cause and the precedents it names."""
+    """What the grader needs of a resolution: its root cause, the precedents it names, and those an
+    engineer marked the same failure. A mark names a precedent as plainly as the post-mortem's text does,
+    and meets what the cause test cannot: the same failure told in another service's words."""
 
     root_cause: str
     precedents: frozenset[str]
+    marked: frozenset[str] = frozenset()
 
     @classmethod
-    def of(cls, *, fields: Iterable[str], root_cause: str, recurrence_of: str | None) -> "PostMortem":
+    def of(
+        cls,
+        *,
+        fields: Iterable[str],
+        root_cause: str,
+        recurrence_of: str | None,
+        marked: Iterable[str] = (),
+    ) -> "PostMortem":
         named = {m.group(0) for text in fields for m in INCIDENT_ID.finditer(text)}
         if recurrence_of:
             named.add(recurrence_of)
-        return cls(root_cause=root_cause, precedents=frozenset(named))
+        return cls(root_cause=root_cause, precedents=frozenset(named), marked=frozenset(marked) - named)
+
+    @property
+    def named(self) -> frozenset[str]:
+        """Every precedent the resolution names, in its text or by an engineer's mark."""
+        return self.precedents | self.marked
+
+    def how_named(self, precedent: str) -> str:
+        if precedent in self.precedents:
+            return "the precedent the post-mortem names"
+        return "the precedent an engineer marked the same failure"
 
 
 @dataclass(frozen=True)
@@ -103,11 +125,10 @@ def abstains(briefing: dict[str, Any]) -> bool:
 
 def _abstention(briefing: dict[str, Any], post_mortem: PostMortem, similarity: Similarity) -> Grade:
     recalled = record_causes(briefing)
-    named = sorted(post_mortem.precedents & set(recalled)) or sorted(post_mortem.precedents)
+    named = sorted(post_mortem.named & set(recalled)) or sorted(post_mortem.named)
     if named:
-        return Grade(
-            0, f"said no reliable precedent, wrongly: the post-mortem names {named[0]}", named[0], True
-        )
+        why = post_mortem.how_named(named[0])
+        return Grade(0, f"said no reliable precedent, wrongly: {named[0]} is {why}", named[0], True)
     truth = post_mortem.root_cause
     for ident, cause in recalled.items():
         if truth and same_cause(cause, truth, similarity):
@@ -123,18 +144,19 @@ def grade(briefing: dict[str, Any], post_mortem: PostMortem, similarity: Similar
     truth = post_mortem.root_cause
     for position, cause in enumerate(briefing.get("likely_causes", [])):
         cited = [evidence_ids.get(n) for n in cause.get("citations", [])]
-        precedent = next((c for c in cited if c and c in post_mortem.precedents), None)
+        precedent = next((c for c in cited if c and c in post_mortem.named), None)
         score: Score = 100 if position == 0 else 65
         where = "the top likely cause" if position == 0 else f"likely cause #{position + 1}"
         if precedent is not None:
-            return Grade(score, f"{where} cites {precedent}, the precedent the post-mortem names", precedent)
+            return Grade(score, f"{where} cites {precedent}, {post_mortem.how_named(precedent)}", precedent)
         if truth and same_cause(_cause_text(cause), truth, similarity):
             return Grade(score, f"{where} is the recorded root cause", next((c for c in cited if c), None))
     related = [str(r.get("id")) for r in briefing.get("related_incidents", []) if r.get("id")]
     causes = record_causes(briefing)
     for ident in related:
-        if ident in post_mortem.precedents:
-            return Grade(35, f"only a related incident was right: {ident}, the precedent named", ident)
+        if ident in post_mortem.named:
+            why = post_mortem.how_named(ident)
+            return Grade(35, f"only a related incident was right: {ident}, {why}", ident)
         if truth and ident in causes and same_cause(causes[ident], truth, similarity):
             return Grade(35, f"only a related incident was right: {ident} had this root cause", ident)
     if not briefing.get("likely_causes"):

@@ -75,6 +75,15 @@ def store_grade(
     return row
 
 
+def forget_grades(*, db_session: Session, incident_id: int) -> int:
+    """Drop an incident's grades, so that its briefings are owed them again; how many were dropped."""
+    rows = incident_grades(db_session=db_session, incident_id=incident_id)
+    for row in rows:
+        db_session.delete(row)
+    db_session.flush()
+    return len(rows)
+
+
 def incident_grades(*, db_session: Session, incident_id: int) -> list[BriefingGrade]:
     return list(
         db_session.scalars(

@@ -52,6 +52,29 @@ def test_top_cause_citing_the_named_precedent_is_100() -> None:
     assert grade(briefing, _pm(CERT, recurrence_of="INC-0001"), WORDS).score == 100
 
 
+def test_a_precedent_an_engineer_marked_the_same_failure_is_named_as_the_post_mortem_names_one() -> None:
+    """The same failure told in another service's words: the cause test misses it, the mark does not."""
+    briefing = _briefing(("Root cause recorded for INC-0001: retry storm", 2), related=("INC-0001",))
+    marked = PostMortem.of(fields=[CERT], root_cause=CERT, recurrence_of=None, marked=["INC-0001"])
+    assert grade(briefing, _pm(CERT), WORDS).score == 0
+    result = grade(briefing, marked, WORDS)
+    assert (result.score, result.matched) == (100, "INC-0001")
+    assert "an engineer marked the same failure" in result.reason
+    related_only = _briefing(("Root cause recorded for INC-0002: something else", 3), related=("INC-0001",))
+    assert grade(related_only, marked, WORDS).score == 35
+    abstained = grade(_abstaining(), marked, WORDS)
+    assert abstained.abstained and "wrongly" in abstained.reason and abstained.matched == "INC-0001"
+
+
+def test_a_precedent_both_named_and_marked_is_the_one_the_post_mortem_names() -> None:
+    both = PostMortem.of(
+        fields=["same failure as INC-0001"], root_cause=CERT, recurrence_of=None, marked=["INC-0001"]
+    )
+    assert both.named == {"INC-0001"} and not both.marked
+    result = grade(_briefing(("Root cause recorded for INC-0001: retry storm", 2)), both, WORDS)
+    assert "the post-mortem names" in result.reason
+
+
 def test_a_later_cause_is_65() -> None:
     briefing = _briefing(
         ("Root cause recorded for INC-0001: retry storm", 2),
