@@ -1,8 +1,6 @@
 """Every resolution teaches: inferred labels after grading, an engineer's marks, refits, rollback."""
 
-from collections.abc import AsyncIterator
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,20 +16,12 @@ from memory.schema import format_record
 from tests.agent.fakes import record
 from tests.incidents.resolution.factories import make_incident, post_mortem
 from tests.support.fits import adopt
-from tests.web.http.routes.conftest import configure
 from web.app import confidence, relevance
 from web.app.container import Container
 from web.app.grading import grade_incident
 
 POOL = "Postgres connection pool sized for average load, exhausted by the flash-sale burst"
 PROBE = tuple(shipped_fit().mean)
-
-
-@pytest.fixture
-async def container(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Container]:
-    built = Container.build(configure(monkeypatch, tmp_path / "data", f"sqlite:///{tmp_path / 'r.db'}"))
-    yield built
-    await built.aclose()
 
 
 def _briefing() -> dict[str, Any]:

@@ -1,11 +1,7 @@
 """An engineer's marks in the service: a precedent marked the same failure is named by the resolution, so
 the briefings that stated it are graded right even where the causes are told in other words."""
 
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
-
-import pytest
 
 from incidents.briefings import service as briefings
 from incidents.database import transaction
@@ -16,7 +12,6 @@ from incidents.resolution import service
 from memory.schema import format_record
 from tests.agent.fakes import record
 from tests.incidents.resolution.factories import make_incident, post_mortem
-from tests.web.http.routes.conftest import configure
 from web.app import relevance
 from web.app.container import Container
 from web.app.grading import grade_incident
@@ -24,13 +19,6 @@ from web.app.grading import grade_incident
 # The precedent's cause, in the words of the service it happened on, and this incident's, in its own.
 THEIRS = "The consumer's poll batch outran max.poll.interval.ms, so the group rebalanced in a loop"
 OURS = "SMS calls made inside the poll loop slowed each batch past the poll deadline; members were evicted"
-
-
-@pytest.fixture
-async def container(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Container]:
-    built = Container.build(configure(monkeypatch, tmp_path / "data", f"sqlite:///{tmp_path / 'r.db'}"))
-    yield built
-    await built.aclose()
 
 
 def _briefing() -> dict[str, Any]:

@@ -1,8 +1,6 @@
 """What engineers ruled out for an alert, read from the bank's labels for the briefing to say."""
 
-from collections.abc import AsyncIterator
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 from sqlalchemy.exc import OperationalError
@@ -11,17 +9,8 @@ from agent.core.evidence import AlertInput
 from incidents.database import transaction
 from incidents.labels import service as labels
 from tests.incidents.resolution.factories import make_incident
-from tests.web.http.routes.conftest import configure
 from web.app.container import Container
 from web.app.ruled_out import RuledOut
-
-
-@pytest.fixture
-async def container(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Container]:
-    built = Container.build(configure(monkeypatch, tmp_path / "data", f"sqlite:///{tmp_path / 'r.db'}"))
-    yield built
-    await built.aclose()
-
 
 ALERT = AlertInput(
     text="checkout p99 over 2 s",
