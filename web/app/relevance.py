@@ -53,7 +53,11 @@ def infer_labels(container: Container, incident_id: int) -> int:
         return 0
     similarity = Similarity(container.embedder)
     marks = [(p, mark) for p in precedents if (mark := infer(root_cause, p, similarity)) is not None]
-    return _store(container, incident_id, marks, how=labels.INFERRED, who=ACTOR)
+    bank_id = container.settings.memory.bank_id
+    with transaction(container.sessions) as db, serialized_writes(db):
+        stored = _store(db, bank_id, incident_id, marks, how=labels.INFERRED, who=ACTOR)
+        db.commit()
+    return stored
 
 
 def mark(container: Container, incident: Incident, marks: Mapping[str, str], *, who: str) -> int:
@@ -67,10 +71,13 @@ def mark(container: Container, incident: Incident, marks: Mapping[str, str], *, 
             raise UnknownPrecedent(f"{value!r} is not a mark: use one of {', '.join(MARKS)}")
         chosen.append((known[precedent], value))
     bank_id = container.settings.memory.bank_id
-    with container.sessions() as db:
+    with transaction(container.sessions) as db, serialized_writes(db):
         before = marked_same(db, bank_id, incident.id)
-    stored = _store(container, incident.id, chosen, how=labels.ENGINEER, who=who)
-    _owe_grades_again(container, incident.id, before, who=who)
+        stored = _store(db, bank_id, incident.id, chosen, how=labels.ENGINEER, who=who)
+        after = marked_same(db, bank_id, incident.id)
+        if after != before:
+            _owe_grades_again(db, incident.id, after, who=who)
+        db.commit()
     return stored
 
 
@@ -80,47 +87,43 @@ def marked_same(db: Session, bank_id: str, incident_id: int) -> frozenset[str]:
     return frozenset(r.precedent for r in rows if r.how == labels.ENGINEER and relevant(r.mark))
 
 
-def _owe_grades_again(container: Container, incident_id: int, before: frozenset[str], *, who: str) -> None:
-    """A resolved incident's grades are dropped, to be graded again, when the marks changed which
+def _owe_grades_again(db: Session, incident_id: int, same_failure: frozenset[str], *, who: str) -> None:
+    """A resolved incident's grades are dropped, to be graded again, once the marks changed which
     precedents were the same failure."""
-    with transaction(container.sessions) as db, serialized_writes(db):
-        incident = db.get(Incident, incident_id)
-        after = marked_same(db, container.settings.memory.bank_id, incident_id)
-        if incident is None or incident.status != "resolved" or after == before:
-            return
-        dropped = grades.forget_grades(db_session=db, incident_id=incident_id)
-        if dropped:
-            incidents.add_event(
-                db_session=db,
-                incident=incident,
-                kind="grades_owed",
-                actor=who,
-                message=f"{dropped} grade(s) owed again: the same failure was marked anew",
-                data={"same_failure": sorted(after)},
-            )
-        db.commit()
+    incident = db.get(Incident, incident_id)
+    if incident is None or incident.status != "resolved":
+        return
+    dropped = grades.forget_grades(db_session=db, incident_id=incident_id)
+    if dropped:
+        incidents.add_event(
+            db_session=db,
+            incident=incident,
+            kind="grades_owed",
+            actor=who,
+            message=f"{dropped} grade(s) owed again: the same failure was marked anew",
+            data={"same_failure": sorted(same_failure)},
+        )
 
 
 def _store(
-    container: Container, incident_id: int, marks: list[tuple[Shown, Mark]], *, how: str, who: str
+    db: Session, bank_id: str, incident_id: int, marks: list[tuple[Shown, Mark]], *, how: str, who: str
 ) -> int:
-    bank_id = container.settings.memory.bank_id
+    """The labels stored in the caller's transaction; how many (an inferred one never replaces an
+    engineer's)."""
     stored = 0
-    with transaction(container.sessions) as db, serialized_writes(db):
-        for precedent, value in marks:
-            row = labels.store_label(
-                db_session=db,
-                bank_id=bank_id,
-                incident_id=incident_id,
-                precedent=precedent.id,
-                mark=value,
-                how=how,
-                who=who,
-                probability=precedent.probability,
-                features=precedent.features,
-            )
-            stored += row is not None
-        db.commit()
+    for precedent, value in marks:
+        row = labels.store_label(
+            db_session=db,
+            bank_id=bank_id,
+            incident_id=incident_id,
+            precedent=precedent.id,
+            mark=value,
+            how=how,
+            who=who,
+            probability=precedent.probability,
+            features=precedent.features,
+        )
+        stored += row is not None
     return stored
 
 
