@@ -5,7 +5,10 @@ Labelled pairs come from two sources, and the fit and the figures use both:
 - **the dev split** of the public post-mortem corpus, through the retrieval benchmark's protocol: every
   record imported as history, every scored query recalled with the agent's tool (scoped to its service
   and across all services, ten results each, its own record dropped); a pair is relevant when the
-  judgments grade it 2, which requires an overlapping service;
+  judgments grade it 2, which requires an overlapping service. The record stays in the bank, so the
+  ranks after it are one place worse than a briefing's (``evals.bench.without_own``); the shipped fit
+  was made on these pairs, and a refit on renumbered ranks was measured and not kept (docs/evals.md,
+  "The query's own record");
 - **the project's scenarios** (``evals.bench.scenario_pairs``): each alert posted and recalled the same
   way over its scenario's history; a pair is relevant when the scenario expects that record.
 

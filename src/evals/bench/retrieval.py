@@ -7,7 +7,8 @@ The protocol is the corpus README's, step by step:
 2. each query becomes an alert built from symptoms only (title, manifestation, impact), turned into a
    recall query the way the agent turns any alert into one;
 3. recall goes through the agent's recall tool (``agent.core.tools.recall_ranked``), scoped to the
-   query's service and across all services, and the query's own record is dropped;
+   query's service and across all services, from the bank without the query's own record (its
+   ranks renumbered as a briefing would find them, ``evals.bench.without_own``);
 4. ranking metrics (``evals.bench.ranking``) for the hybrid recall and, in the same run over the same
    bank, the fusion of its channels before the tool re-ranks a search across services (``fused``),
    its keyword-only and embedding-only channels; a Hindsight server too when given.
@@ -37,6 +38,7 @@ from evals.bench.corpus import (
 from evals.bench.extraction import FreeFormBank, free_form_bank
 from evals.bench.protocol import HYBRID, by_fold, fold_groups, per_query
 from evals.bench.ranking import Qrels, evaluate, scored_queries
+from evals.bench.without_own import WithoutOwn
 from memory.bank import Recall
 from memory.embedded.bank import EmbeddedBank
 from memory.service import recall_similar_incidents
@@ -90,16 +92,16 @@ def query_for(record: Mapping[str, Any]) -> Query:
 
 
 async def rank(bank: Recall, query: Query, *, scoped: bool, reranked: bool) -> list[str]:
-    """Protocol step 3: the agent's recall tool (or, not ``reranked``, memory's order alone), one extra
-    result asked for the query's own record."""
+    """Protocol step 3: the agent's recall tool (or, not ``reranked``, memory's order alone), from the
+    bank as a briefing would find it, without the query's own record (``WithoutOwn``)."""
     service = query.service if scoped else None
+    others = WithoutOwn(bank, stored_id(query.id))
     if reranked:
         evidence = Evidence(alert=query.alert, ranking_model=bank.ranking_model)
-        found = await recall_ranked(bank, evidence, query.description, service, DEPTH + 1)
+        found = await recall_ranked(others, evidence, query.description, service, DEPTH)
     else:
-        found = await recall_similar_incidents(bank, query.description, service=service, limit=DEPTH + 1)
-    ids = [corpus_id(incident.id) for incident in found]
-    return [i for i in ids if i != query.id][:DEPTH]
+        found = await recall_similar_incidents(others, query.description, service=service, limit=DEPTH)
+    return [corpus_id(incident.id) for incident in found]
 
 
 ScopedRankings = dict[str, dict[str, list[str]]]  # scope -> query id -> ranked document ids

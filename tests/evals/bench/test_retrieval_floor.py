@@ -15,13 +15,15 @@ from typer.testing import CliRunner
 from web.cli import app
 
 CORPUS_DIR = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "postmortems-issre22"
-# Hybrid MRR@10 on the dev split is 0.59 scoped and 0.48 unscoped; the floor sits a little below the
-# lower one. Raise it when ranking improves; never lower it to make a change pass.
-MIN_MRR = "0.46"
+# Hybrid MRR@10 on the dev split is 0.574 scoped and 0.450 unscoped; the floor sits a little below the
+# lower one. Raise it when ranking improves; never lower it to make a change pass. (It was 0.46 while
+# the benchmark searched a bank holding the query's own record, which ranked every record after it one
+# place worse than a briefing does: the unscoped figure read 0.469 for the same ranking.)
+MIN_MRR = "0.44"
 LOOKALIKES = Path(__file__).resolve().parents[3] / "corpora" / "shop-alerts"
-# Across services the hybrid puts the real fault first for 15 of the 27 alerts of that corpus (BM25 for
-# 5): a lookalike the alert contradicts is held under the record of the same failure. The floor is two
-# alerts below.
+# Across services the hybrid puts the real fault first for 14 of the 27 alerts of that corpus (BM25 for
+# 5): a lookalike the alert contradicts is held under the record of the same failure. The floor is one
+# alert below (it was two below 15, read with the query's own record in the bank).
 MIN_FIRST_AHEAD_OF_LOOKALIKES = 13 / 27
 
 

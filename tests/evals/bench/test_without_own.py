@@ -1,0 +1,75 @@
+"""The corpus bank without the query's own record: the ranks a briefing would have seen."""
+
+import asyncio
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from evals.bench.without_own import WithoutOwn, renumbered
+from memory.bank import RecalledIncident, ReflectAnswer
+
+IDS = [f"R{n}" for n in range(8)]
+
+
+def _incident(ident: str, why: dict[str, int]) -> RecalledIncident:
+    return RecalledIncident(ident, ident, None, 0.5, why, [], {}, None)
+
+
+def _ranked(orders: dict[str, list[str]]) -> list[RecalledIncident]:
+    """Each id with its 1-based rank in every channel that found it."""
+    found = {ident for order in orders.values() for ident in order}
+    return [
+        _incident(i, {channel: order.index(i) + 1 for channel, order in orders.items() if i in order})
+        for i in sorted(found)
+    ]
+
+
+@given(
+    keyword=st.permutations(IDS).flatmap(lambda p: st.integers(1, len(p)).map(lambda n: list(p[:n]))),
+    semantic=st.permutations(IDS).flatmap(lambda p: st.integers(1, len(p)).map(lambda n: list(p[:n]))),
+    own=st.sampled_from(IDS),
+)
+def test_the_ranks_are_those_of_a_bank_without_the_record(
+    keyword: list[str], semantic: list[str], own: str
+) -> None:
+    with_own = _ranked({"keyword": keyword, "semantic": semantic})
+    without = _ranked(
+        {"keyword": [i for i in keyword if i != own], "semantic": [i for i in semantic if i != own]}
+    )
+    expected = {i.id: i.why for i in without}
+    got = renumbered(with_own, own)
+    assert {i.id: i.why for i in got} == expected
+    assert [i.id for i in got] == [i.id for i in with_own if i.id != own]
+
+
+def test_results_without_the_record_are_left_as_they_are() -> None:
+    found = [_incident("R1", {"keyword": 2}), _incident("R2", {"semantic": 1})]
+    assert renumbered(found, "R9") == found
+
+
+class _Bank:
+    driver = "embedded"
+    ranking_model = "embedded:test"
+
+    def __init__(self, found: list[RecalledIncident]) -> None:
+        self.found = found
+        self.limits: list[int] = []
+
+    async def recall(self, *, limit: int = 5, **_: Any) -> list[RecalledIncident]:
+        self.limits.append(limit)
+        return self.found[:limit]
+
+    async def reflect(self, **_: Any) -> ReflectAnswer:
+        return ReflectAnswer("answer")
+
+
+def test_the_bank_asks_one_more_and_keeps_as_many_as_asked() -> None:
+    """The query's own record takes a place in the results; the others still fill ``limit``."""
+    bank = _Bank(
+        [_incident("own", {"keyword": 1}), _incident("R1", {"keyword": 2}), _incident("R2", {"keyword": 3})]
+    )
+    found = asyncio.run(WithoutOwn(bank, "own").recall(query="q", limit=2))
+    assert bank.limits == [3]
+    assert [(i.id, i.why) for i in found] == [("R1", {"keyword": 1}), ("R2", {"keyword": 2})]
+    assert WithoutOwn(bank, "own").ranking_model == "embedded:test"
