@@ -241,7 +241,7 @@ def contradicts(signature: str, symptom: str, alert: str, cause: str = "") -> bo
 # left out: a "resolved" incident, an APNs topic, a clock offset, a disk partition, a Redis shard, traffic
 # volume, and "gateway", which the services' own names carry (payment-gateway, api-gateway).
 _COMPONENT_WORDS: dict[str, str] = {
-    "database": "postgres postgresql mysql database db sql sqlstate",
+    "database": "postgres postgresql pg psql mysql database db sql sqlstate",
     "connection-pool": "hikari hikaricp hikaripool pgbouncer connection connections",
     "dns": "dns coredns lookup nxdomain resolver getaddrinfo eai_again servfail ndots",
     "certificate": "certificate cert tls ssl x509 handshake",

@@ -7,8 +7,8 @@ Labelled pairs come from two sources, and the fit and the figures use both:
   and across all services, ten results each, its own record dropped); a pair is relevant when the
   judgments grade it 2, which requires an overlapping service. The record stays in the bank, so the
   ranks after it are one place worse than a briefing's (``evals.bench.without_own``); the shipped fit
-  was made on these pairs, and a refit on renumbered ranks was measured and not kept (docs/evals.md,
-  "The query's own record");
+  was made on pairs collected so, and a refit on renumbered ranks was measured and not kept
+  (docs/evals.md, "The query's own record");
 - **the project's scenarios** (``evals.bench.scenario_pairs``): each alert posted and recalled the same
   way over its scenario's history; a pair is relevant when the scenario expects that record.
 

@@ -148,6 +148,9 @@ def test_components_meet_across_wordings() -> None:
     assert components("HikariPool-1 connection is not available") == {"connection-pool"}
     assert components("x509: certificate has expired") == {"certificate"}
     assert components("all writes to the main db erroring") == components("Postgres primary at max load")
+    # Engineers call Postgres "pg" (pg_stat_activity, "pg says too many clients"): the same database.
+    assert components("cart saves erroring, pg says too many clients") == {"database"}
+    assert components("blocked queries in pg_stat_activity") == components("psql shows blocked queries")
 
 
 def test_a_failed_name_lookup_names_dns_in_the_resolver_s_own_words() -> None:
