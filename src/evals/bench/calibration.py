@@ -4,10 +4,10 @@ Labelled pairs come from two sources, and the fit and the figures use both:
 
 - **the dev split** of the public post-mortem corpus, through the retrieval benchmark's protocol: every
   record imported as history, every scored query recalled with the agent's tool (scoped to its service
-  and across all services, ten results each, its own record dropped); a pair is relevant when the
-  judgments grade it 2, which requires an overlapping service. The record stays in the bank, so the
-  ranks after it are one place worse than a briefing's (``evals.bench.without_own``); the shipped fit
-  was made on pairs collected so, and a refit on renumbered ranks was measured and not kept
+  and across all services, ten results each, from the bank as a briefing finds it, without the
+  query's own record: ``evals.bench.without_own``); a pair is relevant when the judgments grade it 2,
+  which requires an overlapping service. The shipped fit was made on pairs collected with that record
+  in the bank, every rank after it one place worse; refitted on these, measured and not kept
   (docs/evals.md, "The query's own record");
 - **the project's scenarios** (``evals.bench.scenario_pairs``): each alert posted and recalled the same
   way over its scenario's history; a pair is relevant when the scenario expects that record.
@@ -42,9 +42,10 @@ from agent.core.confidence import CONTRADICTED, FEATURES, FIT_RESOURCE, Fit
 from agent.core.confidence import features as confidence_features
 from agent.core.evidence import incident_service
 from agent.core.team_fit import penalised_newton, reliability
-from evals.bench.corpus import corpus_id, load_corpus, load_qrels
+from evals.bench.corpus import corpus_id, load_corpus, load_qrels, stored_id
 from evals.bench.ranking import Qrels, folds, judged
 from evals.bench.retrieval import DEPTH, Query, corpus_bank, dev_queries
+from evals.bench.without_own import WithoutOwn
 from memory.bank import Recall
 from memory.service import recall_similar_incidents
 
@@ -83,10 +84,13 @@ async def collect(bank: Recall, queries: list[Query], qrels: Qrels, *, depth: in
     for scope, scoped in (("scoped", True), ("unscoped", False)):
         for query in queries:
             found = await recall_similar_incidents(
-                bank, query.description, service=query.service if scoped else None, limit=depth + 1
+                WithoutOwn(bank, stored_id(query.id)),
+                query.description,
+                service=query.service if scoped else None,
+                limit=depth,
             )
             grades = judged(qrels, query.id)
-            for incident in [i for i in found if corpus_id(i.id) != query.id][:depth]:
+            for incident in found:
                 same = incident_service(incident) == query.service
                 values = confidence_features(incident, query.description, same_service=same)
                 doc = corpus_id(incident.id)
