@@ -56,3 +56,22 @@ class RecordingSynthesizer:
         return ReflectAnswer(
             text=f"{len(ids)} incidents: {', '.join(ids)}", structured=structured, based_on=ids
         )
+
+
+class ListRecall:
+    """A bank that answers every search with the first ``limit`` of a fixed list, and remembers each
+    ``limit`` it was asked for."""
+
+    driver = "embedded"
+    ranking_model = "embedded:test"
+
+    def __init__(self, found: list[RecalledIncident]) -> None:
+        self.found = found
+        self.limits: list[int] = []
+
+    async def recall(self, *, limit: int = 5, **_: Any) -> list[RecalledIncident]:
+        self.limits.append(limit)
+        return self.found[:limit]
+
+    async def reflect(self, **_: Any) -> ReflectAnswer:
+        return ReflectAnswer("answer")

@@ -230,6 +230,15 @@ def _share(part: AbstractSet[str], whole: AbstractSet[str]) -> float:
     return len(part & whole) / len(whole) if whole else 0.0
 
 
+def contradicted(incident: RecalledIncident, alert_text: str) -> bool:
+    """Whether the alert contradicts what the recalled record says (``overlap.contradicts``): a lookalike
+    ("pending 0" against a pool timeout), never more likely than the fit's ``contradicted_ceiling``."""
+    record = incident.record
+    return record is not None and overlap.contradicts(
+        record.error_signature, record.symptom, alert_text, record.root_cause
+    )
+
+
 def features(
     incident: RecalledIncident, alert_text: str, *, same_service: bool, alertname: str | None = None
 ) -> list[float]:
@@ -256,9 +265,6 @@ def features(
     core = signature | symptom | root_cause if record else overlap.terms(incident.text, masked=masked)
     core_text = f"{signature_text} {record.symptom} {record.root_cause}" if record else incident.text
     record_codes = overlap.codes(core_text)
-    against = record is not None and overlap.contradicts(
-        record.error_signature, record.symptom, alert_text, record.root_cause
-    )
     evidence = [
         _rr(keyword),
         _rr(semantic),
@@ -271,7 +277,7 @@ def features(
         _share(alert, root_cause),
         1.0 if alert_codes & record_codes else 0.0,
         1.0 if alert_codes and record_codes and not alert_codes & record_codes else 0.0,
-        1.0 if against else 0.0,
+        1.0 if contradicted(incident, alert_text) else 0.0,
         _share(overlap.components(core_text), overlap.components(alert_text)),
     ]
     return [*evidence, 1.0 if same_service else 0.0]

@@ -18,30 +18,57 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, Field, ValidationError
 
-from agent.core.confidence import tie_groups
+from agent.core.confidence import contradicted, tie_groups
 from agent.core.conversation import ConversationView, LoggedPostMortem, Synthesis, ToolCall, ToolOutcome
 from agent.core.evidence import Evidence
 from agent.core.prompts import MAX_INCIDENTS_TO_MODEL, boundary, results_message
 from memory import MemoryUnavailable, RecalledIncident
 from memory import service as memory_service
 from memory.bank import Recall
+from memory.ranks import counted_without
 from memory.schema import kind_tag, service_tag
 
 RECALL = "recall_similar_incidents"
 # How deep a search across every service looks before the relevance model picks its best.
 RERANK_DEPTH = 30
+# How many lookalikes the alert contradicts a search keeps besides the records it was asked for.
+LOOKALIKE_SLACK = 3
 REFLECT = "get_incident_briefing"
+
+
+async def recall_past_lookalikes(
+    bank: Recall, alert_text: str, query: str, service: str | None, limit: int, slack: int = LOOKALIKE_SLACK
+) -> list[RecalledIncident]:
+    """Memory's first ``limit`` records for ``query``, the lookalikes the alert contradicts
+    (``confidence.contradicted``) taking no precedent's place: up to ``slack`` of them are kept besides
+    the ``limit``, and every other record is ranked in its channels as if they were not there. A
+    lookalike shares the alert's words and is stated against them ("no connection waits" against "150
+    waiting in the pool"), so it ranks high; counted, it pushed the fault it mimics under the listing bar
+    and out of a short search (the scenario ``contradiction-checkout-pool-not-the-import``). One search,
+    a few records deeper, costs less than a second one."""
+    found = await memory_service.recall_similar_incidents(bank, query, service, limit + slack)
+    kept: list[RecalledIncident] = []
+    lookalikes: set[str] = set()
+    for incident in found:
+        if len(kept) - len(lookalikes) == limit:
+            break
+        kept.append(incident)
+        if contradicted(incident, alert_text):
+            lookalikes.add(incident.id)
+    return counted_without(kept, lookalikes)
 
 
 async def recall_ranked(
     bank: Recall, evidence: Evidence, query: str, service: str | None, limit: int
 ) -> list[RecalledIncident]:
-    """The recall tool's records: memory's order within ``service``; a search across every service
-    looks ``RERANK_DEPTH`` deep and keeps the ``limit`` records the relevance model rates highest
-    (``Evidence.most_relevant``). ``bench retrieval`` ranks with this too, so it measures what a
-    briefing is given."""
+    """The recall tool's records (``recall_past_lookalikes``): memory's order within ``service``; a
+    search across every service looks ``RERANK_DEPTH`` deep and keeps the ``limit`` records the relevance
+    model rates highest (``Evidence.most_relevant``). ``bench retrieval`` ranks with this too, so it
+    measures what a briefing is given."""
     depth = limit if service is not None else max(limit, RERANK_DEPTH)
-    found = await memory_service.recall_similar_incidents(bank, query, service, depth)
+    # Re-ranked, a lookalike (held to the contradicted ceiling) never takes a precedent's place anyway.
+    slack = LOOKALIKE_SLACK if depth == limit else 0
+    found = await recall_past_lookalikes(bank, evidence.alert.description, query, service, depth, slack)
     return evidence.most_relevant(found, limit) if depth > limit else found
 
 

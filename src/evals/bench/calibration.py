@@ -5,10 +5,11 @@ Labelled pairs come from two sources, and the fit and the figures use both:
 - **the dev split** of the public post-mortem corpus, through the retrieval benchmark's protocol: every
   record imported as history, every scored query recalled with the agent's tool (scoped to its service
   and across all services, ten results each, from the bank as a briefing finds it, without the
-  query's own record: ``evals.bench.without_own``); a pair is relevant when the judgments grade it 2,
-  which requires an overlapping service. The shipped fit was made on pairs collected with that record
-  in the bank, every rank after it one place worse; refitted on these, measured and not kept
-  (docs/evals.md, "The query's own record");
+  query's own record: ``evals.bench.without_own``, and ranked as a briefing ranks it, past the
+  lookalikes the query contradicts: ``agent.core.tools.recall_past_lookalikes``); a pair is relevant
+  when the judgments grade it 2, which requires an overlapping service. The shipped fit was made on
+  pairs collected with that record in the bank, every rank after it one place worse; refitted on
+  these, measured and not kept (docs/evals.md, "The query's own record");
 - **the project's scenarios** (``evals.bench.scenario_pairs``): each alert posted and recalled the same
   way over its scenario's history; a pair is relevant when the scenario expects that record.
 
@@ -42,12 +43,12 @@ from agent.core.confidence import CONTRADICTED, FEATURES, FIT_RESOURCE, Fit
 from agent.core.confidence import features as confidence_features
 from agent.core.evidence import incident_service
 from agent.core.team_fit import penalised_newton, reliability
+from agent.core.tools import recall_past_lookalikes
 from evals.bench.corpus import corpus_id, load_corpus, load_qrels, stored_id
 from evals.bench.ranking import Qrels, folds, judged
 from evals.bench.retrieval import DEPTH, Query, corpus_bank, dev_queries
 from evals.bench.without_own import WithoutOwn
 from memory.bank import Recall
-from memory.service import recall_similar_incidents
 
 L2 = 1.0
 FOLDS = 5
@@ -83,11 +84,12 @@ async def collect(bank: Recall, queries: list[Query], qrels: Qrels, *, depth: in
     pairs: list[Pair] = []
     for scope, scoped in (("scoped", True), ("unscoped", False)):
         for query in queries:
-            found = await recall_similar_incidents(
+            found = await recall_past_lookalikes(
                 WithoutOwn(bank, stored_id(query.id)),
                 query.description,
-                service=query.service if scoped else None,
-                limit=depth,
+                query.description,
+                query.service if scoped else None,
+                depth,
             )
             grades = judged(qrels, query.id)
             for incident in found:

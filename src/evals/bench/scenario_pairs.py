@@ -23,11 +23,11 @@ from pathlib import Path
 
 from agent.core.confidence import features, same_scope
 from agent.core.evidence import incident_service, is_precedent
+from agent.core.tools import recall_past_lookalikes
 from evals.bench.calibration import Pair
 from evals.bench.retrieval import DEPTH
 from evals.scenarios.runner import MemoryTemplates, deliver, opened_alert
 from evals.scenarios.scenario import Scenario, load_scenarios
-from memory.service import recall_similar_incidents
 from web.app.container import Container
 from web.app.sandbox import sandbox_settings
 
@@ -55,7 +55,8 @@ async def _pairs_of(scenario: Scenario, container: Container) -> list[Pair]:
     pairs: list[Pair] = []
     scopes = [("scoped", alert.service), ("unscoped", None)] if alert.service else [("unscoped", None)]
     for scope, service in scopes:
-        found = await recall_similar_incidents(container.bank, alert.description, service, limit=DEPTH)
+        text = alert.description
+        found = await recall_past_lookalikes(container.bank, text, text, service, DEPTH)
         for incident in found:
             if not is_precedent(incident):
                 continue

@@ -10,28 +10,15 @@ The fused order is the bank's, computed with the record present: by reciprocal r
 moves a record's fused score by under 2 %, and the channel ranks are what the fit reads.
 """
 
-from dataclasses import replace
 from typing import Any
 
 from memory.bank import Budget, Recall, RecalledIncident, ReflectAnswer, TagsMatch
+from memory.ranks import counted_without
 
 
 def renumbered(found: list[RecalledIncident], own_id: str) -> list[RecalledIncident]:
     """``found`` without ``own_id``, each channel rank after the one it had moved up one place."""
-    own = next((incident for incident in found if incident.id == own_id), None)
-    if own is None:
-        return found
-    return [
-        replace(
-            incident,
-            why={
-                channel: rank - 1 if channel in own.why and own.why[channel] < rank else rank
-                for channel, rank in incident.why.items()
-            },
-        )
-        for incident in found
-        if incident.id != own_id
-    ]
+    return [incident for incident in counted_without(found, {own_id}) if incident.id != own_id]
 
 
 class WithoutOwn:

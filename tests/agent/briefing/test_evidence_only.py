@@ -15,7 +15,7 @@ from agent.core.conversation import Conversation, ToolCall
 from agent.core.evidence import AlertInput, Evidence, Refuted
 from agent.core.similarity import Similarity
 from agent.core.team_fit import TeamFit
-from agent.core.tools import RECALL, RERANK_DEPTH, ToolBox
+from agent.core.tools import LOOKALIKE_SLACK, RECALL, RERANK_DEPTH, ToolBox
 from agent.resolution.log_tool import (
     LOG,
     LogIncident,
@@ -366,7 +366,8 @@ async def test_a_commit_needs_every_field_supported_by_the_notes_or_a_record(
 
 async def test_a_search_across_services_looks_deep_and_keeps_its_limit(bank: WatchedRecall) -> None:
     """Across every service the tool asks memory for ``RERANK_DEPTH`` records and hands back the
-    ``limit`` the relevance model rates highest; a search within one service asks for its limit."""
+    ``limit`` the relevance model rates highest; a search within one service asks for its limit and
+    room for the lookalikes the alert contradicts."""
     conversation = Conversation(
         messages=[], evidence=Evidence(AlertInput(text=POOL, service="checkout-service"))
     )
@@ -376,5 +377,5 @@ async def test_a_search_across_services_looks_deep_and_keeps_its_limit(bank: Wat
     scoped = ToolCall("c2", RECALL, json.dumps({"alert_description": POOL, "service": "checkout-service"}))
     found = await tools.run(anywhere, conversation.view(), offered)
     await tools.run(scoped, conversation.view(), offered)
-    assert [r["limit"] for r in bank.recalls[:2]] == [RERANK_DEPTH, 3]
+    assert [r["limit"] for r in bank.recalls[:2]] == [RERANK_DEPTH, 3 + LOOKALIKE_SLACK]
     assert found.ok and len([i for i in found.found if "kind:correction" not in i.tags]) == 1

@@ -1,13 +1,13 @@
 """The corpus bank without the query's own record: the ranks a briefing would have seen."""
 
 import asyncio
-from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from evals.bench.without_own import WithoutOwn, renumbered
-from memory.bank import RecalledIncident, ReflectAnswer
+from memory.bank import RecalledIncident
+from tests.memory.fakes import ListRecall
 
 IDS = [f"R{n}" for n in range(8)]
 
@@ -48,25 +48,9 @@ def test_results_without_the_record_are_left_as_they_are() -> None:
     assert renumbered(found, "R9") == found
 
 
-class _Bank:
-    driver = "embedded"
-    ranking_model = "embedded:test"
-
-    def __init__(self, found: list[RecalledIncident]) -> None:
-        self.found = found
-        self.limits: list[int] = []
-
-    async def recall(self, *, limit: int = 5, **_: Any) -> list[RecalledIncident]:
-        self.limits.append(limit)
-        return self.found[:limit]
-
-    async def reflect(self, **_: Any) -> ReflectAnswer:
-        return ReflectAnswer("answer")
-
-
 def test_the_bank_asks_one_more_and_keeps_as_many_as_asked() -> None:
     """The query's own record takes a place in the results; the others still fill ``limit``."""
-    bank = _Bank(
+    bank = ListRecall(
         [_incident("own", {"keyword": 1}), _incident("R1", {"keyword": 2}), _incident("R2", {"keyword": 3})]
     )
     found = asyncio.run(WithoutOwn(bank, "own").recall(query="q", limit=2))
