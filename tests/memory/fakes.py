@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from hypothesis import strategies as st
 
 from memory.bank import RecalledIncident, ReflectAnswer
 from memory.embedder import normalize
@@ -75,3 +76,29 @@ class ListRecall:
 
     async def reflect(self, **_: Any) -> ReflectAnswer:
         return ReflectAnswer("answer")
+
+
+RANKED_IDS = [f"R{n}" for n in range(8)]
+# A channel's order: some of ``RANKED_IDS``, best first.
+CHANNEL_ORDERS = st.permutations(RANKED_IDS).flatmap(
+    lambda p: st.integers(1, len(p)).map(lambda n: list(p[:n]))
+)
+
+
+def ranked(orders: dict[str, list[str]]) -> list[RecalledIncident]:
+    """Records as a search finds them: each id of ``orders`` (channel -> ids best first), sorted, with its
+    1-based rank in every channel that found it."""
+    found = {ident for order in orders.values() for ident in order}
+    return [
+        RecalledIncident(
+            i,
+            i,
+            None,
+            0.5,
+            {ch: order.index(i) + 1 for ch, order in orders.items() if i in order},
+            [],
+            {},
+            None,
+        )
+        for i in sorted(found)
+    ]

@@ -3,37 +3,16 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memory.bank import RecalledIncident
 from memory.ranks import counted_without
-
-IDS = [f"R{n}" for n in range(8)]
-ORDERS = st.permutations(IDS).flatmap(lambda p: st.integers(1, len(p)).map(lambda n: list(p[:n])))
+from tests.memory.fakes import CHANNEL_ORDERS, RANKED_IDS, ranked
 
 
-def _ranked(orders: dict[str, list[str]]) -> list[RecalledIncident]:
-    """Each id with its 1-based rank in every channel that found it."""
-    found = {ident for order in orders.values() for ident in order}
-    return [
-        RecalledIncident(
-            i,
-            i,
-            None,
-            0.5,
-            {ch: order.index(i) + 1 for ch, order in orders.items() if i in order},
-            [],
-            {},
-            None,
-        )
-        for i in sorted(found)
-    ]
-
-
-@given(keyword=ORDERS, semantic=ORDERS, skipped=st.sets(st.sampled_from(IDS)))
+@given(keyword=CHANNEL_ORDERS, semantic=CHANNEL_ORDERS, skipped=st.sets(st.sampled_from(RANKED_IDS)))
 def test_the_others_are_ranked_as_if_the_skipped_were_not_there(
     keyword: list[str], semantic: list[str], skipped: set[str]
 ) -> None:
-    found = _ranked({"keyword": keyword, "semantic": semantic})
-    without = _ranked(
+    found = ranked({"keyword": keyword, "semantic": semantic})
+    without = ranked(
         {
             "keyword": [i for i in keyword if i not in skipped],
             "semantic": [i for i in semantic if i not in skipped],
@@ -46,5 +25,5 @@ def test_the_others_are_ranked_as_if_the_skipped_were_not_there(
 
 
 def test_nothing_skipped_leaves_the_ranks_alone() -> None:
-    found = _ranked({"keyword": ["R1", "R2"]})
+    found = ranked({"keyword": ["R1", "R2"]})
     assert counted_without(found, {"R9"}) == found

@@ -7,34 +7,19 @@ from hypothesis import strategies as st
 
 from evals.bench.without_own import WithoutOwn, renumbered
 from memory.bank import RecalledIncident
-from tests.memory.fakes import ListRecall
-
-IDS = [f"R{n}" for n in range(8)]
+from tests.memory.fakes import CHANNEL_ORDERS, RANKED_IDS, ListRecall, ranked
 
 
 def _incident(ident: str, why: dict[str, int]) -> RecalledIncident:
     return RecalledIncident(ident, ident, None, 0.5, why, [], {}, None)
 
 
-def _ranked(orders: dict[str, list[str]]) -> list[RecalledIncident]:
-    """Each id with its 1-based rank in every channel that found it."""
-    found = {ident for order in orders.values() for ident in order}
-    return [
-        _incident(i, {channel: order.index(i) + 1 for channel, order in orders.items() if i in order})
-        for i in sorted(found)
-    ]
-
-
-@given(
-    keyword=st.permutations(IDS).flatmap(lambda p: st.integers(1, len(p)).map(lambda n: list(p[:n]))),
-    semantic=st.permutations(IDS).flatmap(lambda p: st.integers(1, len(p)).map(lambda n: list(p[:n]))),
-    own=st.sampled_from(IDS),
-)
+@given(keyword=CHANNEL_ORDERS, semantic=CHANNEL_ORDERS, own=st.sampled_from(RANKED_IDS))
 def test_the_ranks_are_those_of_a_bank_without_the_record(
     keyword: list[str], semantic: list[str], own: str
 ) -> None:
-    with_own = _ranked({"keyword": keyword, "semantic": semantic})
-    without = _ranked(
+    with_own = ranked({"keyword": keyword, "semantic": semantic})
+    without = ranked(
         {"keyword": [i for i in keyword if i != own], "semantic": [i for i in semantic if i != own]}
     )
     expected = {i.id: i.why for i in without}
