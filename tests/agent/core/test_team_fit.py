@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from agent.core.confidence import FEATURES, MODERATE, RESOLUTION, confidence_of, shipped_fit
 from agent.core.team_fit import (
     BAR_FLOOR,
+    HOLDS,
     INFERRED_WEIGHT,
     Label,
     TeamFit,
@@ -80,9 +81,58 @@ def test_a_fit_stored_before_it_had_a_listing_bar_lists_from_the_shipped_one() -
     assert (fit.bar, fit.resolution) == (MODERATE, RESOLUTION)
 
 
+def test_a_fit_stored_before_its_upper_half_had_a_slope_scores_as_it_did() -> None:
+    fit = refit(_labels(30, True), BASE)
+    stored = {k: v for k, v in fit.as_dict().items() if k not in ("upper", "hold")}
+    again = TeamFit.from_dict(stored, BASE)
+    assert again.upper == 0.0
+    assert again.probability(PROBE) == replace(fit, upper=0.0).probability(PROBE)
+
+
+@given(
+    st.lists(st.floats(0, 1), min_size=len(FEATURES), max_size=len(FEATURES)),
+    st.floats(-3, 3),
+)
+def test_the_upper_slope_bends_only_what_the_shipped_fit_calls_likely(
+    values: list[float], upper: float
+) -> None:
+    bent = replace(refit([], BASE), upper=upper)
+    p = BASE.probability(values)
+    if 0.01 < p <= 0.5:
+        assert abs(bent.probability(values) - p) < 1e-6
+
+
+def test_labels_that_refute_the_shipped_fits_top_bring_it_down_and_leave_its_low_end_near() -> None:
+    rng = random.Random(2)
+    likely = [1.0, 1.0, 1.0, 1.0, 0.2, 0.1, 0.2, 0.2, 0.1, 0.0, 0.0, 0.0, 1.0, 1.0][: len(FEATURES)]
+    near = (tuple(min(max(v + rng.gauss(0, 0.05), 0.0), 1.0) for v in likely) for _ in range(400))
+    top = [x for x in near if BASE.probability(x) > 0.6][:40]
+    low = [x for x in (_features(rng) for _ in range(3000)) if BASE.probability(x) < 0.3][:200]
+    labels = [Label(x, False, 1.0, f"T-{i}") for i, x in enumerate(top)]
+    labels += [Label(x, rng.random() < BASE.probability(x), 1.0, f"L-{i}") for i, x in enumerate(low)]
+    fit = refit(labels, BASE)
+    fell = [_logit(BASE.probability(x)) - _logit(fit.probability(x)) for x in top]
+    moved = [abs(_logit(fit.probability(x)) - _logit(BASE.probability(x))) for x in low]
+    assert len(top) == 40 and fit.upper < 0
+    assert max(fit.probability(x) for x in top) < 0.1
+    assert sum(moved) / len(moved) < sum(fell) / len(fell) / 3
+
+
+def test_labels_an_input_explains_free_the_weights_and_labels_the_shipped_fit_explains_hold_them() -> None:
+    rng = random.Random(4)
+    rows = [_features(rng) for _ in range(300)]
+    service = FEATURES.index("same_service")
+    by_input = [Label(x, x[service] < BASE.mean[service], 1.0, f"INC-{i:04d}") for i, x in enumerate(rows)]
+    by_shipped = [
+        Label(x, rng.random() < BASE.probability(x), 1.0, f"INC-{i:04d}") for i, x in enumerate(rows)
+    ]
+    assert decide(by_input, BASE, BASE).fit.hold == HOLDS[0]
+    assert decide(by_shipped, BASE, BASE).fit.hold > HOLDS[0]
+
+
 def test_a_refit_tells_probabilities_apart_no_finer_than_its_held_out_error() -> None:
     rng = random.Random(5)
-    noisy = [Label(_features(rng), rng.random() < 0.5, 1.0, f"INC-{i:04d}") for i in range(40)]
+    noisy = [Label(_features(rng), rng.random() < 0.5, 1.0, f"INC-{i:04d}") for i in range(20)]
     for labels in (noisy, _labels(60, False)):
         decision = decide(labels, BASE, BASE)
         assert decision.fit.resolution == max(RESOLUTION, decision.held_out_ece)
