@@ -14,7 +14,7 @@ showed, and this module turns those labels into the team's fit without throwing 
 - **the labels choose how far they reorder** (``HOLDS``): the recalibration (offset, slope, upper) is
   held at precision ``PRIOR``; the inputs' extra weights, which are what reorders precedents, are held
   at one of ``HOLDS``, the one whose refit has the lowest held-out log loss on the labels. A few dozen
-  labels say how often the shipped fit's precedents are right well before they say which of sixteen
+  labels say how often the shipped fit's precedents are right well before they say which of its
   inputs it weighs wrongly;
 - **an engineer's mark outweighs an inferred label** (``INFERRED_WEIGHT``): the inferred one is only
   the grader's reading of the post-mortem;
