@@ -62,7 +62,8 @@ def _lock_groups(db_session: Session, alerts: Sequence[NormalizedAlert]) -> None
 
 _ALERTS = table_of(Alert)
 _LATEST_OF_FINGERPRINT = (
-    select(Alert.status, Alert.starts_at)
+    select(Alert.status, Alert.starts_at, Incident.status.label("incident_status"))
+    .outerjoin(Incident, Incident.id == Alert.incident_id)
     .where(Alert.source == bindparam("source"), Alert.fingerprint == bindparam("fingerprint"))
     .order_by(Alert.id.desc())
     .limit(1)
@@ -87,13 +88,16 @@ def _insert_statement(dialect: str) -> Any:
 def _anchor(db_session: Session, alert: NormalizedAlert) -> datetime:
     """The start of the episode an event without a start time belongs to.
 
-    A trigger while the fingerprint's last event is not a resolution repeats the open episode (so it
-    is a duplicate); acknowledge and resolve belong to the last episode; anything else starts now.
+    A trigger while the fingerprint's last event is not a resolution, and its incident is not resolved,
+    repeats the open episode (so it is a duplicate); acknowledge and resolve belong to the last episode;
+    anything else starts now. An engineer's resolution ends the episode as the source's resolve does:
+    a sender that never sends one (a script, a PagerDuty client whose incident was closed here) would
+    otherwise have every later trigger swallowed as a repeat of an incident already resolved.
     """
     latest = db_session.execute(
         _LATEST_OF_FINGERPRINT, {"source": alert.source, "fingerprint": alert.fingerprint}
     ).first()
-    if latest is None or (alert.status == "firing" and latest.status == "resolved"):
+    if latest is None or (alert.status == "firing" and "resolved" in (latest.status, latest.incident_status)):
         return utcnow()
     starts_at: datetime = latest.starts_at
     return starts_at

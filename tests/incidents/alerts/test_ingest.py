@@ -179,6 +179,24 @@ def test_firing_again_after_resolution_opens_a_linked_recurrence(db: Session) ->
     assert opened.data["recurrence_of"] == "INC-0001"
 
 
+def test_without_a_start_time_an_engineers_resolution_ends_the_episode(db: Session) -> None:
+    """A sender that never sends a resolve: once the incident is resolved here, the same alert is a
+    recurrence, not a repeat of the resolved one; its repeats then join the recurrence."""
+    alert = {"title": "Queue depth above 10k", "service": "payments"}
+    [opened] = send(db, "generic", alert)
+    assert send(db, "generic", alert)[0].outcome == "duplicate"
+    first = incidents.get_by_public_id(db_session=db, public_id=opened.incident or "")
+    assert first is not None
+    first.status, first.resolved_at, first.resolved_by = "resolved", utcnow(), "alice"
+    db.flush()
+    [again] = send(db, "generic", alert)
+    assert (again.outcome, again.opened) == ("stored", True) and again.incident != first.public_id
+    second = incidents.get_by_public_id(db_session=db, public_id=again.incident or "")
+    assert second is not None and second.recurrence_of_id == first.id
+    [repeat] = send(db, "generic", alert)
+    assert (repeat.outcome, repeat.incident) == ("duplicate", second.public_id)
+
+
 def test_resolved_notice_for_an_unseen_alert_is_kept(db: Session) -> None:
     [result] = send(db, "alertmanager", am(am_alert(status="resolved")))
     assert (result.outcome, result.incident) == ("stored", None)
@@ -217,11 +235,18 @@ def test_pagerduty_episode(db: Session) -> None:
     # A trigger after the resolve is a new alert; the incident is still open, so it joins it.
     [retrigger] = send(db, "pagerduty", trigger)
     assert (retrigger.outcome, retrigger.incident, retrigger.opened) == ("stored", incident.public_id, False)
-    # Once an engineer resolved the incident, the same dedup key opens a recurrence.
+    # Once an engineer resolved the incident, the same dedup key opens a recurrence, whether or not the
+    # client sent its own resolve first.
     incident.status = "resolved"
-    send(db, "pagerduty", resolve)
     [recurrence] = send(db, "pagerduty", trigger)
     assert recurrence.opened and recurrence.incident != incident.public_id
+    assert send(db, "pagerduty", trigger)[0].outcome == "duplicate"
+    later = incidents.get_by_public_id(db_session=db, public_id=recurrence.incident or "")
+    assert later is not None
+    later.status = "resolved"
+    send(db, "pagerduty", resolve)
+    [third] = send(db, "pagerduty", trigger)
+    assert third.opened and third.incident not in (incident.public_id, later.public_id)
 
 
 def test_unique_key_race_is_a_duplicate_not_an_error(db: Session) -> None:
