@@ -40,6 +40,11 @@ class ResolutionConflict(Exception):
     """The incident is not in a state that allows this change; the message says why."""
 
 
+class HistoryProtected(PermissionError):
+    """An edit of imported or seeded history by a caller without the right to rewrite it (a tool of the
+    resolution conversation reports it as not permitted)."""
+
+
 @dataclass(frozen=True)
 class ResolveResult:
     resolution: Resolution
@@ -119,9 +124,17 @@ def resolve(
 
 
 def update_resolution(
-    *, db_session: Session, incident: Incident, changes: ResolutionUpdate, actor: str
+    *,
+    db_session: Session,
+    incident: Incident,
+    changes: ResolutionUpdate,
+    actor: str,
+    rewrite_history: bool = False,
 ) -> Resolution:
-    """Edit the post-mortem: a new version, the same memory document re-synced, a line on the timeline."""
+    """Edit the post-mortem: a new version, the same memory document re-synced, a line on the timeline.
+
+    Imported and seeded history is rewritten only with ``rewrite_history`` (the ``history:replace``
+    right, as for an import with ``--replace``), and its timeline line keeps the values it replaced."""
     _lock(db_session, incident)
     resolution = get_resolution(db_session=db_session, incident_id=incident.id)
     if resolution is None:
@@ -133,19 +146,37 @@ def update_resolution(
     }
     if not changed:
         return resolution
+    history = incident.origin != "alert"
+    if history and not rewrite_history:
+        raise HistoryProtected(
+            f"{incident.public_id} is history ({incident.origin}); "
+            "rewriting it needs the history:replace scope"
+        )
+    previous = {name: getattr(resolution, name) for name in sorted(changed)}
     for name, value in changed.items():
         setattr(resolution, name, value)
     resolution.version += 1
     resolution.updated_at = utcnow()
     db_session.flush()
-    add_event(
-        db_session=db_session,
-        incident=incident,
-        kind="resolution_edited",
-        actor=actor,
-        message=f"Resolution edited by {actor} (version {resolution.version}): {', '.join(sorted(changed))}",
-        data={"version": resolution.version, "fields": sorted(changed)},
-    )
+    fields = sorted(changed)
+    if history:
+        add_event(
+            db_session=db_session,
+            incident=incident,
+            kind="history_updated",
+            actor=actor,
+            message=f"History record edited by {actor} (version {resolution.version}): {', '.join(fields)}",
+            data={"origin": "edit", "version": resolution.version, "fields": fields, "previous": previous},
+        )
+    else:
+        add_event(
+            db_session=db_session,
+            incident=incident,
+            kind="resolution_edited",
+            actor=actor,
+            message=f"Resolution edited by {actor} (version {resolution.version}): {', '.join(fields)}",
+            data={"version": resolution.version, "fields": fields},
+        )
     _enqueue_record(db_session, incident, resolution)
     return resolution
 

@@ -12,6 +12,7 @@ from typing import TypeVar
 from fastapi import APIRouter, Depends, HTTPException, Response, status
 from sqlalchemy.orm import Session
 
+from incidents.auth.tokens import REPLACE_HISTORY
 from incidents.incident import service as incidents
 from incidents.incident.models import Incident
 from incidents.locking import serialized_writes
@@ -45,6 +46,11 @@ ERRORS = errors(
     },
 )
 
+EDIT_ERRORS = {
+    **ERRORS,
+    403: {"description": "lacks incidents:write, or history:replace to edit imported or seeded history"},
+}
+
 
 def _load(db: Session, public_id: str) -> Incident:
     incident = incidents.get_by_public_id(db_session=db, public_id=public_id)
@@ -65,6 +71,7 @@ class Writer:
     actor: str
     db: Session
     container: Container
+    rewrites_history: bool = False  # holds ``history:replace``: may edit imported or seeded history
 
     def write(self, public_id: str, change: Callable[[Session, Incident, str], T]) -> tuple[Incident, T]:
         """Load, change (a conflict is a 409), commit before answering, then wake the worker."""
@@ -74,6 +81,8 @@ class Writer:
                 result = change(self.db, incident, self.actor)
             except service.ResolutionConflict as exc:
                 raise HTTPException(409, str(exc)) from exc
+            except service.HistoryProtected as exc:
+                raise HTTPException(403, str(exc)) from exc
             self.db.commit()
         if self.container.worker is not None:
             self.container.worker.wake()
@@ -88,7 +97,9 @@ def writer(
     db: Session = Depends(get_db),
     container: Container = Depends(get_container),
 ) -> Writer:
-    return Writer(actor=principal.name, db=db, container=container)
+    return Writer(
+        actor=principal.name, db=db, container=container, rewrites_history=principal.can(REPLACE_HISTORY)
+    )
 
 
 def _result(db: Session, incident: Incident, resolution: Resolution, created: bool) -> ResolutionResult:
@@ -137,13 +148,13 @@ def _edit(w: Writer, public_id: str, changes: ResolutionUpdate) -> ResolutionRes
     incident, resolution = w.write(
         public_id,
         lambda db, incident, actor: service.update_resolution(
-            db_session=db, incident=incident, changes=changes, actor=actor
+            db_session=db, incident=incident, changes=changes, actor=actor, rewrite_history=w.rewrites_history
         ),
     )
     return w.result(incident, resolution, False)
 
 
-@router.put("/{public_id}/resolution", response_model=ResolutionResult, responses=ERRORS)
+@router.put("/{public_id}/resolution", response_model=ResolutionResult, responses=EDIT_ERRORS)
 def replace_resolution(
     public_id: PublicId, body: ResolutionCreate, w: Writer = Depends(writer)
 ) -> ResolutionResult:
@@ -151,7 +162,7 @@ def replace_resolution(
     return _edit(w, public_id, ResolutionUpdate(**body.model_dump()))
 
 
-@router.patch("/{public_id}/resolution", response_model=ResolutionResult, responses=ERRORS)
+@router.patch("/{public_id}/resolution", response_model=ResolutionResult, responses=EDIT_ERRORS)
 def amend_resolution(
     public_id: PublicId, body: ResolutionUpdate, w: Writer = Depends(writer)
 ) -> ResolutionResult:

@@ -5,6 +5,7 @@ from typing import Any
 import pytest
 
 from tests.web.http.routes.conftest import Api
+from tests.web.http.routes.test_memory import import_, jsonl, post_mortem
 
 POST_MORTEM = {
     "symptom": "p99 latency over 4 s on /checkout",
@@ -108,3 +109,25 @@ def test_edits_bump_the_version_and_corrections_get_their_own_document(api: Api)
     assert memory["state"] == "pending"
     empty = api.post(f"/api/v1/incidents/{incident}/corrections", {"text": " "}, who="automation")
     assert empty.status_code == 422 and "text" in empty.json()["detail"]
+
+
+def test_imported_history_is_rewritten_only_with_the_right_to_rewrite_it(api: Api) -> None:
+    """An ``incidents:write`` automation edits live incidents' post-mortems, not the team's history: an
+    edit of an imported record needs ``history:replace``, as an import with ``replace`` does, and its
+    timeline line keeps what it replaced."""
+    assert import_(api, jsonl(post_mortem("PM-7"))).status_code == 200
+    path = "/api/v1/incidents/PM-7/resolution"
+    rewrite = {"resolution_steps": "Deleted the index by hand."}
+    for edit in (
+        api.client.patch(path, json=rewrite, headers=api.auth("automation")),
+        api.client.put(path, json={**POST_MORTEM, **rewrite}, headers=api.auth("automation")),
+    ):
+        assert edit.status_code == 403 and "history:replace" in edit.json()["detail"]
+    kept = api.client.get(path, headers=api.auth("reader")).json()["resolution"]
+    assert (kept["version"], kept["resolution_steps"]) == (1, post_mortem("PM-7")["resolution_steps"])
+
+    edited = api.client.patch(path, json=rewrite, headers=api.auth("historian"))
+    assert edited.status_code == 200 and edited.json()["resolution"]["version"] == 2
+    [line] = [e for e in api.incident("PM-7")["timeline"] if e["kind"] == "history_updated"]
+    assert line["actor"] == "historian"
+    assert line["data"]["previous"] == {"resolution_steps": post_mortem("PM-7")["resolution_steps"]}
