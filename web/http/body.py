@@ -7,6 +7,7 @@ refused up front instead of failing at commit. The size is not counted here: the
 """
 
 import json
+import math
 import re
 from typing import Any
 
@@ -31,6 +32,15 @@ def _no_constants(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+def _finite(text: str) -> float:
+    """A JSON number as a float, refusing one too large for it (``1e400``), which would be stored as
+    the ``Infinity`` that ``_no_constants`` refuses when it is written out."""
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"{text} is too large a number")
+    return value
+
+
 async def read_json(request: Request) -> Any:
     media = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if media != "application/json" and not media.endswith("+json"):
@@ -39,7 +49,7 @@ async def read_json(request: Request) -> Any:
     if not data.strip():
         raise BodyError(400, "empty body: expected a JSON object")
     try:
-        value = json.loads(data.decode("utf-8"), parse_constant=_no_constants)
+        value = json.loads(data.decode("utf-8"), parse_constant=_no_constants, parse_float=_finite)
     except UnicodeDecodeError as exc:
         raise BodyError(400, "body is not UTF-8 encoded JSON") from exc
     except json.JSONDecodeError as exc:

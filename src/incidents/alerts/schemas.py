@@ -9,7 +9,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationInfo,
+    model_validator,
+)
 
 from incidents.timeutil import plausible
 
@@ -53,6 +61,10 @@ Timestamp = Annotated[datetime, AfterValidator(_to_utc)]
 StartTime = Annotated[datetime, AfterValidator(_to_utc), AfterValidator(plausible)]  # what lists sort by
 Text = Annotated[str, Field(max_length=MAX_TEXT_CHARS)]
 Name = Annotated[str, Field(max_length=255)]
+# What names an alert (a title, PagerDuty's summary and source): blank or whitespace alone is a 422, not
+# an incident without a name whose every such alert shares one fingerprint.
+Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=1024)]
+Source = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=255)]
 
 
 class _Open(BaseModel):
@@ -112,8 +124,8 @@ class GrafanaWebhook(_Webhook):
 
 
 class PagerDutyPayload(_Open):
-    summary: str = Field(min_length=1, max_length=1024)
-    source: str = Field(min_length=1, max_length=255)
+    summary: Title
+    source: Source
     severity: Literal["critical", "error", "warning", "info"]
     timestamp: StartTime | None = None
     component: Name | None = None
@@ -152,7 +164,7 @@ class GenericAlert(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    title: str = Field(min_length=1, max_length=1024)
+    title: Title
     service: Name | None = None
     alertname: Name | None = None
     description: Text = ""

@@ -55,6 +55,25 @@ def test_grafana_and_generic(api: Api) -> None:
     assert api.incident(opened)["service"] == "payments"
 
 
+@pytest.mark.parametrize(
+    ("path", "payload", "field"),
+    [
+        ("/api/v1/alerts", {"title": " \n\t", "service": "payments"}, "title"),
+        ("/v2/enqueue", {"payload": {"summary": "   ", "source": "db-1", "severity": "info"}}, "summary"),
+        ("/v2/enqueue", {"payload": {"summary": "Disk full", "source": " ", "severity": "info"}}, "source"),
+    ],
+)
+def test_an_alert_named_by_whitespace_alone_is_refused_naming_the_field(
+    api: Api, path: str, payload: dict[str, Any], field: str
+) -> None:
+    """Otherwise it opens an incident without a name, and every such alert of a service shares it."""
+    if path == "/v2/enqueue":
+        payload = {"routing_key": api.secrets["sender"], "event_action": "trigger", **payload}
+    response = api.post(path, payload)
+    assert response.status_code in (400, 422) and field in response.text
+    assert api.incidents() == []
+
+
 def test_pagerduty_errors_come_in_pagerduty_shape(api: Api) -> None:
     trigger = capture("pagerduty", "pdpyras-1-trigger")
     response = api.client.post(
@@ -124,6 +143,7 @@ BAD_JSON_BODIES = [
     (b"", 400, "empty body"),
     (b"{not json", 400, "not valid JSON"),
     (b'{"a": NaN}', 400, "NaN"),
+    (b'{"a": -1e400}', 400, "too large"),
     (b"\xff\xfe", 400, "UTF-8"),
     (b"[" * 5000 + b"]" * 5000, 400, "not valid JSON"),
     (json.dumps([{"x": 1}]).encode(), 422, "valid dictionary"),
