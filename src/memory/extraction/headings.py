@@ -4,7 +4,9 @@ A heading is a Markdown heading (``#`` or underlined), a bold line, an upper-cas
 ending in a colon, a short line standing alone between blank lines, or a known label opening a line
 (``Root cause: ...``). It names a template field when it holds one of the words the template's field
 list gives that field (``memory.template``: the name, the label and the aliases), with few other
-words around them; other headings only close the section before them, as does a table row.
+words around them; other headings only close the section before them, as does a table row. A short
+line alone right under a heading that names a field is that field's value (``## Outcome``, then
+``Fixed``), not a heading of its own that would leave the field empty.
 """
 
 import re
@@ -99,6 +101,7 @@ class _Break:
     skip: int  # how many lines the heading takes
     heading: str
     body_start: int  # offset where the section's text starts
+    alone: bool = False  # only a short line between blank lines: a heading by its shape alone
 
 
 def _heading(lines: list[Line], i: int) -> _Break | None:
@@ -122,16 +125,22 @@ def _heading(lines: list[Line], i: int) -> _Break | None:
     next_blank = nxt is None or nxt.blank
     alone = _ALONE.match(text)
     if alone and prev_blank and next_blank and 0 < len(words(text)) <= MAX_HEADING_WORDS:
-        return _Break(i, 1, alone.group("h").strip(), line.end)
+        return _Break(i, 1, alone.group("h").strip(), line.end, alone=True)
     return None
 
 
 def _breaks(lines: list[Line]) -> Iterator[_Break]:
     i = 0
+    awaiting = False  # a heading named a field and nothing stands under it yet
     while i < len(lines):
         found = _heading(lines, i)
+        if found and found.alone and awaiting:
+            found = None
         if found:
             yield found
+            awaiting = found.skip > 0 and field_of(found.heading) is not None
+        elif not lines[i].blank:
+            awaiting = False
         i += max(found.skip, 1) if found else 1
 
 

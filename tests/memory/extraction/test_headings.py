@@ -133,3 +133,17 @@ def test_one_huge_paragraph_is_cut_to_the_limit_at_its_start() -> None:
     limit = next(f.max_length for f in FIELDS if f.name == "error_signature")
     assert limit is not None and limit - 20 < len(field.value) <= limit
     assert field.value.startswith("timeout timeout")
+
+
+def test_a_short_value_alone_under_its_heading_is_the_value_not_a_heading() -> None:
+    text = (
+        "# Orders database outage\n\nService: orders-db\n\n## Symptom\n\nWrites failing on orders.\n\n"
+        "## Error signature\n\nNo space left on device\n\n## Root cause\n\nDisk full on db-7\n\n"
+        "## Resolution\n\n1. Grew the volume.\n\n## Outcome\n\nFixed\n\nOperational Notes\n\n"
+        "Paged twice.\n"
+    )
+    extraction = extract(from_text("orders.md", text, "markdown"))
+    assert extraction["error_signature"].value == "No space left on device"
+    assert extraction["root_cause"].value == "Disk full on db-7"
+    # The line alone after a field's value still opens a section of its own.
+    assert extraction["outcome"].value == "Fixed"
