@@ -8,7 +8,7 @@ of the symptom, root cause and resolution.
 
 from dataclasses import dataclass
 
-from incidents.drafts.service import NewDraft, comparison_text
+from incidents.drafts.service import NewDraft, comparison_text, missing_of
 from memory.extraction.document import SourceDocument
 from memory.extraction.draft import incident_id_for
 from memory.extraction.extract import Extraction, extract
@@ -64,7 +64,7 @@ def draft_of(document: SourceDocument, seen: Seen) -> NewDraft:
         source_meta=dict(document.meta),
         incident_id=incident_id_for(document),
         fields=fields,
-        missing=tuple(extraction.missing),
+        missing=tuple(missing_of(fields)),
         fill_rate=extraction.fill_rate,
         near_duplicate=seen.closest(comparison_text(fields)),
     )

@@ -28,6 +28,16 @@ from memory.template import FIELDS
 
 # The drafted fields in the order a reviewer reads them: what the import row carries beside the template.
 DRAFTED = ("title", "service", *(f.name for f in FIELDS))
+# What a draft needs before it is accepted (``HistoryRow``): a service to file it under, and the
+# post-mortem's required fields.
+REQUIRED = ("service", *(f.name for f in FIELDS if f.required))
+
+
+def missing_of(fields: Mapping[str, Mapping[str, object]]) -> list[str]:
+    """The required fields a draft's values leave empty, in ``REQUIRED`` order."""
+    return [name for name in REQUIRED if not str((fields.get(name) or {}).get("value") or "").strip()]
+
+
 MAX_REASON = 2000
 
 
@@ -168,8 +178,7 @@ def edit(*, db_session: Session, draft: Draft, values: Mapping[str, str]) -> lis
             fields[name] = {"value": new, "spans": [], "origin": "edited"}
             changed.append(name)
     draft.fields = fields
-    required = [f.name for f in FIELDS if f.required]
-    draft.missing = [name for name in required if not value(draft, name)]
+    draft.missing = missing_of(fields)
     db_session.flush()
     return changed
 

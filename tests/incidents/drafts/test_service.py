@@ -104,3 +104,21 @@ def test_the_same_incident_written_up_twice_is_flagged_as_a_near_duplicate(db: S
     assert flagged.near_duplicate is not None and flagged.near_duplicate.startswith(f"draft {first.id} (")
     [other] = read_bytes("x.html", (FILES / "confluence-cache-eviction.html").read_bytes()).documents
     assert draft_of(other, seen).near_duplicate is None
+
+
+def test_a_draft_without_a_service_says_so_until_one_is_written(db: Session) -> None:
+    """Accepting needs a service to file the record under: the missing list names it from the start,
+    so the hint to fill the missing fields leads to an accept that works."""
+    draft = _queued(db)
+    drafts.edit(db_session=db, draft=draft, values={"service": ""})
+    assert draft.missing == ["service"]
+    with pytest.raises(drafts.DraftRefused, match="service"):
+        drafts.accept(db_session=db, draft=draft, actor="oncall")
+    drafts.edit(db_session=db, draft=draft, values={"service": "checkout-api"})
+    assert draft.missing == []
+    assert drafts.accept(db_session=db, draft=draft, actor="oncall").service == "checkout-api"
+
+
+def test_a_document_naming_no_service_is_drafted_with_service_missing() -> None:
+    [document] = read_bytes("notes.md", b"## Root cause\n\nThe disk filled.\n").documents
+    assert draft_of(document, Seen([])).missing[0] == "service"
