@@ -84,3 +84,11 @@ def test_a_scenario_file_that_does_not_read_is_named_not_a_traceback(tmp_path: P
     assert result.exit_code == 2, result.output
     assert "01-bad.yaml" in result.output
     assert "Traceback" not in result.output
+
+
+def test_an_unknown_scenario_id_is_refused_naming_it_not_passed_by_running_nothing() -> None:
+    result = CliRunner().invoke(
+        app, ["eval", "--no-llm", "--only", "cold-start-empty-bank", "--only", "nope-xyz"]
+    )
+    assert result.exit_code == 2, result.output
+    assert "nope-xyz" in result.output and "--only" in result.output

@@ -29,13 +29,15 @@ def eval_command(
 ) -> None:
     """Run every scenario: per-scenario results, totals, faithfulness rates and the memory replay."""
     from agent.settings import LLMSettings
-    from evals.scenarios.report import evaluate_sync, render
+    from evals.scenarios.report import UnknownScenario, evaluate_sync, render
 
     try:
         summary = evaluate_sync(scenarios, mode="evidence-only", only=only or None)
         use_llm = LLMSettings().uses_llm if llm is None else llm
         if use_llm:
             summary["llm"] = evaluate_sync(scenarios, mode="llm", only=only or None)
+    except UnknownScenario as exc:
+        raise typer.BadParameter(str(exc), param_hint="--only") from None
     except ValueError as exc:  # a scenario file that does not read, or two with one id
         raise typer.BadParameter(str(exc), param_hint="--scenarios") from None
     if as_json:

@@ -15,12 +15,21 @@ from evals.scenarios.runner import MemoryTemplates, Mode, ScenarioResult, run_sc
 from evals.scenarios.scenario import load_scenarios
 
 
+class UnknownScenario(ValueError):
+    """An id asked for that no scenario of the directory has."""
+
+
 async def run_all(directory: Path, *, mode: Mode, only: list[str] | None = None) -> list[ScenarioResult]:
-    """Scenarios one after another (each owns a database and a bank), in file order."""
+    """Scenarios one after another (each owns a database and a bank), in file order. An id in ``only``
+    that no scenario has is refused, naming it: a mistyped id must not pass by running nothing."""
+    scenarios = load_scenarios(directory)
+    unknown = sorted(set(only or ()) - {s.id for s in scenarios})
+    if unknown:
+        raise UnknownScenario(f"no scenario with the id {', '.join(map(repr, unknown))} in {directory}")
     results = []
     with tempfile.TemporaryDirectory(prefix="recallops-eval-memory-") as tmp:
         templates = MemoryTemplates(Path(tmp))
-        for scenario in load_scenarios(directory):
+        for scenario in scenarios:
             if only and scenario.id not in only:
                 continue
             results.append(await run_scenario(scenario, directory, mode=mode, templates=templates))
