@@ -7,7 +7,7 @@ the caller's transaction; the record carries its source file and who imported an
 Rejecting keeps the draft with the reason, so the same document read again stays decided.
 """
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +22,7 @@ from incidents.incident.service import add_event, get_by_public_id
 from incidents.resolution import outbox
 from incidents.resolution.models import Resolution
 from incidents.resolution.service import get_resolution, list_corrections, record_payload
-from incidents.timeutil import utcnow
+from incidents.timeutil import plausible, utcnow
 from memory.history import HistoryRow, describe
 from memory.template import FIELDS
 
@@ -35,7 +35,7 @@ REQUIRED = ("service", *(f.name for f in FIELDS if f.required))
 
 def missing_of(fields: Mapping[str, Mapping[str, object]]) -> list[str]:
     """The required fields a draft's values leave empty, in ``REQUIRED`` order."""
-    return [name for name in REQUIRED if not str((fields.get(name) or {}).get("value") or "").strip()]
+    return [name for name in REQUIRED if not _text(fields, name).strip()]
 
 
 MAX_REASON = 2000
@@ -134,17 +134,43 @@ def accepted_for(*, db_session: Session, public_id: str) -> Draft | None:
 
 
 def value(draft: Draft, name: str) -> str:
-    field = draft.fields.get(name) or {}
-    return str(field.get("value") or "")
+    return _text(draft.fields, name)
+
+
+def _text(fields: Mapping[str, Mapping[str, object]], name: str) -> str:
+    return str((fields.get(name) or {}).get("value") or "")
 
 
 def row_of(draft: Draft) -> dict[str, str]:
     """The draft as a history import row (``memory.history.HistoryRow``'s keys)."""
-    row = {name: value(draft, name) for name in DRAFTED}
-    row["incident_id"] = draft.incident_id
+    return _row(draft.fields, draft.incident_id)
+
+
+def _row(fields: Mapping[str, Mapping[str, object]], incident_id: str) -> dict[str, str]:
+    row = {name: _text(fields, name) for name in DRAFTED}
+    row["incident_id"] = incident_id
     if not row["resolution_kind"]:
         del row["resolution_kind"]
     return row
+
+
+def _valid(row: dict[str, str], edited: Sequence[str]) -> None:
+    """Refuse an edit that gives a field a value accepting would refuse (a resolution kind that is none
+    of the kinds, a date before 1970): said when it is typed, not after the draft was called complete.
+    Fields still empty are the missing list's to name."""
+    typed = {name for name in edited if row.get(name)}
+    try:
+        valid = HistoryRow.model_validate(row)
+    except ValidationError as exc:
+        wrong = [e for e in exc.errors() if e["loc"] and e["loc"][0] in typed]
+        if wrong:
+            raise DraftRefused([f"{e['loc'][0]}: {e['msg']}" for e in wrong]) from exc
+        return
+    if "timestamp" in typed:
+        try:
+            plausible(historical(valid).timestamp)
+        except ValueError as exc:
+            raise DraftRefused([f"timestamp: {exc}"]) from exc
 
 
 def _storable(name: str, text: str) -> None:
@@ -177,6 +203,7 @@ def edit(*, db_session: Session, draft: Draft, values: Mapping[str, str]) -> lis
         if new != value(draft, name):
             fields[name] = {"value": new, "spans": [], "origin": "edited"}
             changed.append(name)
+    _valid(_row(fields, draft.incident_id), changed)
     draft.fields = fields
     draft.missing = missing_of(fields)
     db_session.flush()

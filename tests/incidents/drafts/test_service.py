@@ -122,3 +122,18 @@ def test_a_draft_without_a_service_says_so_until_one_is_written(db: Session) -> 
 def test_a_document_naming_no_service_is_drafted_with_service_missing() -> None:
     [document] = read_bytes("notes.md", b"## Root cause\n\nThe disk filled.\n").documents
     assert draft_of(document, Seen([])).missing[0] == "service"
+
+
+@pytest.mark.parametrize(
+    ("field", "typed", "reason"),
+    [("resolution_kind", "banana", "must be one of"), ("timestamp", "1960-01-01", "1970")],
+)
+def test_an_edit_accepting_would_refuse_is_refused_when_typed(
+    db: Session, field: str, typed: str, reason: str
+) -> None:
+    draft = _queued(db)
+    before = dict(draft.fields)
+    with pytest.raises(drafts.DraftRefused, match=reason) as refused:
+        drafts.edit(db_session=db, draft=draft, values={field: typed})
+    assert refused.value.reasons[0].startswith(f"{field}: ")
+    assert draft.fields == before
