@@ -328,7 +328,7 @@ def list_incidents(
     if service:
         filters.append(Incident.service == service)
     if severity:
-        filters.append(Incident.severity == severity)
+        filters.append(Incident.severity == severity.lower())  # stored lower-cased, as intake reads it
     if since is not None:
         filters.append(Incident.created_at >= since)
     total = db_session.scalar(select(func.count(Incident.id)).where(*filters)) or 0

@@ -20,6 +20,8 @@ def test_list_filters_and_pages(loaded: Api) -> None:
     assert [i["id"] for i in everything] == [f"INC-{n:04d}" for n in range(5, 0, -1)]
     assert {i["service"] for i in loaded.incidents(service="checkout-api")} == {"checkout-api"}
     assert [i["alertname"] for i in loaded.incidents(severity="critical")] == ["DiskFull"]
+    # Intake stores severities lower-cased, so the filter reads them so too.
+    assert [i["alertname"] for i in loaded.incidents(severity="CRITICAL")] == ["DiskFull"]
     assert loaded.incidents(status="resolved") == []
     assert len(loaded.incidents(status="open")) == 5
     assert loaded.incidents(since="2999-01-01T00:00:00Z") == []
