@@ -20,7 +20,7 @@ _SIGNS = (
     r"errors?|drops?)|DNS\s+resolution\s+(?:errors?|failures?|issues?)|network\s+congestion|(?:service\s+)?"
     r"unavailab(?:le|ility)|time-?outs?)\b",
     r"(?<=error)s?\s+(?:message\s+)?[\"“](?P<q>[^\"”\n]{2,80})[\"”]",
-    r"\b(?:errors?|returned|receiv\w+|messages?)\b[^.\n]{0,40}?[\"“](?P<q2>[^\"”\n]{2,80})[\"”]",
+    r"\b(?:errors?|returned|receiv\w+|messages?|logged|threw|raised)\b[^.\n]{0,40}?[\"“](?P<q2>[^\"”\n]{2,80})[\"”]",
     r"[\"“](?P<q3>[^\"”\n]{2,80})[\"”]\s+(?:errors?|exceptions?|messages?|responses?)\b",
 )
 _QUOTED = ("q", "q2", "q3")

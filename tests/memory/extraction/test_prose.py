@@ -101,3 +101,14 @@ def test_roles_are_checked_in_order() -> None:
     assert role_of("Engineers restored service by rolling back.") == "resolution_steps"
     assert role_of("Customers saw elevated latency.") == "symptom"
     assert role_of("The team met on Tuesday.") is None
+
+
+def test_an_error_quoted_after_what_logged_or_threw_it_is_a_signature() -> None:
+    text = (
+        "Carts failed to save for 20 minutes.\n\n"
+        'The cart service logged "OOM command not allowed when used memory > maxmemory" on every write, '
+        'and the consumer group threw "CommitFailedException" during the rebalance.\n'
+    )
+    signature = extract(from_text("cart.txt", text))["error_signature"].value.splitlines()
+    assert "OOM command not allowed when used memory > maxmemory" in signature
+    assert "CommitFailedException" in signature
