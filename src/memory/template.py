@@ -144,7 +144,15 @@ FIELDS: tuple[TemplateField, ...] = (
         False,
         20_000,
         "What was tried and did not help or made it worse.",
-        aliases=("what did not work", "what didn't work", "tried", "made it worse", "what went wrong"),
+        aliases=(
+            "what did not work",
+            "what didn't work",
+            "tried",
+            "failed",
+            "did not help",
+            "made it worse",
+            "what went wrong",
+        ),
     ),
     TemplateField("resolved_by", "Resolved by", "line", False, 255, "Who resolved it.", post_mortem=False),
 )

@@ -31,6 +31,7 @@ MAX_FROM_BRIEFING = 3
 # in words, then the other words people use for it (``memory.template``).
 LABELS: dict[str, tuple[str, ...]] = {f.name: (f.words, *f.aliases) for f in POST_MORTEM}
 _LABEL_TO_FIELD = {label: name for name, labels in LABELS.items() for label in labels}
+_ONE_LINE = frozenset(f.name for f in POST_MORTEM if f.kind in ("line", "kind"))
 _SECTION = re.compile(
     r"^\s*(?:[-*#>]+\s*)?("
     + "|".join(re.escape(label) for label in sorted(_LABEL_TO_FIELD, key=len, reverse=True))
@@ -40,15 +41,19 @@ _SECTION = re.compile(
 
 
 def note_sections(notes: str) -> tuple[dict[str, str], str]:
-    """The labeled sections of the notes by field, and the unlabeled text before or between them."""
+    """The labeled sections of the notes by field, and the unlabeled text before or between them. A
+    one-line field (a kind, a runbook) takes its label's line only: the line after it, under a label
+    this template does not know, is loose text, not part of the kind."""
     sections: dict[str, list[str]] = {}
     loose: list[str] = []
     current: list[str] = loose
     for line in notes.splitlines():
         match = _SECTION.match(line)
         if match:
-            current = sections.setdefault(_LABEL_TO_FIELD[match.group(1).lower()], [])
-            line = match.group(2)
+            name = _LABEL_TO_FIELD[match.group(1).lower()]
+            sections.setdefault(name, []).append(match.group(2))
+            current = loose if name in _ONE_LINE else sections[name]
+            continue
         current.append(line)
     return {name: "\n".join(lines).strip() for name, lines in sections.items()}, "\n".join(loose).strip()
 

@@ -315,3 +315,13 @@ def test_labeled_notes_come_back_as_their_fields(sections: dict[str, str]) -> No
 @given(_TEXT.filter(lambda t: ":" not in t))
 def test_unlabeled_notes_stay_loose(text: str) -> None:
     assert note_sections(text) == ({}, text.strip())
+
+
+def test_a_one_line_field_keeps_its_line_and_a_failed_attempt_is_its_own_section() -> None:
+    notes = (
+        "Root cause: redis full.\nKind: fixed\nNoted: paged twice\nFailed: flushing redis made it worse.\n"
+    )
+    found, loose = note_sections(notes)
+    assert found["resolution_kind"] == "fixed"
+    assert found["failed_attempts"] == "flushing redis made it worse."
+    assert loose == "Noted: paged twice"
