@@ -171,9 +171,25 @@ def _ingest_one(db_session: Session, alert: NormalizedAlert, via: str) -> Ingest
         incidents.join(db_session=db_session, incident=incident, alert=row, actor=actor)
     elif incident is not None:
         _notice(db_session, incident, row, actor, via)
+    if alert.status == "firing" and incident is not None:
+        _cleared_before(db_session, alert, starts_at, incident.id, actor)
     return IngestResult(
         alert.fingerprint, alert.status, "stored", incident.public_id if incident else None, opened
     )
+
+
+def _cleared_before(
+    db_session: Session, alert: NormalizedAlert, starts_at: datetime, incident_id: int, actor: str
+) -> None:
+    """A resolved notice that arrived before its firing alert (a sender retrying out of order) was
+    kept unattached: it now clears the alert on the incident the firing one reached, as it would have."""
+    key = idempotency_key(alert.source, alert.fingerprint, "resolved", starts_at)
+    early = db_session.scalar(select(Alert).where(Alert.idempotency_key == key, Alert.incident_id.is_(None)))
+    incident = db_session.get(Incident, incident_id)
+    if early is None or incident is None:
+        return
+    early.incident_id = incident.id
+    incidents.clear(db_session=db_session, incident=incident, alert=early, actor=actor)
 
 
 def _notice(db_session: Session, incident: Incident, alert: Alert, actor: str, via: str) -> None:

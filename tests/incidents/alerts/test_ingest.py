@@ -197,6 +197,19 @@ def test_without_a_start_time_an_engineers_resolution_ends_the_episode(db: Sessi
     assert (repeat.outcome, repeat.incident) == ("duplicate", second.public_id)
 
 
+def test_a_resolved_notice_before_its_firing_alert_clears_it_once_it_arrives(db: Session) -> None:
+    [early] = send(db, "alertmanager", am(am_alert(status="resolved")))
+    assert early.incident is None
+    [firing] = send(db, "alertmanager", am(am_alert()))
+    incident = incidents.get_by_public_id(db_session=db, public_id=firing.incident or "")
+    assert incident is not None and firing.opened
+    window = incidents.newest_alerts(db_session=db, incident=incident, limit=10)
+    [alert] = [a for a in window.alerts if a.status == "firing"]
+    assert window.cleared == {alert.id}
+    assert incidents.active_alert_count(db_session=db, incident=incident) == 0
+    assert incidents.timeline(db_session=db, incident=incident)[-1].kind == "alert_cleared"
+
+
 def test_resolved_notice_for_an_unseen_alert_is_kept(db: Session) -> None:
     [result] = send(db, "alertmanager", am(am_alert(status="resolved")))
     assert (result.outcome, result.incident) == ("stored", None)
