@@ -10,6 +10,12 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 log = logging.getLogger(__name__)
 
 
+def pagerduty_error(kind: str, message: str, errors: list[str]) -> dict[str, object]:
+    """An error as PagerDuty's Events API words it (``pdpyras`` reads ``status``, ``message`` and
+    ``errors``), with the ``detail`` every other RecallOps error has."""
+    return {"status": kind, "message": message, "errors": errors, "detail": "; ".join(errors)}
+
+
 def _loc(loc: tuple[object, ...] | list[object]) -> str:
     return ".".join(str(part) for part in loc if part != "body") or "body"
 

@@ -37,6 +37,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from incidents.auth.tokens import hash_secret
 from web.app.settings import Settings
+from web.http.errors import pagerduty_error
 from web.http.security import Principal, bearer_secret
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -56,6 +57,7 @@ class BodyRule:
     anonymous: bool = False
     advice: str = ""
     rechecked: bool = False
+    pagerduty: bool = False  # its errors in PagerDuty's shape (``errors.pagerduty_error``)
 
     def limit(self, settings: Settings) -> int:
         return self.max_bytes(settings) if callable(self.max_bytes) else self.max_bytes
@@ -75,8 +77,11 @@ def import_limit(settings: Settings) -> int:
 # Routes whose body differs from DEFAULT, first match wins. Kept here, in one table, so the rules
 # are read before any route (or FastAPI's own body parsing) runs.
 RULES: tuple[tuple[str, BodyRule], ...] = (
-    ("/api/v1/alerts/pagerduty", BodyRule(intake_limit, anonymous=True)),  # routing_key is the credential
-    ("/v2/enqueue", BodyRule(intake_limit, anonymous=True)),
+    (
+        "/api/v1/alerts/pagerduty",
+        BodyRule(intake_limit, anonymous=True, pagerduty=True),
+    ),  # routing_key: credential
+    ("/v2/enqueue", BodyRule(intake_limit, anonymous=True, pagerduty=True)),
     ("/api/v1/alerts", BodyRule(intake_limit, rechecked=True)),
     ("/api/v1/alerts/{source}", BodyRule(intake_limit, rechecked=True)),
     ("/api/v1/memory/import", BodyRule(import_limit, advice="; split the file")),
@@ -119,7 +124,7 @@ class BodyGate:
         declared = request.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limit:
             detail = f"body of {declared} bytes is over the {limit}-byte limit{rule.advice}"
-            await _json(send, 413, detail)
+            await _json(send, 413, detail, rule.pagerduty)
             return
         if not rule.anonymous and scope["method"] not in SAFE_METHODS:
             principal = self.recent.get(request) if rule.rechecked else None
@@ -132,9 +137,9 @@ class BodyGate:
                 if rule.rechecked:
                     self.recent.remember(request, principal)
             scope.setdefault("state", {})[PRINCIPAL_KEY] = principal
-        await self._capped(scope, receive, send, limit, rule.advice)
+        await self._capped(scope, receive, send, limit, rule)
 
-    async def _capped(self, scope: Scope, receive: Receive, send: Send, limit: int, advice: str) -> None:
+    async def _capped(self, scope: Scope, receive: Receive, send: Send, limit: int, rule: BodyRule) -> None:
         received = 0
         cut = False
         started = False
@@ -147,7 +152,9 @@ class BodyGate:
                 if received > limit:
                     cut = True
                     if not started:
-                        await _json(send, 413, f"body is over the {limit}-byte limit{advice}")
+                        await _json(
+                            send, 413, f"body is over the {limit}-byte limit{rule.advice}", rule.pagerduty
+                        )
                     return {"type": "http.disconnect"}
             return message
 
@@ -195,8 +202,9 @@ class RecentTokens:
             self._seen.popitem(last=False)
 
 
-async def _json(send: Send, status: int, detail: str) -> None:
-    body = json.dumps({"detail": detail}).encode()
+async def _json(send: Send, status: int, detail: str, pagerduty: bool = False) -> None:
+    content = pagerduty_error("invalid event", "Event object is too large", [detail]) if pagerduty else None
+    body = json.dumps(content or {"detail": detail}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     if status == 401:
         headers.append(CHALLENGE)

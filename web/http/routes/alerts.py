@@ -27,6 +27,7 @@ from web.app.container import Container
 from web.http.auth import recheck, require, token_principal
 from web.http.body import BodyError, read_json, request_body_schema
 from web.http.deps import get_container
+from web.http.errors import pagerduty_error
 from web.http.security import Principal, bearer_secret
 
 log = logging.getLogger(__name__)
@@ -194,8 +195,7 @@ for _source, _summary_text in (
 
 
 def _pd_error(status: int, kind: str, message: str, errors: list[str]) -> JSONResponse:
-    content = {"status": kind, "message": message, "errors": errors, "detail": "; ".join(errors)}
-    return JSONResponse(status_code=status, content=content)
+    return JSONResponse(status_code=status, content=pagerduty_error(kind, message, errors))
 
 
 PD_ROUTE: dict[str, Any] = {

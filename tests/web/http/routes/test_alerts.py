@@ -212,6 +212,17 @@ def test_oversized_body_is_413_even_when_streamed_without_length(api: Api) -> No
     assert api.incidents() == []
 
 
+@pytest.mark.parametrize("streamed", [False, True])
+def test_an_oversized_pagerduty_event_is_refused_in_pagerduty_shape(api: Api, streamed: bool) -> None:
+    big = json.dumps({"event_action": "trigger", "pad": "x" * MAX_BODY}).encode()
+    content: Any = iter([big[:4096], big[4096:]]) if streamed else big
+    response = api.client.post("/v2/enqueue", content=content, headers={"Content-Type": "application/json"})
+    assert response.status_code == 413
+    error = response.json()
+    assert error["status"] == "invalid event" and str(MAX_BODY) in error["errors"][0]
+    assert api.incidents() == []
+
+
 def test_unknown_source_is_404_naming_it(api: Api) -> None:
     response = api.post("/api/v1/alerts/nagios", {"title": "x"})
     assert response.status_code == 404
