@@ -159,24 +159,16 @@ def update_resolution(
     resolution.updated_at = utcnow()
     db_session.flush()
     fields = sorted(changed)
-    if history:
-        add_event(
-            db_session=db_session,
-            incident=incident,
-            kind="history_updated",
-            actor=actor,
-            message=f"History record edited by {actor} (version {resolution.version}): {', '.join(fields)}",
-            data={"origin": "edit", "version": resolution.version, "fields": fields, "previous": previous},
-        )
-    else:
-        add_event(
-            db_session=db_session,
-            incident=incident,
-            kind="resolution_edited",
-            actor=actor,
-            message=f"Resolution edited by {actor} (version {resolution.version}): {', '.join(fields)}",
-            data={"version": resolution.version, "fields": fields},
-        )
+    data: dict[str, object] = {"version": resolution.version, "fields": fields}
+    what = "History record" if history else "Resolution"
+    add_event(
+        db_session=db_session,
+        incident=incident,
+        kind="history_updated" if history else "resolution_edited",
+        actor=actor,
+        message=f"{what} edited by {actor} (version {resolution.version}): {', '.join(fields)}",
+        data={"origin": "edit", **data, "previous": previous} if history else data,
+    )
     _enqueue_record(db_session, incident, resolution)
     return resolution
 
