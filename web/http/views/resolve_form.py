@@ -54,8 +54,17 @@ def _plain(text: str) -> str:
     return _HEDGE.sub("", _MARKERS.sub("", text).strip())
 
 
+# A past incident's outcome ("Outcome then (INC-…): 3,100 orders lost") is a fix item of the briefing, but
+# not a step this incident took: submitted unchanged, it would put the other incident's figures here.
+_NOT_A_STEP = frozenset({"outcome"})
+
+
 def _items(briefing: dict[str, Any] | None, key: str) -> list[str]:
-    return [_plain(str(item.get("text", ""))) for item in (briefing or {}).get(key, []) if item.get("text")]
+    return [
+        _plain(str(item.get("text", "")))
+        for item in (briefing or {}).get(key, [])
+        if item.get("text") and item.get("field") not in _NOT_A_STEP
+    ]
 
 
 def draft(incident: Incident, alert: Alert | None, briefing: dict[str, Any] | None) -> dict[str, str]:

@@ -26,7 +26,13 @@ def _store_briefing(site: Site, public_id: str) -> None:
                 role="fix",
                 field="resolution_step",
                 action=True,
-            )
+            ),
+            Claim(
+                text="Outcome then (INC-0042): pool back in 6 minutes; 3,100 orders lost",
+                citations=[1],
+                role="fix",
+                field="outcome",
+            ),
         ],
         risky_actions=[
             Claim(text="Restarting the primary hurt", citations=[1], role="risky", field="failed_attempt")
@@ -163,6 +169,7 @@ def test_resolve_form_is_prefilled_from_the_alert_and_the_briefing(site: Site) -
     assert "HighLatency{env=prod, service=checkout}" in page
     assert "Connection pool exhausted by idle transactions</textarea>" in page  # citation marker removed
     assert "1. Kill idle sessions, then raise the pool timeout" in page
+    assert "3,100 orders lost" not in page  # the precedent's outcome is not a step this incident took
     assert 'value="https://runbooks.local/latency"' in page
 
 
