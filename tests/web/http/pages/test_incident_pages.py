@@ -160,6 +160,15 @@ def test_unknown_incident_is_a_404_page(site: Site) -> None:
     assert "There is no incident INC-9999." in response.text
 
 
+def test_an_address_nothing_serves_is_the_sites_404_page_to_a_browser_and_json_to_the_api(site: Site) -> None:
+    site.signed_in()
+    page = site.client.get("/nope", headers={"Accept": "text/html,application/xhtml+xml"})
+    assert page.status_code == 404 and "There is no page at /nope." in page.text
+    api = site.client.get("/api/v1/nope", headers={"Accept": "text/html"})
+    assert api.status_code == 404 and api.json() == {"detail": "Not Found"}
+    assert site.client.get("/nope").json() == {"detail": "Not Found"}
+
+
 def test_resolve_form_is_prefilled_from_the_alert_and_the_briefing(site: Site) -> None:
     site.signed_in()
     public_id = site.open_incident(runbook_url="https://runbooks.local/latency")
