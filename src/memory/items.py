@@ -17,26 +17,40 @@ from memory import runbooks
 from memory.schema import IncidentRecord, RecordFormatError, parse_record
 
 # What a document's items are, by version: items stored under an earlier version are stored again.
-ITEMS_VERSION = 2
+ITEMS_VERSION = 3
 
 _LIST_ITEM = re.compile(r"\n\s*(?:\d{1,2}[.)]|[-•*])\s+")
 _CLAUSE = re.compile(r";\s+|(?<=[.!?])\s+(?=[A-Z])")
+# A sentence or clause opening with these words is about the one before it.
+_BACK = re.compile(r"(?:it|this|that|these|those|which)\b", re.IGNORECASE)
 _DETAILS = re.compile(r"\s*\([^()]*\)")
 # Where a recorded line stops saying what was done and starts saying what it did.
-_CONSEQUENCE = re.compile(r":\s+|\s+(?=(?:made|caused|did not|didn't|only|which|so that)\b)", re.IGNORECASE)
+_CONSEQUENCE = re.compile(
+    r":\s+|[.;]\s+(?=(?:it|this|that|these|those|which)\b)"
+    r"|\s+(?=(?:made|caused|did not|didn't|only|which|so that)\b)",
+    re.IGNORECASE,
+)
 
 
 def steps(text: str) -> list[str]:
     """A recorded field as separate steps: list items, then semicolons and sentences within them.
 
-    Post-mortems are often hard-wrapped, so a line break ends a step only where a list item starts.
+    Post-mortems are often hard-wrapped, so a line break ends a step only where a list item starts. A
+    sentence that speaks of the one before it ("It did not help.") stays with it: alone, a briefing
+    would list "It did not help" as a move to avoid, with nothing to say what "it" was.
     """
     out: list[str] = []
     for chunk in _LIST_ITEM.sub("\x00", "\n" + (text or "")).split("\x00"):
+        parts: list[str] = []
         for part in _CLAUSE.split(" ".join(chunk.split())):
             part = part.strip(" -•*").rstrip(".")
-            if len(part) > 2:
-                out.append(part)
+            if len(part) <= 2:
+                continue
+            if parts and _BACK.match(part):
+                parts[-1] += (". " if part[0].isupper() else "; ") + part
+            else:
+                parts.append(part)
+        out += parts
     return out
 
 

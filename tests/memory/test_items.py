@@ -82,3 +82,18 @@ def test_the_key_ignores_case_and_spacing_only(text: str) -> None:
     key = item_key(text)
     assert item_key(f"  {text.upper()} ") == item_key(text.upper()) and key == item_key(key)
     assert key.split() == text.lower().split()
+
+
+def test_a_sentence_about_the_one_before_stays_with_it() -> None:
+    failed = (
+        "10:10 on-call scaled search-api from 6 to 12 pods. It did not help. "
+        "Restarted the cluster; this made it worse."
+    )
+    assert steps(failed) == [
+        "10:10 on-call scaled search-api from 6 to 12 pods. It did not help",
+        "Restarted the cluster; this made it worse",
+    ]
+    assert [done_part(step) for step in steps(failed)] == [
+        "10:10 on-call scaled search-api from 6 to 12 pods",
+        "Restarted the cluster",
+    ]
