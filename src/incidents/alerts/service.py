@@ -69,6 +69,9 @@ _LATEST_OF_FINGERPRINT = (
     .limit(1)
 )
 _INCIDENT_OF_KEY = select(Alert.incident_id).where(Alert.idempotency_key == bindparam("key"))
+_UNATTACHED_OF_KEY = select(_ALERTS.c.id).where(
+    _ALERTS.c.idempotency_key == bindparam("key"), _ALERTS.c.incident_id.is_(None)
+)
 _PUBLIC_ID_OF_KEY = (
     select(Incident.public_id)
     .join_from(Alert, Incident, Alert.incident_id == Incident.id)
@@ -171,7 +174,7 @@ def _ingest_one(db_session: Session, alert: NormalizedAlert, via: str) -> Ingest
         incidents.join(db_session=db_session, incident=incident, alert=row, actor=actor)
     elif incident is not None:
         _notice(db_session, incident, row, actor, via)
-    if alert.status == "firing" and incident is not None:
+    if opened and incident is not None:
         _cleared_before(db_session, alert, starts_at, incident.id, actor)
     return IngestResult(
         alert.fingerprint, alert.status, "stored", incident.public_id if incident else None, opened
@@ -182,10 +185,13 @@ def _cleared_before(
     db_session: Session, alert: NormalizedAlert, starts_at: datetime, incident_id: int, actor: str
 ) -> None:
     """A resolved notice that arrived before its firing alert (a sender retrying out of order) was
-    kept unattached: it now clears the alert on the incident the firing one reached, as it would have."""
+    kept unattached: it now clears the alert on the incident the firing one opened, as it would have.
+    Only an opening alert can have one: a notice of a group with an incident was attached to it."""
     key = idempotency_key(alert.source, alert.fingerprint, "resolved", starts_at)
-    early = db_session.scalar(select(Alert).where(Alert.idempotency_key == key, Alert.incident_id.is_(None)))
-    incident = db_session.get(Incident, incident_id)
+    early_id = db_session.connection().scalar(_UNATTACHED_OF_KEY, {"key": key})
+    if early_id is None:  # nearly always: one indexed lookup, no objects loaded
+        return
+    early, incident = db_session.get(Alert, early_id), db_session.get(Incident, incident_id)
     if early is None or incident is None:
         return
     early.incident_id = incident.id
