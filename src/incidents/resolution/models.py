@@ -203,3 +203,4 @@ class CorrectionResult(BaseModel):
     correction: CorrectionRead
     document_id: str
     memory: MemoryStatusRead
+    created: bool = True  # False: the same text already corrected it, and nothing was added

@@ -173,11 +173,23 @@ def update_resolution(
     return resolution
 
 
-def add_correction(*, db_session: Session, incident: Incident, text: str, actor: str) -> Correction:
-    """Attach a correction: retained as its own ``kind:correction`` document, and the record re-synced."""
+@dataclass(frozen=True)
+class Corrected:
+    correction: Correction
+    created: bool  # False: the same text already corrected this incident, and nothing was added
+
+
+def add_correction(*, db_session: Session, incident: Incident, text: str, actor: str) -> Corrected:
+    """Attach a correction: retained as its own ``kind:correction`` document, and the record re-synced.
+    The same text again (a double click, a retried request) adds nothing: memory would otherwise hold,
+    and briefings show, the one correction twice."""
     _lock(db_session, incident)
     if incident.status != "resolved":
         raise ResolutionConflict(f"{incident.public_id} is not resolved; corrections are for past incidents")
+    said = " ".join(text.split())
+    for earlier in list_corrections(db_session=db_session, incident_id=incident.id):
+        if " ".join(earlier.text.split()) == said:
+            return Corrected(earlier, created=False)
     correction = Correction(incident_id=incident.id, text=text, author=actor, created_at=utcnow())
     db_session.add(correction)
     db_session.flush()
@@ -200,7 +212,7 @@ def add_correction(*, db_session: Session, incident: Incident, text: str, actor:
         message=f"Correction by {actor}: {text[:200]}",
         data={"correction_id": correction.id, "document_id": document_id},
     )
-    return correction
+    return Corrected(correction, created=True)
 
 
 def memory_status(*, db_session: Session, incident_id: int) -> MemoryState | None:

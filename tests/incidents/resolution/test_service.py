@@ -106,7 +106,7 @@ def test_a_correction_is_its_own_document_and_re_syncs_the_record(db: Session) -
 
     correction = service.add_correction(
         db_session=db, incident=incident, text="Not the pool size: idle-in-transaction sessions", actor="lee"
-    )
+    ).correction
 
     by_doc = {e.document_id: e for e in rows(db)}
     doc = f"INC-0001-correction-{correction.id}"
@@ -117,6 +117,16 @@ def test_a_correction_is_its_own_document_and_re_syncs_the_record(db: Session) -
     assert by_doc["INC-0001"].payload["corrections"][0]["document_id"] == doc
     [event] = events(db, "correction_added")
     assert event.actor == "lee" and event.data["document_id"] == doc
+
+    owed = len(rows(db))
+    again = service.add_correction(
+        db_session=db,
+        incident=incident,
+        text="Not the pool size:  idle-in-transaction sessions ",
+        actor="kim",
+    )
+    assert (again.created, again.correction.id) == (False, correction.id)  # a double click adds nothing
+    assert len(rows(db)) == owed and len(events(db, "correction_added")) == 1
 
 
 def test_memory_status_follows_the_worst_open_write(db: Session) -> None:

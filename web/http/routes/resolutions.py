@@ -174,23 +174,26 @@ def amend_resolution(
     "/{public_id}/corrections",
     response_model=CorrectionResult,
     status_code=status.HTTP_201_CREATED,
-    responses=ERRORS,
+    responses={**ERRORS, 200: {"description": "the same text already corrects this incident; nothing added"}},
 )
 def add_correction(
-    public_id: PublicId, body: CorrectionCreate, w: Writer = Depends(writer)
+    public_id: PublicId, body: CorrectionCreate, response: Response, w: Writer = Depends(writer)
 ) -> CorrectionResult:
     """Correct a past incident: kept as its own ``kind:correction`` memory, and the record re-synced."""
-    incident, correction = w.write(
+    incident, added = w.write(
         public_id,
         lambda db, incident, actor: service.add_correction(
             db_session=db, incident=incident, text=body.text, actor=actor
         ),
     )
+    if not added.created:
+        response.status_code = status.HTTP_200_OK
     return CorrectionResult(
         incident=incident.public_id,
-        correction=CorrectionRead.model_validate(correction),
-        document_id=service.correction_document_id(incident, correction),
+        correction=CorrectionRead.model_validate(added.correction),
+        document_id=service.correction_document_id(incident, added.correction),
         memory=_memory(w.db, incident),
+        created=added.created,
     )
 
 

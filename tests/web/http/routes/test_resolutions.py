@@ -101,6 +101,13 @@ def test_edits_bump_the_version_and_corrections_get_their_own_document(api: Api)
     assert corrected.status_code == 201, corrected.text
     assert corrected.json()["document_id"].startswith(f"{incident}-correction-")
     assert corrected.json()["memory"]["documents"] == 2
+    repeated = api.post(
+        f"/api/v1/incidents/{incident}/corrections",
+        {"text": "It was idle-in-transaction sessions"},
+        who="automation",
+    )
+    assert repeated.status_code == 200 and not repeated.json()["created"]
+    assert repeated.json()["correction"]["id"] == corrected.json()["correction"]["id"]
     listed = api.client.get(f"/api/v1/incidents/{incident}/corrections", headers=api.auth("reader")).json()
     assert [c["author"] for c in listed] == ["automation"]
     kinds = [e["kind"] for e in api.incident(incident)["timeline"]]

@@ -102,6 +102,13 @@ def add_correction(
         flash(request, f"A correction needs 1 to {MAX_CORRECTION_CHARS} characters of text.", "error")
         return redirect(f"/records/{public_id}#correct")
     with incident_write(request, db, public_id, "Cannot correct") as incident:
-        resolution_service.add_correction(db_session=db, incident=incident, text=text, actor=principal.name)
-    flash(request, "Correction saved; memory will put it ahead of the original record.")
+        added = resolution_service.add_correction(
+            db_session=db, incident=incident, text=text, actor=principal.name
+        )
+    flash(
+        request,
+        "Correction saved; memory will put it ahead of the original record."
+        if added.created
+        else "That correction is already on the record; nothing was added.",
+    )
     return redirect(f"/records/{public_id}")
