@@ -45,3 +45,11 @@ def test_a_nul_in_a_form_field_is_a_422(signed_in: Site) -> None:
     incident = signed_in.open_incident()
     response = signed_in.post_form(f"/incidents/{incident}/resolve", {"root_cause": "pool\x00"})
     assert response.status_code == 422 and "NUL" in response.text
+
+
+def test_the_review_list_names_a_state_it_does_not_know(site: Site) -> None:
+    """As the CLI does: a mistyped state is not silently every draft."""
+    site.signed_in()
+    assert site.client.get("/review?state=all").status_code == 200
+    response = site.client.get("/review?state=bogus")
+    assert response.status_code == 422 and "pending, accepted, rejected, all" in response.text

@@ -60,6 +60,9 @@ def review_list(
     db: Session = Depends(get_db),
 ) -> HTMLResponse:
     wanted: DraftState | None = next((s for s in DRAFT_STATES if s == state), None)
+    if wanted is None and state != "all":
+        choices = ", ".join((*DRAFT_STATES, "all"))
+        raise PageError(422, "No such state", f"Drafts are {choices}; there are none {state!r}.")
     found = drafts.list_drafts(db_session=db, state=wanted, limit=PAGE_SIZE)
     context = {
         "nav": "review",
