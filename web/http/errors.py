@@ -1,10 +1,11 @@
 """Every client error is a JSON 4xx that names the problem; nothing escapes as a bare 500."""
 
 import logging
+from collections.abc import Awaitable, Callable
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 log = logging.getLogger(__name__)
@@ -20,11 +21,10 @@ def _loc(loc: tuple[object, ...] | list[object]) -> str:
     return ".".join(str(part) for part in loc if part != "body") or "body"
 
 
-def json_error(exc: StarletteHTTPException) -> JSONResponse:
-    return JSONResponse(status_code=exc.status_code, content={"detail": exc.detail}, headers=exc.headers)
+def install(app: FastAPI, not_found_page: Callable[[Request], Awaitable[Response]] | None = None) -> None:
+    """``not_found_page``: what a browser (one that asks for HTML) gets for an address nothing serves
+    outside the API; every other error, and the API's 404, is JSON."""
 
-
-def install(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def validation(_: Request, exc: RequestValidationError) -> JSONResponse:
         problems = [{"field": _loc(e.get("loc", ())), "message": e.get("msg", "")} for e in exc.errors()]
@@ -32,5 +32,10 @@ def install(app: FastAPI) -> None:
         return JSONResponse(status_code=422, content={"detail": detail, "errors": problems})
 
     @app.exception_handler(StarletteHTTPException)
-    async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return json_error(exc)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        browsing = "text/html" in request.headers.get("accept", "") and not request.url.path.startswith(
+            "/api/"
+        )
+        if exc.status_code == 404 and browsing and not_found_page is not None:
+            return await not_found_page(request)
+        return JSONResponse(status_code=exc.status_code, content={"detail": exc.detail}, headers=exc.headers)

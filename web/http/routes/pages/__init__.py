@@ -7,14 +7,12 @@ memory driver.
 """
 
 from fastapi import FastAPI, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
-from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from web.app.settings import WebSettings
 from web.http import sessions
-from web.http.errors import json_error
 from web.http.headers import SecurityHeaders
 from web.http.routes.pages import (
     incident,
@@ -58,14 +56,8 @@ def install(app: FastAPI, settings: WebSettings) -> None:
     async def _page_error(request: Request, exc: PageError) -> HTMLResponse:
         return await run_in_threadpool(error_page, request, exc)
 
-    @app.exception_handler(StarletteHTTPException)
-    async def _no_such_page(request: Request, exc: StarletteHTTPException) -> Response:
-        """A browser that asks for an address nothing serves gets the site's 404 page, not JSON; the
-        API and every other error keep their JSON."""
-        browsing = "text/html" in request.headers.get("accept", "") and not request.url.path.startswith(
-            "/api/"
-        )
-        if exc.status_code == 404 and browsing:
-            missing = PageError(404, "Not found", f"There is no page at {request.url.path}.")
-            return await run_in_threadpool(error_page, request, missing)
-        return json_error(exc)
+
+async def not_found_page(request: Request) -> HTMLResponse:
+    """The site's 404 page for an address nothing serves (``errors.install`` sends browsers here)."""
+    missing = PageError(404, "Not found", f"There is no page at {request.url.path}.")
+    return await run_in_threadpool(error_page, request, missing)
