@@ -22,12 +22,12 @@ ITEMS_VERSION = 3
 _LIST_ITEM = re.compile(r"\n\s*(?:\d{1,2}[.)]|[-•*])\s+")
 _CLAUSE = re.compile(r";\s+|(?<=[.!?])\s+(?=[A-Z])")
 # A sentence or clause opening with these words is about the one before it.
-_BACK = re.compile(r"(?:it|this|that|these|those|which)\b", re.IGNORECASE)
+_BACK_WORDS = r"(?:it|this|that|these|those|which)\b"
+_BACK = re.compile(_BACK_WORDS, re.IGNORECASE)
 _DETAILS = re.compile(r"\s*\([^()]*\)")
 # Where a recorded line stops saying what was done and starts saying what it did.
 _CONSEQUENCE = re.compile(
-    r":\s+|[.;]\s+(?=(?:it|this|that|these|those|which)\b)"
-    r"|\s+(?=(?:made|caused|did not|didn't|only|which|so that)\b)",
+    rf":\s+|[.;]\s+(?={_BACK_WORDS})|\s+(?=(?:made|caused|did not|didn't|only|which|so that)\b)",
     re.IGNORECASE,
 )
 

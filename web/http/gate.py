@@ -77,10 +77,8 @@ def import_limit(settings: Settings) -> int:
 # Routes whose body differs from DEFAULT, first match wins. Kept here, in one table, so the rules
 # are read before any route (or FastAPI's own body parsing) runs.
 RULES: tuple[tuple[str, BodyRule], ...] = (
-    (
-        "/api/v1/alerts/pagerduty",
-        BodyRule(intake_limit, anonymous=True, pagerduty=True),
-    ),  # routing_key: credential
+    # PagerDuty's two addresses: the routing_key in the body is the credential.
+    ("/api/v1/alerts/pagerduty", BodyRule(intake_limit, anonymous=True, pagerduty=True)),
     ("/v2/enqueue", BodyRule(intake_limit, anonymous=True, pagerduty=True)),
     ("/api/v1/alerts", BodyRule(intake_limit, rechecked=True)),
     ("/api/v1/alerts/{source}", BodyRule(intake_limit, rechecked=True)),

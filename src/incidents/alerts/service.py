@@ -174,15 +174,15 @@ def _ingest_one(db_session: Session, alert: NormalizedAlert, via: str) -> Ingest
         incidents.join(db_session=db_session, incident=incident, alert=row, actor=actor)
     elif incident is not None:
         _notice(db_session, incident, row, actor, via)
-    if opened and incident is not None:
-        _cleared_before(db_session, alert, starts_at, incident.id, actor)
+    if opened and isinstance(incident, Incident):
+        _cleared_before(db_session, alert, starts_at, incident, actor)
     return IngestResult(
         alert.fingerprint, alert.status, "stored", incident.public_id if incident else None, opened
     )
 
 
 def _cleared_before(
-    db_session: Session, alert: NormalizedAlert, starts_at: datetime, incident_id: int, actor: str
+    db_session: Session, alert: NormalizedAlert, starts_at: datetime, incident: Incident, actor: str
 ) -> None:
     """A resolved notice that arrived before its firing alert (a sender retrying out of order) was
     kept unattached: it now clears the alert on the incident the firing one opened, as it would have.
@@ -191,8 +191,8 @@ def _cleared_before(
     early_id = db_session.connection().scalar(_UNATTACHED_OF_KEY, {"key": key})
     if early_id is None:  # nearly always: one indexed lookup, no objects loaded
         return
-    early, incident = db_session.get(Alert, early_id), db_session.get(Incident, incident_id)
-    if early is None or incident is None:
+    early = db_session.get(Alert, early_id)
+    if early is None:
         return
     early.incident_id = incident.id
     incidents.clear(db_session=db_session, incident=incident, alert=early, actor=actor)

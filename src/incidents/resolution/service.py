@@ -152,13 +152,13 @@ def update_resolution(
             f"{incident.public_id} is history ({incident.origin}); "
             "rewriting it needs the history:replace scope"
         )
-    previous = {name: getattr(resolution, name) for name in sorted(changed)}
+    fields = sorted(changed)
+    previous = {name: getattr(resolution, name) for name in fields}
     for name, value in changed.items():
         setattr(resolution, name, value)
     resolution.version += 1
     resolution.updated_at = utcnow()
     db_session.flush()
-    fields = sorted(changed)
     data: dict[str, object] = {"version": resolution.version, "fields": fields}
     what = "History record" if history else "Resolution"
     add_event(
