@@ -23,6 +23,7 @@ from incidents.resolution import outbox
 from incidents.resolution.models import Resolution
 from incidents.resolution.service import get_resolution, list_corrections, record_payload
 from incidents.timeutil import plausible, utcnow
+from memory.extraction.extract import REQUIRED as TEMPLATE_REQUIRED
 from memory.history import HistoryRow, describe
 from memory.template import FIELDS
 
@@ -30,7 +31,7 @@ from memory.template import FIELDS
 DRAFTED = ("title", "service", *(f.name for f in FIELDS))
 # What a draft needs before it is accepted (``HistoryRow``): a service to file it under, and the
 # post-mortem's required fields.
-REQUIRED = ("service", *(f.name for f in FIELDS if f.required))
+REQUIRED = ("service", *TEMPLATE_REQUIRED)
 
 
 def missing_of(fields: Mapping[str, Mapping[str, object]]) -> list[str]:
