@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import select
 
 from incidents.database import transaction
+from incidents.incident import service as incident_service
 from incidents.incident.models import Incident
 from incidents.locking import serialized_writes
 from incidents.profile import service as profile_state
@@ -58,6 +59,24 @@ class Scope:
     @property
     def tags(self) -> list[str]:
         return service_model_tags(self.service) if self.service else []
+
+
+class UnknownService(LookupError):
+    """A service profile asked of a service no incident is on: it would profile nothing, and a typo
+    would leave a profile behind that the worker never refreshes."""
+
+
+def asked_scope(container: Container, service: str | None) -> Scope:
+    """The scope a reader or a refresh asked for: the team's, or a service that has incidents here."""
+    if service is None:
+        return Scope(None)
+    with container.sessions() as db:
+        known = incident_service.distinct_services(db_session=db)
+    if service not in known:
+        raise UnknownService(
+            f"no incident is on service {service!r}; services with incidents: {', '.join(known) or 'none'}"
+        )
+    return Scope(service)
 
 
 @dataclass(frozen=True)

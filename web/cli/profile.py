@@ -28,7 +28,7 @@ async def _refresh(
 
     container = Container.build()
     try:
-        scope = profile.Scope(service)
+        scope = profile.asked_scope(container, service)
         operation = await profile.request_refresh(container, scope)
         # The embedded driver refreshes inside this process: leaving early would abandon the refresh.
         if not wait and container.bank.driver != "embedded":
@@ -65,7 +65,7 @@ async def _show(service: str | None) -> profile.ProfileView:
 
     container = Container.build()
     try:
-        return await profile.view(container, profile.Scope(service))
+        return await profile.view(container, profile.asked_scope(container, service))
     finally:
         await container.aclose()
 
@@ -78,9 +78,12 @@ def refresh(
 ) -> None:
     """Refresh the profile now (it is also refreshed automatically after new memory writes)."""
     from memory.service import MemoryUnavailable
+    from web.app.profile import UnknownService
 
     try:
         operation, view = run(_refresh(service, wait, timeout))
+    except UnknownService as exc:
+        raise typer.BadParameter(str(exc), param_hint="--service") from exc
     except (MemoryUnavailable, TimeoutError, RuntimeError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(code=1) from exc
@@ -98,7 +101,12 @@ def show(
     as_json: bool = typer.Option(False, "--json", help="Print the profile object and nothing else."),
 ) -> None:
     """Print the profile: its patterns with their citations, and how fresh it is."""
-    view = run(_show(service))
+    from web.app.profile import UnknownService
+
+    try:
+        view = run(_show(service))
+    except UnknownService as exc:
+        raise typer.BadParameter(str(exc), param_hint="--service") from exc
     if as_json:
         typer.echo(json.dumps(view.to_dict(), indent=2))
         return

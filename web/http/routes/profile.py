@@ -22,6 +22,16 @@ Service = Annotated[
     str | None, Query(max_length=255, description="A service's own profile instead of the team's")
 ]
 ERRORS = errors(None, {503: "memory is unreachable; the detail says why"})
+SCOPED = errors(
+    None, {404: "no incident is on that service", 503: "memory is unreachable; the detail says why"}
+)
+
+
+def _scope(container: Container, service: str | None) -> profile.Scope:
+    try:
+        return profile.asked_scope(container, service or None)
+    except profile.UnknownService as exc:
+        raise HTTPException(404, str(exc)) from exc
 
 
 def operation_dict(operation: Operation) -> dict[str, Any]:
@@ -36,7 +46,7 @@ def operation_dict(operation: Operation) -> dict[str, Any]:
     }
 
 
-@router.get("/profile", responses=ERRORS)
+@router.get("/profile", responses=SCOPED)
 async def get_profile(
     service: Service = None,
     _: Principal = Depends(require("read")),
@@ -46,11 +56,11 @@ async def get_profile(
 
     While memory is unreachable this is the last copy seen (``source: snapshot``) with ``memory_error``.
     """
-    found = await profile.view(container, profile.Scope(service or None))
+    found = await profile.view(container, _scope(container, service))
     return found.to_dict()
 
 
-@router.post("/profile/refresh", status_code=status.HTTP_202_ACCEPTED, responses=ERRORS)
+@router.post("/profile/refresh", status_code=status.HTTP_202_ACCEPTED, responses=SCOPED)
 async def refresh_profile(
     service: Service = None,
     _: Principal = Depends(require("incidents:write")),
@@ -58,7 +68,7 @@ async def refresh_profile(
 ) -> dict[str, Any]:
     """Start a refresh (creating the profile if memory has none yet) and return its operation."""
     try:
-        operation = await profile.request_refresh(container, profile.Scope(service or None))
+        operation = await profile.request_refresh(container, _scope(container, service))
     except MemoryUnavailable as exc:
         raise HTTPException(503, f"memory unavailable: {exc}") from exc
     return operation_dict(operation)

@@ -168,3 +168,13 @@ def test_a_pattern_with_regular_dates_shows_its_period_and_next_date(site: Site)
     assert "recurs about every 90 days; the last was 2026-04-10" in done
     assert "the next was due around 2026-07-09" in done  # the dates are in the past
     assert '<svg class="chart strip"' in done and "next due around 2026-07-09" in done
+
+
+def test_the_profile_of_a_service_no_incident_is_on_is_a_404_naming_it(site: Site) -> None:
+    site.signed_in()
+    site.seed(8)
+    page = site.client.get("/profile", params={"service": "chekout-service"})
+    assert page.status_code == 404 and "chekout-service" in page.text and "checkout-service" in page.text
+    refresh = site.post_form("/profile/refresh", {"service": "chekout-service"}, csrf_from="/profile")
+    assert refresh.status_code == 404
+    assert site.client.get("/profile", params={"service": "checkout-service"}).status_code == 200

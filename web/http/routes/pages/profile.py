@@ -28,7 +28,15 @@ from memory.service import (
 from web.app import confidence, profile
 from web.app.container import Container
 from web.http.deps import get_container
-from web.http.routes.pages.common import checked_form, flash, page_user, page_writer, redirect, render
+from web.http.routes.pages.common import (
+    PageError,
+    checked_form,
+    flash,
+    page_user,
+    page_writer,
+    redirect,
+    render,
+)
 from web.http.security import Principal
 from web.http.views.chart import Chart, count_by_period, stacked_bars
 from web.http.views.recurrence import Strip, recurrence_strip
@@ -84,7 +92,7 @@ async def profile_page(
     principal: Principal = Depends(page_user),
     container: Container = Depends(get_container),
 ) -> HTMLResponse:
-    scope = profile.Scope(service.strip()[:255] or None)
+    scope = _scope(container, service)
     found = await profile.view(container, scope)
     op_id = operation.strip()[:128] or found.refresh.get("operation_id")
     followed: Operation | None = None
@@ -116,6 +124,13 @@ async def profile_page(
     return await run_in_threadpool(render, request, "profile.html", context, principal=principal)
 
 
+def _scope(container: Container, service: str | None) -> profile.Scope:
+    try:
+        return profile.asked_scope(container, (service or "").strip()[:255] or None)
+    except profile.UnknownService as exc:
+        raise PageError(404, "No such service", str(exc)) from exc
+
+
 def _services(container: Container) -> list[str]:
     with container.sessions() as db:
         return incident_service.distinct_services(db_session=db)
@@ -129,8 +144,9 @@ async def refresh(
     container: Container = Depends(get_container),
 ) -> RedirectResponse:
     service = str(form.get("service", "")).strip()[:255] or None
+    scope = _scope(container, service)
     try:
-        started = await profile.request_refresh(container, profile.Scope(service))
+        started = await profile.request_refresh(container, scope)
     except MemoryUnavailable as exc:
         flash(request, f"Memory is unreachable, so the profile cannot be refreshed now: {exc}", "error")
         return redirect(f"/profile{_query(service)}")
