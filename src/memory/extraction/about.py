@@ -2,7 +2,7 @@
 
 import re
 
-from memory.extraction.headings import lines_of, trimmed
+from memory.extraction.headings import field_of, lines_of, trimmed
 from memory.extraction.model import Span
 from memory.extraction.values import DATE, date_in
 
@@ -35,14 +35,25 @@ def _plain(span: Span, text: str) -> bool:
     return not _LINK.search(piece) and "|" not in piece and any(c.isalpha() for c in piece)
 
 
-def title_span(text: str) -> Span | None:
-    """The first Markdown heading that is plain words, else the first line of words."""
+def heading_title_span(text: str) -> Span | None:
+    """The first Markdown heading that is plain words and names no template field: a Google Docs
+    export heads its sections ("# Impact", "# Root cause") as a Markdown post-mortem heads its title."""
     for match in _ATX.finditer(text):
         span = Span(match.start("h"), match.end("h"))
-        if _plain(span, text) and span.end - span.start <= MAX_TITLE:
+        if _plain(span, text) and span.end - span.start <= MAX_TITLE and field_of(match.group("h")) is None:
             return span
+    return None
+
+
+def title_span(text: str) -> Span | None:
+    """The title heading, else the first line of words (a heading's words, without its marks)."""
+    heading = heading_title_span(text)
+    if heading is not None:
+        return heading
     for line in lines_of(text):
-        words = trimmed(text, Span(line.start, line.end))
+        marked = _ATX.fullmatch(line.text)
+        words = Span(line.start + marked.start("h"), line.start + marked.end("h")) if marked else None
+        words = words or trimmed(text, Span(line.start, line.end))
         if words and _plain(words, text) and words.end - words.start <= MAX_TITLE:
             return words
     return None

@@ -8,7 +8,14 @@ A paragraph repeated word for word (status pages print each update twice) counts
 
 from collections.abc import Iterator, Mapping
 
-from memory.extraction.about import MAX_SERVICE, MAX_TITLE, date_span, service_span, title_span
+from memory.extraction.about import (
+    MAX_SERVICE,
+    MAX_TITLE,
+    date_span,
+    heading_title_span,
+    service_span,
+    title_span,
+)
 from memory.extraction.document import SourceDocument
 from memory.extraction.headings import Section, lines_of, paragraphs, sections, trimmed
 from memory.extraction.model import EMPTY, ExtractedField, Extraction, Span, fragment, joined
@@ -199,7 +206,10 @@ def extract(document: SourceDocument) -> Extraction:
             filled[name] = given
     fields = {f.name: filled.get(f.name, EMPTY) for f in FIELDS}
     title_at = title_span(text)
-    title = _meta(document.meta, "title") or _span_field(text, title_at, MAX_TITLE)
+    # A page's <title> is often the site's or the wiki space's ("Engineering Wiki"): the page's own
+    # title heading says more, and the <title> only stands in when the page has none.
+    page_title = _meta(document.meta, "page_title") if heading_title_span(text) is None else None
+    title = _meta(document.meta, "title") or page_title or _span_field(text, title_at, MAX_TITLE)
     service = _meta(document.meta, "service") or _span_field(text, service_span(text, title_at), MAX_SERVICE)
     return Extraction(
         fields=fields,

@@ -170,7 +170,7 @@ def _documents(name: str, data: bytes) -> list[SourceDocument]:
     if kind == "html":
         text, title = html_to_text(text)
         if title:
-            meta["title"] = title
+            meta["page_title"] = title
         if not text:
             raise UnreadableFile("HTML page without any text")
     elif kind == "markdown":

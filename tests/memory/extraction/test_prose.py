@@ -112,3 +112,26 @@ def test_an_error_quoted_after_what_logged_or_threw_it_is_a_signature() -> None:
     signature = extract(from_text("cart.txt", text))["error_signature"].value.splitlines()
     assert "OOM command not allowed when used memory > maxmemory" in signature
     assert "CommitFailedException" in signature
+
+
+def _title(name: str, data: bytes) -> str:
+    (document,) = read_bytes(name, data).documents
+    return extract(document).title.value
+
+
+def test_a_google_docs_export_is_titled_by_its_title_line_not_its_first_section() -> None:
+    assert _title("pay.html", (FILES / "gdocs-payment-timeouts.html").read_bytes()) == (
+        "Postmortem: payment gateway timeouts"
+    )
+
+
+def test_a_page_is_titled_by_its_own_heading_before_the_sites_title() -> None:
+    page = b"""<html><head><title>Engineering Wiki</title></head><body><nav>Home</nav>
+    <h1>Checkout outage: connection pool exhausted</h1><h2>Root cause</h2><p>Too small.</p></body></html>"""
+    assert _title("wiki.html", page) == "Checkout outage: connection pool exhausted"
+
+
+def test_a_page_without_a_title_heading_is_titled_by_its_title_tag() -> None:
+    page = b"""<html><head><title>Search latency review</title></head><body><p>Seen at noon.</p>
+    <h1>Impact</h1><p>Slow.</p><h1>Root cause</h1><p>Pool too small.</p></body></html>"""
+    assert _title("search.html", page) == "Search latency review"

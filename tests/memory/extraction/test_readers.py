@@ -48,7 +48,7 @@ def test_plain_text_is_read_as_it_is() -> None:
 def test_confluence_export_keeps_the_page_body_and_title_only() -> None:
     [doc] = _read("confluence-cache-eviction.html")
     assert doc.kind == "html"
-    assert doc.meta["title"] == "SRE : Incident review - catalog cache eviction storm"
+    assert doc.meta["page_title"] == "SRE : Incident review - catalog cache eviction storm"
     assert doc.text.startswith("# SRE : Incident review")
     assert "## Root cause\n\nA bulk price import invalidated every catalog key" in doc.text
     assert "- Paused the price import job." in doc.text
