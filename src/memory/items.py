@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable
 
 from memory import runbooks
+from memory.extraction.prose import FAILED
 from memory.schema import IncidentRecord, RecordFormatError, parse_record
 
 # What a document's items are, by version: items stored under an earlier version are stored again.
@@ -30,6 +31,21 @@ _CONSEQUENCE = re.compile(
     rf":\s+|[.;]\s+(?={_BACK_WORDS})|\s+(?=(?:made|caused|did not|didn't|only|which|so that)\b)",
     re.IGNORECASE,
 )
+
+
+# What a step says of itself when it did not help, besides what the extractor reads in prose as a failed
+# attempt ("made it worse"): in a list of moves, "429s got worse" can only be about the move.
+_WORSE = re.compile(
+    r"\b(?:(?:got|went|grew|became) worse|worsened|changed nothing|(?:had|made) no (?:effect|difference))\b",
+    re.IGNORECASE,
+)
+_TIME = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?\b")
+_NOTICE = re.compile(
+    r"\b(?:alerts? (?:fired|triggered|went off|came in)|alerted|paged|ack(?:ed|nowledged)|declared|escalated|"
+    r"joined)\b",
+    re.IGNORECASE,
+)
+MAX_NOTICE_WORDS = 6
 
 
 def steps(text: str) -> list[str]:
@@ -52,6 +68,29 @@ def steps(text: str) -> list[str]:
                 parts.append(part)
         out += parts
     return out
+
+
+def failed(step: str) -> bool:
+    """A recorded move that says it did not help: "Restarted the pods, which did not help"."""
+    return bool(FAILED.search(step) or _WORSE.search(step))
+
+
+def notice(step: str) -> bool:
+    """A timeline line that only says how the team heard of it ("14:20 alert fired", "14:23 acked by
+    oncall"): neither a check nor a fix."""
+    words = [w for w in _TIME.sub(" ", step).split() if any(c.isalpha() for c in w)]
+    return len(words) <= MAX_NOTICE_WORDS and bool(_NOTICE.search(step))
+
+
+def worked_steps(record: IncidentRecord) -> list[str]:
+    """The record's resolution steps that did what they were for: a step that says it did not help is
+    one of its failed attempts, and a notice is no move at all; neither is a check or a fix to offer."""
+    return [step for step in steps(record.resolution_steps) if not failed(step) and not notice(step)]
+
+
+def failed_steps(record: IncidentRecord) -> list[str]:
+    """The record's failed attempts, then the resolution steps that say they did not help."""
+    return [*steps(record.failed_attempts), *filter(failed, steps(record.resolution_steps))]
 
 
 def without_details(text: str) -> str:
@@ -84,7 +123,7 @@ def line_keys(lines: Iterable[str]) -> list[str]:
 
 def record_items(record: IncidentRecord) -> list[str]:
     """The keys of the record's steps and failed attempts."""
-    return line_keys([*steps(record.resolution_steps), *steps(record.failed_attempts)])
+    return line_keys([*worked_steps(record), *failed_steps(record)])
 
 
 def runbook_items(text: str) -> list[str]:

@@ -35,6 +35,7 @@ import numpy as np
 from memory.bank import RecalledIncident, ReflectAnswer
 from memory.corrections import parse_correction
 from memory.embedder import Embedder
+from memory.items import failed_steps, worked_steps
 from memory.naming import failure_name
 from memory.profile import (
     PROFILE_SCHEMA,
@@ -62,8 +63,6 @@ MAX_PASSES = 5
 EMBED_CHARS = 400
 VECTOR_CACHE = 4 * MAX_INCIDENTS
 NEAR_DUPLICATE = 0.8
-_NUMBERED = re.compile(r"(?m)^\s*\d+[.)]\s+")
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
 
 
 @dataclass
@@ -265,10 +264,10 @@ def _pattern(members: list[_Member], group: list[int], similarity: np.ndarray, s
             + [(m.record.root_cause, m, None) for m in chosen]
         ),
         mitigations_that_worked=_collect(
-            (m.record.resolution_steps, m) for m in chosen if not m.record.noise
+            ("; ".join(worked_steps(m.record)), m) for m in chosen if not m.record.noise
         ),
-        risky_actions=_collect((m.record.failed_attempts, m) for m in chosen),
-        first_checks=_collect((_first_step(m.record.resolution_steps), m) for m in chosen),
+        risky_actions=_collect(("; ".join(failed_steps(m.record)), m) for m in chosen),
+        first_checks=_collect((next(iter(worked_steps(m.record)), ""), m) for m in chosen),
         runbooks=_collect((m.record.runbook_used, m) for m in chosen),
     )
 
@@ -303,17 +302,6 @@ def _dependencies(chosen: list[_Member], services: set[str]) -> list[PatternItem
         text = "\n".join([record.symptom, record.root_cause, record.error_signature]).lower()
         found.extend((s, member) for s in sorted(services - {record.service}) if s.lower() in text)
     return _collect(found)
-
-
-def _first_step(steps: str) -> str:
-    """The first thing the responders did: item 1 of a numbered list, else the first sentence or line."""
-    text = steps.strip()
-    numbered = _NUMBERED.split(text)
-    if len(numbered) > 1:
-        first = next((part for part in numbered if part.strip()), "")
-        return " ".join(first.split())
-    first = _SENTENCE_END.split(text.split("\n", 1)[0].strip(), maxsplit=1)[0]
-    return first.strip(" -*•\t").rstrip(";")
 
 
 def _first_line(text: str) -> str:

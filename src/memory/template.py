@@ -105,7 +105,6 @@ FIELDS: tuple[TemplateField, ...] = (
             "mitigation",
             "remediation",
             "recovery",
-            "timeline",
         ),
     ),
     TemplateField(

@@ -1,5 +1,6 @@
 """Items: the lines of records and runbooks a briefing compares, keyed as the embedder reads them."""
 
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from hypothesis import given
@@ -8,11 +9,14 @@ from hypothesis import strategies as st
 from memory.items import (
     document_items,
     done_part,
+    failed_steps,
     item_key,
+    notice,
     record_items,
     runbook_items,
     steps,
     without_details,
+    worked_steps,
 )
 from memory.schema import IncidentRecord, format_record
 from tests.memory.test_runbooks import RUNBOOK
@@ -97,3 +101,38 @@ def test_a_sentence_about_the_one_before_stays_with_it() -> None:
         "10:10 on-call scaled search-api from 6 to 12 pods",
         "Restarted the cluster",
     ]
+
+
+def test_a_resolution_step_that_says_it_did_not_help_is_a_failed_attempt() -> None:
+    tried = replace(
+        RECORD, resolution_steps="1. Restarted the pods, which did not help.\n2. Raised the pool to 40."
+    )
+    assert worked_steps(tried) == ["Raised the pool to 40"]
+    assert failed_steps(tried) == ["Restarting pods did not help", "Restarted the pods, which did not help"]
+    assert {"raised the pool to 40", "restarted the pods, which did not help"} <= set(record_items(tried))
+
+
+LINES = [
+    "Raised the pool",
+    "Restarting did not help",
+    "Rolled back",
+    "the 5xx got worse",
+    "14:20 alert fired",
+]
+
+
+@given(st.lists(st.sampled_from(LINES)))
+def test_every_recorded_step_is_worked_failed_or_a_notice_and_only_one(lines: list[str]) -> None:
+    text = "\n".join(f"- {line}" for line in lines)
+    split = replace(RECORD, resolution_steps=text, failed_attempts="")
+    notices = [step for step in steps(text) if notice(step)]
+    assert sorted(worked_steps(split) + failed_steps(split) + notices) == sorted(steps(text))
+
+
+def test_a_notice_is_how_the_team_heard_of_it_not_a_move() -> None:
+    assert all(
+        map(notice, ["14:20 alert fired", "14:23 acked by oncall", "10:07 on-call paged the search team"])
+    )
+    assert not any(
+        map(notice, ["Silenced the alert for an hour", "Paged the DB team, who failed over the primary"])
+    )

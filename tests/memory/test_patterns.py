@@ -59,7 +59,7 @@ def test_every_field_cites_the_incidents_it_came_from(synthesizer: OfflineSynthe
     ]
     assert pool.risky_actions[0].citations == ["INC-0001"]
     assert "more pods" in pool.risky_actions[0].text
-    assert pool.first_checks[0].text == "Checked pg_stat_activity for connection counts."
+    assert pool.first_checks[0].text == "Checked pg_stat_activity for connection counts"
     assert {c for item in pool.recorded_root_causes for c in item.citations} == {"INC-0001", "INC-0003"}
     for name in ("early_warning_signals", "mitigations_that_worked"):
         assert all(item.citations for item in getattr(pool, name))

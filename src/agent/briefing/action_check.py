@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from agent.core.claims import steps
+from agent.core.claims import failed_steps, worked_steps
 from agent.core.similarity import Similarity, coverage, stems
 from memory import runbooks
 from memory.items import done_part
@@ -81,12 +81,12 @@ def moves_from_record(record: IncidentRecord) -> list[RecordedMove]:
     """A record's failed attempts (risky) and resolution steps (worked), one move per step."""
     moves = [
         RecordedMove(record.incident_id, record.service, "failed attempt", step, step, record.timestamp)
-        for step in steps(record.failed_attempts)
+        for step in failed_steps(record)
     ]
     outcome = " ".join(record.outcome.split())
     moves += [
         RecordedMove(record.incident_id, record.service, "resolution step", step, outcome, record.timestamp)
-        for step in steps(record.resolution_steps)
+        for step in worked_steps(record)
     ]
     return moves
 

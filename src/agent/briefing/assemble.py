@@ -13,7 +13,7 @@ and its shown line is written here from them, once; nothing downstream reads the
 """
 
 from agent.briefing.precedents import NO_RELIABLE, Reading, is_noise, read
-from agent.core.claims import flat, steps
+from agent.core.claims import failed_steps, flat, steps, worked_steps
 from agent.core.conversation import ConversationView
 from agent.core.evidence import Match
 from agent.core.schema import Claim, ClaimField, ModelAnswer, Qualifier, Role, SeenBefore
@@ -136,7 +136,7 @@ def _checks(useful: list[Match], view: ConversationView) -> list[Claim]:
                     "check", "signature", flat(record.error_signature, 240), n, ident, lead=lead, match=match
                 )
             )
-        first = steps(record.resolution_steps)[:1]
+        first = worked_steps(record)[:1]
         if first:
             lead = f"What {ident} checked or did first: "
             items.append(_claim("check", "resolution_step", first[0], n, ident, lead=lead, match=match))
@@ -182,7 +182,7 @@ def _fix_from(best: Match, reading: Reading) -> list[Claim]:
     assert record is not None
     items = [
         _claim("fix", "resolution_step", step, n, ident, match=best, reading=reading)
-        for step in steps(record.resolution_steps)[:MAX_STEPS]
+        for step in worked_steps(record)[:MAX_STEPS]
     ]
     if record.outcome:
         lead = f"Outcome then ({ident}): "
@@ -194,10 +194,10 @@ def _risky(useful: list[Match], view: ConversationView) -> list[Claim]:
     items: list[Claim] = []
     for match in useful:
         record, ident = match.incident.record, match.incident.id
-        if record is None or not record.failed_attempts:
+        if record is None:
             continue
         lead = f"{ident} (did not help or made it worse): "
-        for attempt in steps(record.failed_attempts)[:3]:
+        for attempt in failed_steps(record)[:3]:
             items.append(_claim("risky", "failed_attempt", attempt, match.item.n, ident, lead=lead))
     for item in view.evidence.items:
         if item.kind == "runbook" and useful:

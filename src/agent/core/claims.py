@@ -15,7 +15,11 @@ from agent.core.claim_kind import is_action, services_named
 from agent.core.evidence import Evidence, Match
 from agent.core.schema import Claim, ClaimField, Role
 from memory import runbooks
-from memory.items import steps as steps  # memory embeds these same steps when it retains a record
+
+# memory embeds these same steps when it retains a record
+from memory.items import failed_steps as failed_steps
+from memory.items import steps as steps
+from memory.items import worked_steps as worked_steps
 from memory.text import clip
 
 # The briefing's lists and the role each holds (a cause list may also hold noise claims: precedents
@@ -148,6 +152,6 @@ def _record_grounds(match: Match) -> list[Ground]:
         ("runbook_used", record.runbook_used),
     )
     found += [Ground(name, flat(text, 2000), ident) for name, text in singles if text.strip()]
-    found += [Ground("resolution_step", s, ident) for s in steps(record.resolution_steps)]
-    found += [Ground("failed_attempt", s, ident) for s in steps(record.failed_attempts)]
+    found += [Ground("resolution_step", s, ident) for s in worked_steps(record)]
+    found += [Ground("failed_attempt", s, ident) for s in failed_steps(record)]
     return found

@@ -46,6 +46,17 @@ def _cues(*phrases: str) -> re.Pattern[str]:
     return re.compile(r"\b(?:" + "|".join(phrases) + r")", re.IGNORECASE)
 
 
+# What did not help: "Restarting the pods did not resolve the issue", "which made it worse".
+FAILED = _cues(
+    r"(?:did|does) not (?:fully )?(?:resolve|help|fix|improve|mitigate|restore)",
+    r"didn't (?:fully )?(?:resolve|help|fix|improve|mitigate|restore)",
+    r"(?:was|were) (?:not|in)effective",
+    r"unsuccessful",
+    r"made (?:it|things|the (?:problem|issue|situation)) worse",
+    r"exacerbat",
+    r"did not have the (?:expected|intended|desired) effect",
+)
+
 # In the order they are checked: the first that matches gives the sentence its role.
 CUES: tuple[tuple[Role, re.Pattern[str]], ...] = (
     (
@@ -78,18 +89,7 @@ CUES: tuple[tuple[Role, re.Pattern[str]], ...] = (
             r"will be (?:adding|implementing|improving|making|changing|deploying)",
         ),
     ),
-    (
-        "failed_attempts",
-        _cues(
-            r"(?:did|does) not (?:fully )?(?:resolve|help|fix|improve|mitigate|restore)",
-            r"didn't (?:fully )?(?:resolve|help|fix|improve|mitigate|restore)",
-            r"(?:was|were) (?:not|in)effective",
-            r"unsuccessful",
-            r"made (?:it|things|the (?:problem|issue|situation)) worse",
-            r"exacerbat",
-            r"did not have the (?:expected|intended|desired) effect",
-        ),
-    ),
+    ("failed_attempts", FAILED),
     (
         "root_cause",
         _cues(

@@ -66,3 +66,18 @@ def test_without_an_embedder_words_alone_decide_more_strictly() -> None:
         check_action("update the status page", MOVES, service="checkout-service", similarity=words).verdict
         == "no record"
     )
+
+
+def test_a_resolution_step_that_says_it_did_not_help_is_risky_not_worked_before() -> None:
+    tried = record(
+        "INC-0003",
+        resolution_steps="1. Restarted the checkout pods, which did not help\n2. Raised the pool size to 50",
+        failed_attempts="",
+    )
+    result = check_action(
+        "restart the checkout pods",
+        moves_from_record(tried),
+        service="checkout-service",
+        similarity=SIMILARITY,
+    )
+    assert (result.verdict, result.citations) == ("risky", ["INC-0003"])

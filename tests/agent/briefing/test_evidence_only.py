@@ -379,3 +379,21 @@ async def test_a_search_across_services_looks_deep_and_keeps_its_limit(bank: Wat
     await tools.run(scoped, conversation.view(), offered)
     assert [r["limit"] for r in bank.recalls[:2]] == [RERANK_DEPTH, 3 + LOOKALIKE_SLACK]
     assert found.ok and len([i for i in found.found if "kind:correction" not in i.tags]) == 1
+
+
+async def test_a_recorded_step_that_did_not_help_is_offered_as_a_move_to_avoid_not_a_fix() -> None:
+    bank = FakeRecall()
+    bank.add(
+        record(
+            "INC-0005",
+            resolution_steps="1. Restarted the checkout pods, which did not help\n2. Raised the pool to 50",
+            failed_attempts="",
+        )
+    )
+    briefing = await planner_agent(bank).brief(AlertInput(text=POOL, service="checkout-service"))
+    offered = [item.text for item in [*briefing.first_checks, *briefing.suggested_fix]]
+    assert not any("Restarted the checkout pods" in text for text in offered)
+    assert any("Raised the pool to 50" in item.text for item in briefing.suggested_fix)
+    assert any(
+        "Restarted the checkout pods, which did not help" in item.text for item in briefing.risky_actions
+    )

@@ -147,3 +147,21 @@ def test_a_short_value_alone_under_its_heading_is_the_value_not_a_heading() -> N
     assert extraction["root_cause"].value == "Disk full on db-7"
     # The line alone after a field's value still opens a section of its own.
     assert extraction["outcome"].value == "Fixed"
+
+
+def test_a_timeline_is_not_the_resolution_steps() -> None:
+    text = """# Search outage
+
+## Timeline
+- 10:03 alert fired: SearchErrorRateHigh
+- 10:15 restarted the search pods, which did not help
+
+## Resolution
+Raised maxmemory to 8 GB and moved the reindex to a separate cache.
+"""
+    found = extract(from_text("search.md", text))
+    assert (
+        found["resolution_steps"].value
+        == "Raised maxmemory to 8 GB and moved the reindex to a separate cache."
+    )
+    assert field_of("Timeline") is None
