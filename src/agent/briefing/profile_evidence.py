@@ -25,6 +25,10 @@ from memory.recurrence import recurrence
 MAX_PATTERNS = 2
 
 
+def _keys(pattern: Pattern) -> tuple[str, str, str]:
+    return (f"id:{pattern.id}", f"title:{pattern.title}", "incidents:" + ",".join(sorted(pattern.incidents)))
+
+
 class ProfileSource:
     def __init__(self, bank: ProfileModels, *, timeout_s: float = 10.0) -> None:
         self._bank = bank
@@ -36,10 +40,12 @@ class ProfileSource:
         models = await asyncio.wait_for(
             asyncio.gather(*(self._bank.get_mental_model(model_id) for model_id in ids)), self._timeout
         )
+        # The service's profile and the team's often hold one pattern twice, under the same id or the
+        # same incidents but not always the same title: a briefing cites it once.
         found: list[Pattern] = []
         for model in models:
-            titles = {p.title for p in found}
-            found += [p for p in load_patterns(model) if p.title not in titles]
+            seen = {key for p in found for key in _keys(p)}
+            found += [p for p in load_patterns(model) if seen.isdisjoint(_keys(p))]
         return found
 
     async def matching(self, alert: AlertInput) -> tuple[list[ProfileEvidence], str | None]:

@@ -24,7 +24,7 @@ from agent.resolution.log_tool import (
     open_resolution_conversation,
 )
 from incidents.incident.models import Incident
-from memory.profile import PROFILE_ID
+from memory.profile import PROFILE_ID, service_model_id
 from tests.agent.fakes import FakeProfiles, FakeRecall, WatchedRecall, profile_model, record
 
 POOL = "FATAL: remaining connection slots are reserved"
@@ -235,6 +235,15 @@ async def test_matching_profile_patterns_join_the_evidence_and_are_cited(bank: F
         for r in briefing.risky_actions
     )
     assert any(c.text.startswith("Team profile first check") for c in briefing.first_checks)
+
+
+async def test_a_pattern_in_the_service_profile_and_the_team_profile_is_cited_once(bank: FakeRecall) -> None:
+    team = profile_model()
+    pattern = {**team.structured["patterns"][0], "title": "Checkout connection slots exhausted"}
+    own = replace(team, id=service_model_id("checkout-service"), structured={"patterns": [pattern]})
+    profiles = FakeProfiles(models={PROFILE_ID: team, own.id: own})
+    briefing = await planner_agent(bank, profiles).brief(AlertInput(text=POOL, service="checkout-service"))
+    assert [e.id for e in briefing.evidence if e.kind == "profile"] == ["pattern-1"]
 
 
 async def test_injected_record_is_flagged_in_evidence_only_mode(bank: WatchedRecall) -> None:
