@@ -11,6 +11,7 @@ owed again and the grading worker grades its briefings anew.
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 
 from sqlalchemy.orm import Session
 
@@ -129,13 +130,14 @@ def _store(
 
 @dataclass(frozen=True)
 class LabelLine:
-    """One precedent on the incident page: its label (if any), who gave it and how."""
+    """One precedent on the incident page: its label (if any), who gave it, how and when."""
 
     precedent: str
     probability: float | None
     mark: str | None
     how: str | None
     who: str | None
+    updated_at: datetime | None
 
 
 def label_lines(container: Container, incident_id: int, rows: list[RelevanceLabel]) -> list[LabelLine]:
@@ -145,8 +147,11 @@ def label_lines(container: Container, incident_id: int, rows: list[RelevanceLabe
     lines = []
     for p in shown(container, incident_id):
         r = by_id.pop(p.id, None)
-        lines.append(
-            LabelLine(p.id, p.probability, r.mark if r else None, r.how if r else None, r.who if r else None)
-        )
-    lines += [LabelLine(r.precedent, r.probability, r.mark, r.how, r.who) for r in by_id.values()]
+        if r is None:
+            lines.append(LabelLine(p.id, p.probability, None, None, None, None))
+        else:
+            lines.append(LabelLine(p.id, p.probability, r.mark, r.how, r.who, r.updated_at))
+    lines += [
+        LabelLine(r.precedent, r.probability, r.mark, r.how, r.who, r.updated_at) for r in by_id.values()
+    ]
     return lines

@@ -54,11 +54,7 @@ def _read(container: Container, db: Session, incident: Incident) -> list[LabelRe
     rows = labels.incident_labels(
         db_session=db, bank_id=container.settings.memory.bank_id, incident_id=incident.id
     )
-    when = {r.precedent: r.updated_at for r in rows}
-    return [
-        LabelRead(**line.__dict__, updated_at=when.get(line.precedent))
-        for line in relevance.label_lines(container, incident.id, rows)
-    ]
+    return [LabelRead(**line.__dict__) for line in relevance.label_lines(container, incident.id, rows)]
 
 
 @router.get(

@@ -1,5 +1,7 @@
 """The incident page's precedent marks and the profile page's line on the confidence fit."""
 
+import re
+
 from incidents.briefings import service as briefings
 from incidents.database import transaction
 from incidents.resolution import service
@@ -26,7 +28,8 @@ def test_an_engineer_marks_each_cited_precedent_on_the_incident_page(site: Site)
     response = site.post_form("/incidents/INC-0001/labels", form, csrf_from="/incidents/INC-0001")
     assert response.status_code == 303
     page = site.client.get("/incidents/INC-0001").text
-    assert 'value="same_failure" checked' in page and "marked by ana" in page
+    assert 'value="same_failure" checked' in page
+    assert re.search(r'marked by ana, <time datetime="\d{4}-\d{2}-\d{2}T', page), "who marked it, and when"
     bad = site.post_form(
         "/incidents/INC-0001/labels", {"mark:PM-0404": "related"}, csrf_from="/incidents/INC-0001"
     )
