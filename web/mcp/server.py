@@ -24,7 +24,7 @@ from fastapi import HTTPException
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
-from pydantic import Field
+from pydantic import Field, StringConstraints
 
 from agent.core.evidence import AlertInput
 from incidents.briefings import service as briefings
@@ -51,6 +51,9 @@ INSTRUCTIONS = (
 )
 
 Service = Annotated[str | None, Field(default=None, max_length=255, description="Only this service")]
+# What a tool's text arguments must be, as the API's bodies: words (not blank) and no NUL, which no
+# field of the store can hold.
+TEXT = StringConstraints(strip_whitespace=True, min_length=1, pattern=r"^[^\x00]*$")
 
 
 def build_server(container: Callable[[], Container]) -> MCPServer[Any]:
@@ -62,20 +65,21 @@ def build_server(container: Callable[[], Container]) -> MCPServer[Any]:
 
     @server.tool(annotations=READ_ONLY)
     async def recall_similar_incidents(
-        alert_description: Annotated[str, Field(min_length=1, max_length=4000, description="The alert text")],
+        alert_description: Annotated[str, TEXT, Field(max_length=4000, description="The alert text")],
         service: Service = None,
         limit: Annotated[int, Field(ge=1, le=20, description="Incidents, not facts")] = 3,
     ) -> dict[str, Any]:
-        """Past resolved incidents resembling an alert, strongest first: each with its labeled
+        """Past resolved incidents resembling an alert, the likeliest precedent first (by the calibrated
+        probability that it is a relevant precedent, ties in retrieval order): each with its labeled
         post-mortem fields (symptom, error signature, root cause, resolution steps, runbook, outcome,
-        failed attempts), the calibrated probability that it is a relevant precedent (with its band), the
-        retrieval score and channels that found it, and a citation linking to its record."""
+        failed attempts), that probability (with its band), the retrieval score and channels that found
+        it, and a citation linking to its record."""
         try:
             found = await search_memory(container(), alert_description, service or None, limit)
         except MemoryUnavailable as exc:
             raise ToolError(f"memory unavailable: {exc}") from exc
         incidents_found = []
-        for item in found.incidents:
+        for item in sorted(found.incidents, key=lambda hit: -hit.confidence.probability):
             data = item.model_dump(mode="json")
             data["citation"] = {"id": item.id, "url": f"{base_url()}/records/{item.id}"}
             incidents_found.append(data)
@@ -83,9 +87,7 @@ def build_server(container: Callable[[], Container]) -> MCPServer[Any]:
 
     @server.tool(annotations=READ_ONLY)
     async def get_incident_briefing(
-        question: Annotated[
-            str, Field(min_length=1, max_length=20_000, description="Alert text or question")
-        ],
+        question: Annotated[str, TEXT, Field(max_length=20_000, description="Alert text or question")],
         service: Service = None,
     ) -> dict[str, Any]:
         """A briefing from memory: summary, likely causes, first checks, suggested fix and risky actions,
@@ -98,7 +100,7 @@ def build_server(container: Callable[[], Container]) -> MCPServer[Any]:
     @server.tool(annotations=READ_ONLY)
     async def check_action(
         action: Annotated[
-            str, Field(min_length=1, max_length=MAX_ACTION_CHARS, description="The move about to be made")
+            str, TEXT, Field(max_length=MAX_ACTION_CHARS, description="The move about to be made")
         ],
         service: Service = None,
     ) -> dict[str, Any]:

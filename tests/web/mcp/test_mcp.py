@@ -102,6 +102,11 @@ async def exercise(session: ClientSession) -> dict[str, Any]:
     assert found is not None
     assert found["incidents"][0]["id"] == POOL_INCIDENT
     assert found["incidents"][0]["record"]["root_cause"]
+    likely = [hit["confidence"]["probability"] for hit in found["incidents"]]
+    assert likely == sorted(likely, reverse=True), "the likeliest precedent first"
+    for blank in ("   ", "pool\x00timeout"):
+        refused = await session.call_tool("get_incident_briefing", {"question": blank})
+        assert refused.is_error, blank
     briefing = await session.call_tool("get_incident_briefing", {"question": DEMO_ALERT["description"]})
     assert not briefing.is_error and briefing.structured_content is not None
     assert POOL_INCIDENT in [r["id"] for r in briefing.structured_content["related_incidents"]]
