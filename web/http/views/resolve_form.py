@@ -1,7 +1,10 @@
 """The resolve form: its fields, a first draft from the alert and the briefing, and readable errors.
 
 The draft saves typing at 3 a.m. but claims nothing: root cause and steps come from the briefing's
-suggestions, with their citation markers removed, and the engineer edits them to what was verified.
+suggestions, with their citation markers removed, marked "Unconfirmed, drafted from the briefing:" as the
+resolution conversation marks them, and the form takes them only once the engineer has edited them to
+what was verified (or removed the mark to confirm them). Submitted unchanged, another incident's cause
+would become this one's, and the grade and the team's labels would confirm the briefing by its own words.
 """
 
 import re
@@ -10,6 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from agent.resolution.drafter import FROM_BRIEFING
 from incidents.alerts.models import Alert
 from incidents.incident.models import Incident
 from memory.service import POST_MORTEM, RESOLUTION_KIND_LABELS
@@ -80,11 +84,23 @@ def draft(incident: Incident, alert: Alert | None, briefing: dict[str, Any] | No
         values["symptom"] = incident.title
     causes = _items(briefing, "likely_causes")
     if causes:
-        values["root_cause"] = causes[0]
+        values["root_cause"] = FROM_BRIEFING + causes[0]
     steps = _items(briefing, "suggested_fix")
     if steps:
-        values["resolution_steps"] = "\n".join(f"{i}. {step}" for i, step in enumerate(steps, 1))
+        values["resolution_steps"] = FROM_BRIEFING + "\n".join(
+            f"{i}. {step}" for i, step in enumerate(steps, 1)
+        )
     return values
+
+
+def unconfirmed(values: dict[str, str]) -> dict[str, str]:
+    """The fields that still hold a suggestion as it was drafted, by field, in words."""
+    mark = FROM_BRIEFING.strip()
+    return {
+        name: f'still the briefing\'s suggestion: write what was verified, or delete "{mark}" to confirm it'
+        for name, value in values.items()
+        if value.lstrip().startswith(mark)
+    }
 
 
 def errors_by_field(exc: ValidationError) -> dict[str, str]:

@@ -1,5 +1,7 @@
 """The incident list and page: what an engineer and a viewer see, the actions, and inert alert text."""
 
+import html
+import re
 from datetime import UTC, datetime
 
 from agent.briefing.head import build_head
@@ -176,10 +178,29 @@ def test_resolve_form_is_prefilled_from_the_alert_and_the_briefing(site: Site) -
     page = site.client.get(f"/incidents/{public_id}/resolve").text
     assert "Checkout p99 latency above 2s. p99 above threshold for 5 minutes" in page
     assert "HighLatency{env=prod, service=checkout}" in page
-    assert "Connection pool exhausted by idle transactions</textarea>" in page  # citation marker removed
-    assert "1. Kill idle sessions, then raise the pool timeout" in page
+    mark = "Unconfirmed, drafted from the briefing: "
+    assert (
+        f"{mark}Connection pool exhausted by idle transactions</textarea>" in page
+    )  # citation marker removed
+    assert f"{mark}1. Kill idle sessions, then raise the pool timeout" in page
     assert "3,100 orders lost" not in page  # the precedent's outcome is not a step this incident took
     assert 'value="https://runbooks.local/latency"' in page
+
+
+def test_a_suggestion_submitted_as_drafted_is_refused_until_confirmed(site: Site) -> None:
+    site.signed_in()
+    public_id = site.open_incident()
+    _store_briefing(site, public_id)
+    page = site.client.get(f"/incidents/{public_id}/resolve").text
+    found = re.search(r'name="root_cause"[^>]*>([^<]*)</textarea>', page)
+    assert found is not None
+    drafted = html.unescape(found.group(1))
+    data = {**TYPED, "root_cause": drafted, "resolution_steps": "killed idle sessions"}
+    refused = site.resolve_form(public_id, data)
+    assert refused.status_code == 422 and "still the briefing&#39;s suggestion" in refused.text
+    assert "triggered" in site.client.get(f"/incidents/{public_id}").text
+    confirmed = drafted.removeprefix("Unconfirmed, drafted from the briefing: ")
+    assert site.resolve_form(public_id, {**data, "root_cause": confirmed}).status_code == 303
 
 
 def test_resolve_names_each_invalid_field_and_keeps_what_was_typed(site: Site) -> None:

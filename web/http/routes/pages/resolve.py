@@ -36,7 +36,7 @@ from web.http.routes.pages.common import (
 )
 from web.http.routes.resolution_conversation import ConversationRequest
 from web.http.security import Principal
-from web.http.views.resolve_form import FIELDS, draft, errors_by_field
+from web.http.views.resolve_form import FIELDS, draft, errors_by_field, unconfirmed
 
 SOURCE_LABELS = {
     "notes": "from your notes",
@@ -102,9 +102,12 @@ def resolve(
     values = {f.name: str(form.get(f.name, "")) for f in FIELDS}
     try:
         fields = ResolutionFields(**values)
+        problems = unconfirmed(values)
     except ValidationError as exc:
+        problems = unconfirmed(values) | errors_by_field(exc)
+    if problems:
         incident = load_incident(db, public_id)
-        return _form(request, incident, principal, values, errors_by_field(exc), status=422)
+        return _form(request, incident, principal, values, problems, status=422)
     with incident_write(request, db, public_id, "Cannot resolve") as incident:
         result = resolution_service.resolve(
             db_session=db, incident=incident, fields=fields, actor=principal.name
