@@ -145,13 +145,19 @@ class EvidenceOnlyDrafter:
     def _body(self) -> dict[str, str]:
         return {name: field.marked() for name, field in self.fields.items()}
 
+    def _written(self) -> dict[str, str]:
+        """What a commit writes: an optional field only the briefing filled (the runbook it cited) is a
+        guess nobody confirmed, left empty rather than keeping the whole post-mortem a draft."""
+        guessed = {n for n, f in self.fields.items() if f.source == "briefing" and n not in REQUIRED_FIELDS}
+        return {name: "" if name in guessed else field.marked() for name, field in self.fields.items()}
+
     def next_turn(self, view: ConversationView, tools: list[dict[str, Any]] | None) -> ModelTurn:
         """The ``log_incident`` call (its arguments are JSON, as every tool call's are), or the draft
         itself as a value."""
         offered = {tool["function"]["name"] for tool in tools or []}
         tried = any(o.tool == LOG for o in view.outcomes)
         if self.commit and self.ready and LOG in offered and not tried:
-            call = ToolCall(id="draft-1", name=LOG, arguments=json.dumps(self._body()))
+            call = ToolCall(id="draft-1", name=LOG, arguments=json.dumps(self._written()))
             return ModelTurn(content=None, tool_calls=[call])
         return ModelTurn(content=None, answer=DraftAnswer(**self._body()))
 

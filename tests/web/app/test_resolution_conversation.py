@@ -300,6 +300,24 @@ async def test_evidence_only_fills_gaps_from_the_briefing_and_commits_only_when_
     assert resolution.outcome == "recovered" and resolution.root_cause == "pool sized for average load"
 
 
+async def test_a_runbook_only_the_briefing_named_is_left_out_of_the_commit(
+    sessions: sessionmaker[Session],
+) -> None:
+    runbook = EvidenceItem(n=3, kind="runbook", id="RB-pool", title="RB-pool", text="RUNBOOK RB-pool")
+    cited = briefing().model_copy(
+        update={
+            "suggested_fix": [Claim(text="Raise the pool size", citations=[3])],
+            "evidence": [*briefing().evidence, runbook],
+        }
+    )
+    notes = "Killed the idle sessions.\nRoot cause: pool sized for average load\nOutcome: recovered"
+    agent = Agent(model=EvidenceOnlyPlanner(), bank=FakeRecall())
+    done = await converse(agent, sessions, notes=notes, briefing=cited)
+    assert done.logged, done.warnings
+    [(resolution,), (_,)] = stored(sessions)
+    assert resolution.runbook_used == ""
+
+
 _TEXT = st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=40).map(str.strip)
 
 
