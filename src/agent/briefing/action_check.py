@@ -5,8 +5,9 @@ recalled records label: their failed attempts and the runbooks' risky actions (a
 and their resolution steps (a match has **worked before**). A move is compared by meaning (the
 embedder's cosine) and by words (the share of the proposed move's stems the recorded line holds), so
 "add more pods" meets "Scaling checkout from 6 to 18 pods first made it worse" while "rotate the
-certificate" meets nothing. Records of the incident's own service are consulted first; only when none
-of them matches are other services' records considered, and the answer says so.
+certificate" meets nothing. Records of the incident's own service are consulted first (of the service
+the move names, when it names another one); only when none of them matches are other services'
+records considered, and the answer says so.
 
 When a move matches both a failure and a success, the failure decides unless the success is clearly
 closer, and the other is cited too: the engineer sees that it worked once and made things worse once.
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
+from agent.core.claim_kind import named_in
 from agent.core.claims import failed_steps, worked_steps
 from agent.core.similarity import Similarity, coverage, stems
 from memory import runbooks
@@ -154,6 +156,10 @@ def check_action(
 ) -> ActionCheck:
     """The verdict on one proposed move against the recorded ones (pure: no I/O, nothing stored)."""
     action = " ".join(action.split())
+    # A move on another service ("restart the payment-gateway pods" during a checkout incident) is
+    # judged by that service's records first.
+    named = named_in(action, (m.service for m in moves))
+    service = named[0] if len(named) == 1 else service
     local = [m for m in moves if service is not None and m.service == service]
     scope: Scope = "service"
     matches = _matches(action, local, service, similarity)

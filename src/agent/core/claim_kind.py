@@ -12,7 +12,7 @@ Two things the fields alone do not say:
 """
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from agent.core.schema import Claim, ClaimField, EvidenceItem
 from agent.core.similarity import stem
@@ -68,6 +68,13 @@ def is_action(claim: Claim, items: Sequence[EvidenceItem]) -> bool:
 def services_named(claim: Claim, items: Sequence[EvidenceItem]) -> list[str]:
     """The services of the evidence that the claim's statement (or the runbook it opens) names."""
     opened = claim.record if claim.field == "runbook" and claim.record else ""
-    said = f"{opened} {claim.statement or claim.text}".lower()
-    services = dict.fromkeys(item.service for item in items if item.service)
-    return [s for s in services if re.search(rf"\b{re.escape(s.lower())}\b", said)]
+    return named_in(f"{opened} {claim.statement or claim.text}", (item.service for item in items))
+
+
+def named_in(text: str, services: Iterable[str | None]) -> list[str]:
+    """The services (each once, in order) that the text names as a word: "restart the payment-gateway
+    pods" names payment-gateway."""
+    said = text.lower()
+    return [
+        s for s in dict.fromkeys(filter(None, services)) if re.search(rf"\b{re.escape(s.lower())}\b", said)
+    ]

@@ -81,3 +81,12 @@ def test_a_resolution_step_that_says_it_did_not_help_is_risky_not_worked_before(
         similarity=SIMILARITY,
     )
     assert (result.verdict, result.citations) == ("risky", ["INC-0003"])
+
+
+def test_a_move_on_another_service_is_judged_by_that_services_records_first() -> None:
+    scaled = record("INC-0004", resolution_steps="1. Scaled payment-gateway from 8 to 14 pods")
+    moves = [*MOVES, *moves_from_record(scaled)]
+    result = check_action(
+        "restart the payment-gateway pods", moves, service="checkout-service", similarity=SIMILARITY
+    )
+    assert (result.verdict, result.citations[0]) == ("risky", "INC-0002")
