@@ -30,7 +30,8 @@ SECTIONS: dict[str, Role] = {
     "suggested_fix": "fix",
     "risky_actions": "risky",
 }
-# A runbook or profile pattern is as good as the precedent that brought it in, a little less.
+# A runbook or profile pattern is as good as the precedent that brought it in, a little less: a
+# pattern, as the likeliest of its own incidents this briefing recalled.
 BROUGHT_IN = 0.9
 
 
@@ -54,11 +55,15 @@ def citation_confidence(evidence: Evidence, n: int) -> float:
     match = by_number(evidence).get(n)
     if match is not None:
         return match.confidence.probability
-    best = best_precedent(evidence)
-    kinds = {item.n: item.kind for item in evidence.items}
-    if kinds.get(n) in (None, "alert") or best is None:
+    item = next((i for i in evidence.items if i.n == n), None)
+    if item is None or item.kind == "alert":
         return 0.0
-    return BROUGHT_IN * best.confidence.probability
+    own = evidence.profile_incidents.get(item.id or "", ()) if item.kind == "profile" else ()
+    recalled = [m.confidence.probability for m in evidence.matches.values() if m.incident.id in own]
+    if recalled:
+        return BROUGHT_IN * max(recalled)
+    best = best_precedent(evidence)
+    return BROUGHT_IN * best.confidence.probability if best is not None else 0.0
 
 
 def stamp(claim: Claim, evidence: Evidence) -> Claim:

@@ -165,6 +165,7 @@ class Evidence:
     profile_risks: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: _frozen({}))
     profile_checks: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: _frozen({}))
     recurrences: Mapping[str, Recurrence] = field(default_factory=lambda: _frozen({}))  # pattern id -> when
+    profile_incidents: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: _frozen({}))
     extra_known_ids: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
@@ -349,6 +350,7 @@ class Evidence:
             profile_checks=_frozen({**evidence.profile_checks, pattern.id: tuple(pattern.checks)}),
             extra_known_ids=evidence.extra_known_ids | set(pattern.incidents),
             recurrences=_frozen({**evidence.recurrences, **recurrence}),
+            profile_incidents=_frozen({**evidence.profile_incidents, pattern.id: tuple(pattern.incidents)}),
         ), item
 
     def ranked(self) -> list[Match]:
