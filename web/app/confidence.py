@@ -4,7 +4,8 @@ A refit reads every label of the bank (an engineer's at full weight, an inferred
 ``team_fit.INFERRED_WEIGHT``), fits the shipped fit's recalibration on them and judges it on held-out
 folds against the fit in use; every refit is stored as a version, and only one that is no worse is
 adopted. The worker refits after every ``REFIT_EVERY`` new or changed labels; ``recallops confidence
-refit`` refits now.
+refit`` refits now. A rollback holds: the worker refits nothing until an operator's refit, or the next
+few labels would adopt again what the operator just left.
 """
 
 import asyncio
@@ -43,21 +44,31 @@ class Status:
     pending: int  # labels given or changed since the last refit
     bar: float  # the probability from which a precedent is listed
     resolution: float  # probabilities closer than this keep retrieval's order
+    held: bool = False  # a rollback paused the automatic refits
+    rejected: int | None = None  # the last refit's version, when it was not adopted
 
     @property
     def sentence(self) -> str:
         if self.version is None:
-            return (
+            said = (
                 f"Confidence: the shipped fit ({self.labels} label(s) from your incidents so far, "
                 f"refitted after every {REFIT_EVERY})."
             )
-        when = self.last_refit.strftime("%Y-%m-%d %H:%M UTC") if self.last_refit else "never"
-        return (
-            f"Confidence fitted on {self.incidents} of your incidents ({self.labels} labels, "
-            f"{self.engineer_labels} by engineers), ECE {self.ece:.3f}, precedents listed from "
-            f"{self.bar:.0%} likely relevant and ranked by it when {self.resolution * 100:.0f} points apart "
-            f"or more, last refit {when}."
-        )
+        else:
+            when = self.last_refit.strftime("%Y-%m-%d %H:%M UTC") if self.last_refit else "never"
+            said = (
+                f"Confidence fitted on {self.incidents} of your incidents ({self.labels} labels, "
+                f"{self.engineer_labels} by engineers), ECE {self.ece:.3f}, precedents listed from "
+                f"{self.bar:.0%} likely relevant and ranked by it when {self.resolution * 100:.0f} points "
+                f"apart or more, last refit {when}."
+            )
+        if self.rejected is not None:
+            said += f" The last refit (v{self.rejected}) was not adopted: worse on held-out folds."
+        if self.held:
+            said += (
+                " Automatic refits are paused since a rollback; `recallops confidence refit` resumes them."
+            )
+        return said
 
 
 def _label(row: RelevanceLabel) -> Label:
@@ -85,16 +96,19 @@ def load_fit(container: Container) -> Scorer:
 
 
 def refit(container: Container, *, force: bool = False) -> ConfidenceFit | None:
-    """Refit when ``REFIT_EVERY`` labels changed since the last refit (or now, with ``force``); the stored
-    version, or None when there was nothing (new) to fit."""
+    """Refit when ``REFIT_EVERY`` labels changed since the last refit and no rollback holds the fit in use;
+    with ``force`` (an operator's refit) now, from every label, ending the hold. The stored version, or
+    None when there was nothing to fit."""
     bank_id = container.settings.memory.bank_id
     base = shipped_fit()
     with container.sessions() as db:
+        if not force and fits.held(db_session=db, bank_id=bank_id):
+            return None
         last = fits.latest_fit(db_session=db, bank_id=bank_id)
         pending = labels.changed_since(
             db_session=db, bank_id=bank_id, since=last.created_at if last else None
         )
-        if pending == 0 or (pending < REFIT_EVERY and not force):
+        if not force and pending < REFIT_EVERY:
             return None
         rows = labels.bank_labels(db_session=db, bank_id=bank_id)
         active = fits.active_fit(db_session=db, bank_id=bank_id)
@@ -114,6 +128,7 @@ def refit(container: Container, *, force: bool = False) -> ConfidenceFit | None:
         note="" if decision.adopted else "not adopted: worse than the fit in use on held-out folds",
     )
     with transaction(container.sessions) as db, serialized_writes(db):
+        fits.release(db_session=db, bank_id=bank_id)
         row = fits.record_fit(db_session=db, bank_id=bank_id, data=decision.fit.as_dict(), judged=judged)
         db.commit()
         db.refresh(row)
@@ -142,6 +157,8 @@ def status(container: Container) -> Status:
             pending=pending,
             bar=scorer.bar,
             resolution=scorer.resolution,
+            held=fits.held(db_session=db, bank_id=bank_id),
+            rejected=last.version if last is not None and not last.adopted and not last.held else None,
         )
 
 

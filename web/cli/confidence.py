@@ -45,12 +45,13 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print one JSON ob
 
 @app.command("refit")
 def refit() -> None:
-    """Refit now from every label of the bank; adopted only if no worse on held-out folds."""
+    """Refit now from every label of the bank (resuming automatic refits after a rollback); adopted only if
+    no worse on held-out folds."""
     from web.app import confidence
 
     row = _with_container(lambda c: confidence.refit(c, force=True))
     if row is None:
-        typer.echo("Nothing to refit: no label was given or changed since the last refit.")
+        typer.echo("Nothing to refit: the bank holds no label yet.")
         return
     verdict = "adopted" if row.adopted else "not adopted (worse than the fit in use on held-out folds)"
     typer.echo(
@@ -62,11 +63,15 @@ def refit() -> None:
 
 @app.command("rollback")
 def rollback() -> None:
-    """Stop using the current fit: back to the adopted fit before it, or to the shipped one."""
+    """Stop using the current fit: back to the adopted fit before it, or to the shipped one. Automatic
+    refits pause until `recallops confidence refit`."""
     from web.app import confidence
 
     left, now = _with_container(confidence.rollback)
     if left is None:
         typer.echo("The shipped fit is in use already; nothing to roll back.")
         return
-    typer.echo(f"Rolled back fit v{left}; now using {f'fit v{now}' if now else 'the shipped fit'}.")
+    typer.echo(
+        f"Rolled back fit v{left}; now using {f'fit v{now}' if now else 'the shipped fit'}. Automatic refits "
+        "are paused until `recallops confidence refit`."
+    )

@@ -3,7 +3,7 @@
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, Float, String, Text, UniqueConstraint
+from sqlalchemy import JSON, Boolean, Float, String, Text, UniqueConstraint, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from incidents.database import Base
@@ -13,7 +13,8 @@ from incidents.timeutil import UTCDateTime, utcnow
 class ConfidenceFit(Base):
     """A fit (``data``, the team fit's parameters) with the labels it saw and how it did on held-out
     folds of them against the fit in use then. ``active`` marks the one briefings use (at most one per
-    bank; none means the shipped fit)."""
+    bank; none means the shipped fit). ``held`` marks a fit an operator rolled back: while one is held,
+    the worker refits nothing, so the rollback is not undone by the next few labels."""
 
     __tablename__ = "confidence_fits"
     __table_args__ = (UniqueConstraint("bank_id", "version"),)
@@ -28,6 +29,7 @@ class ConfidenceFit(Base):
     ece: Mapped[float] = mapped_column(Float)
     adopted: Mapped[bool] = mapped_column(Boolean)
     active: Mapped[bool] = mapped_column(Boolean, default=False)
+    held: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     note: Mapped[str] = mapped_column(Text, default="")
     data: Mapped[dict[str, Any]] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)

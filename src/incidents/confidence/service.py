@@ -96,6 +96,19 @@ def rollback(*, db_session: Session, bank_id: str) -> tuple[ConfidenceFit | None
         .limit(1)
     )
     current.adopted = False
+    current.held = True
     current.note = (current.note + " rolled back").strip()
     _activate(db_session, bank_id, previous)
     return current, previous
+
+
+def held(*, db_session: Session, bank_id: str) -> bool:
+    """Whether a rollback holds the fit in use: automatic refits wait for an operator's refit."""
+    found = select(ConfidenceFit.id).where(ConfidenceFit.bank_id == bank_id, ConfidenceFit.held.is_(True))
+    return db_session.scalar(found.limit(1)) is not None
+
+
+def release(*, db_session: Session, bank_id: str) -> None:
+    """An operator refits: the rollback's hold ends."""
+    db_session.execute(update(ConfidenceFit).where(ConfidenceFit.bank_id == bank_id).values(held=False))
+    db_session.flush()

@@ -101,6 +101,21 @@ async def test_refits_are_versioned_adopted_when_better_and_rolled_back(containe
     assert confidence.rollback(container) == (1, None)
     assert confidence.load_fit(container) is shipped_fit()
 
+    # The rollback holds: new labels do not make the worker adopt again what the operator left...
+    more = [_resolved_incident(container, f"INC-{i:04d}") for i in range(9, 14)]
+    with container.sessions() as db:
+        later = [db.get(Incident, i) for i in more]
+        db.expunge_all()
+    for incident in later:
+        assert incident is not None
+        relevance.mark(container, incident, {"PM-0001": "not_related"}, who="dana")
+    assert confidence.refit(container) is None
+    assert "paused since a rollback" in confidence.status(container).sentence
+    # ...until the operator refits, which needs no new label.
+    again = confidence.refit(container, force=True)
+    assert again is not None and again.version == 2 and again.adopted
+    assert confidence.status(container).held is False
+
 
 def test_the_listing_bar_a_refit_chose_is_the_one_briefings_and_the_status_use(container: Container) -> None:
     adopt(container, replace(refit([], shipped_fit()), bar=0.18).as_dict())
