@@ -78,15 +78,20 @@ async def test_grading_a_resolution_infers_labels_an_engineer_can_correct(contai
         relevance.mark(container, incident, {"PM-0001": "maybe"}, who="dana")
 
 
-async def test_refits_are_versioned_adopted_when_better_and_rolled_back(container: Container) -> None:
-    assert confidence.refit(container) is None  # no labels yet
-    ids = [_resolved_incident(container, f"INC-{i:04d}") for i in range(1, 9)]
+def _resolved_and_marked(container: Container, numbers: range, marks: dict[str, str]) -> None:
+    """Incidents resolved from the same briefing, each with the engineer's marks."""
+    ids = [_resolved_incident(container, f"INC-{i:04d}") for i in numbers]
     with container.sessions() as db:
         incidents = [db.get(Incident, i) for i in ids]
         db.expunge_all()
     for incident in incidents:
         assert incident is not None
-        relevance.mark(container, incident, {"PM-0001": "not_related", "PM-0002": "not_related"}, who="dana")
+        relevance.mark(container, incident, marks, who="dana")
+
+
+async def test_refits_are_versioned_adopted_when_better_and_rolled_back(container: Container) -> None:
+    assert confidence.refit(container) is None  # no labels yet
+    _resolved_and_marked(container, range(1, 9), {"PM-0001": "not_related", "PM-0002": "not_related"})
     assert confidence.status(container).version is None
     row = confidence.refit(container)
     assert row is not None and row.version == 1 and row.labels == 16 and row.engineer_labels == 16
@@ -102,13 +107,7 @@ async def test_refits_are_versioned_adopted_when_better_and_rolled_back(containe
     assert confidence.load_fit(container) is shipped_fit()
 
     # The rollback holds: new labels do not make the worker adopt again what the operator left...
-    more = [_resolved_incident(container, f"INC-{i:04d}") for i in range(9, 14)]
-    with container.sessions() as db:
-        later = [db.get(Incident, i) for i in more]
-        db.expunge_all()
-    for incident in later:
-        assert incident is not None
-        relevance.mark(container, incident, {"PM-0001": "not_related"}, who="dana")
+    _resolved_and_marked(container, range(9, 14), {"PM-0001": "not_related"})
     assert confidence.refit(container) is None
     assert "paused since a rollback" in confidence.status(container).sentence
     # ...until the operator refits, which needs no new label.
