@@ -18,7 +18,9 @@ from typing import Literal
 from urllib.parse import urlsplit
 
 from pydantic import AliasChoices, Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import SettingsConfigDict
+
+from incidents.env_settings import EnvSettings
 
 HOSTED_TIMEOUT_S = 30.0
 SELF_HOSTED_TIMEOUT_S = 600.0
@@ -26,10 +28,8 @@ SELF_HOSTED_TIMEOUT_S = 600.0
 Endpoint = Literal["groq", "openai-compatible"]
 
 
-class LLMSettings(BaseSettings):
-    model_config = SettingsConfigDict(
-        env_prefix="RECALLOPS_", env_file=".env", extra="ignore", populate_by_name=True
-    )
+class LLMSettings(EnvSettings):
+    model_config = SettingsConfigDict(populate_by_name=True)
 
     llm_api_key: str | None = Field(
         default=None,

@@ -3,14 +3,13 @@
 from pathlib import Path
 
 from pydantic import AliasChoices, Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from incidents.env_settings import EnvSettings
 
 DEFAULT_SERVICE_LABELS = ("service", "job", "app", "app_kubernetes_io_name", "component")
 
 
-class IncidentSettings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="RECALLOPS_", env_file=".env", extra="ignore")
-
+class IncidentSettings(EnvSettings):
     data_dir: Path = Path("data")
     database_url: str | None = Field(
         default=None, validation_alias=AliasChoices("RECALLOPS_DATABASE_URL", "DATABASE_URL")

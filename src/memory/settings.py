@@ -4,12 +4,11 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import AliasChoices, Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from incidents.env_settings import EnvSettings
 
 
-class MemorySettings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="RECALLOPS_", env_file=".env", extra="ignore")
-
+class MemorySettings(EnvSettings):
     data_dir: Path = Path("data")
     memory: Literal["embedded", "hindsight"] = "embedded"
     bank_id: str = "meridian-commerce-incidents"

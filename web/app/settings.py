@@ -4,19 +4,17 @@ from functools import cached_property
 from pathlib import Path
 
 from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 from agent.settings import LLMSettings
+from incidents.env_settings import EnvSettings
 from incidents.settings import IncidentSettings
 from memory.settings import MemorySettings
 from web.app.notify.config import NotifySettings
 
 
-class WebSettings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="RECALLOPS_", env_file=".env", extra="ignore")
-
+class WebSettings(EnvSettings):
     data_dir: Path = Path("data")
     host: str = "127.0.0.1"
     port: int = 8000
@@ -24,7 +22,8 @@ class WebSettings(BaseSettings):
     sso_header: str | None = None  # trusted reverse-proxy header carrying the user name, when set
     session_idle_s: float = 12 * 3600  # a session unused this long ends (a shift, not a week)
     session_lifetime_s: float = 7 * 24 * 3600  # and any session ends this long after sign-in
-    trusted_proxies: list[str] = []  # peers whose X-Forwarded-For/-Proto are believed; none by default
+    # Peers whose X-Forwarded-For/-Proto are believed; none by default.
+    trusted_proxies: list[str] = Field(default_factory=list)
     metrics_token: str | None = None  # when set, /metrics wants "Authorization: Bearer <it>"
     run_worker: bool = True
     worker_poll_s: float = 0.5

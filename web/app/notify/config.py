@@ -33,9 +33,9 @@ from urllib.parse import urlsplit
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, TypeAdapter, ValidationError, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from incidents.delivery.routing import EVENTS, ChannelRoute
+from incidents.env_settings import EnvSettings
 from incidents.severity import SEVERITY_RANK
 
 NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
@@ -149,9 +149,7 @@ ChannelConfig = Annotated[SlackChannel | AppriseChannel | WebhookChannel, Field(
 _CHANNELS = TypeAdapter(list[ChannelConfig])
 
 
-class NotifySettings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="RECALLOPS_", env_file=".env", extra="ignore")
-
+class NotifySettings(EnvSettings):
     notify_config: Path | None = None
     notify_channels: list[dict[str, Any]] = Field(default_factory=list)
     public_url: str | None = None  # where links in messages point; the served address when unset

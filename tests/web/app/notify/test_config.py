@@ -72,3 +72,15 @@ def test_an_ntfy_topic_is_a_secret_and_its_label_does_not_show_it() -> None:
     assert "topic-secret-2" not in cloud.route().label
     assert "topic-secret-1" in hosted.secrets() and "topic-secret-2" in cloud.secrets()
     assert "topic-secret-1" not in redact("failed to post to topic-secret-1", hosted.secrets())
+
+
+def test_a_missing_variable_in_the_env_file_is_refused_as_in_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("RECALLOPS_NOTIFY_CHANNELS", raising=False)
+    monkeypatch.delenv("MISSING_SECRET", raising=False)
+    channel = '{"name":"x","kind":"webhook","url":"http://127.0.0.1:1/h","secret":"${MISSING_SECRET}"}'
+    (tmp_path / ".env").write_text(f"RECALLOPS_NOTIFY_CHANNELS=[{channel}]\n")
+    with pytest.raises(NotifyConfigError, match="MISSING_SECRET is not set"):
+        load_channels(NotifySettings())
