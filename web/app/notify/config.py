@@ -32,7 +32,16 @@ from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, TypeAdapter, ValidationError, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    TypeAdapter,
+    ValidationError,
+    model_validator,
+)
 
 from incidents.delivery.routing import EVENTS, ChannelRoute
 from incidents.env_settings import EnvSettings
@@ -44,6 +53,16 @@ _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 class NotifyConfigError(ValueError):
     """The delivery configuration cannot be used; the message names the channel and the problem."""
+
+
+def _filled(value: SecretStr) -> SecretStr:
+    """An empty secret would be used as given: a webhook signed with an empty key, a send to nowhere."""
+    if not value.get_secret_value().strip():
+        raise ValueError("is empty")
+    return value
+
+
+Secret = Annotated[SecretStr, AfterValidator(_filled)]
 
 
 class _Channel(BaseModel):
@@ -87,8 +106,8 @@ class SlackChannel(_Channel):
     """Slack: a bot token posting with ``chat.postMessage`` (updates thread), or an incoming webhook."""
 
     kind: Literal["slack"]
-    webhook_url: SecretStr | None = None
-    token: SecretStr | None = None
+    webhook_url: Secret | None = None
+    token: Secret | None = None
     channel: str | None = None  # with a token: "#oncall" or a channel id
     api_url: str | None = None  # another Slack-compatible API root, e.g. a gateway
 
@@ -108,7 +127,7 @@ class AppriseChannel(_Channel):
     """Anything Apprise reaches (Teams, Mattermost, Discord, Matrix, ntfy, email, ...), by its URL."""
 
     kind: Literal["apprise"]
-    url: SecretStr
+    url: Secret
 
     def label(self) -> str:
         plugin = self._plugin()
@@ -137,8 +156,8 @@ class WebhookChannel(_Channel):
     """A JSON POST, signed with HMAC-SHA256 over ``<timestamp>.<body>`` when ``secret`` is set."""
 
     kind: Literal["webhook"]
-    url: SecretStr
-    secret: SecretStr | None = None
+    url: Secret
+    secret: Secret | None = None
 
     def label(self) -> str:
         parts = urlsplit(self.url.get_secret_value())

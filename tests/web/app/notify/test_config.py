@@ -36,6 +36,10 @@ def test_yaml_channels_read_their_secrets_from_the_environment(
         ([{"name": "a", "kind": "webhook", "url": "http://x", "events": ["paged"]}], "events"),
         ([{"name": "a", "kind": "fax", "url": "http://x"}], "kind"),
         ([{"name": "a", "kind": "webhook", "url": "${NOT_SET_ANYWHERE}"}], "NOT_SET_ANYWHERE is not set"),
+        ([{"name": "a", "kind": "webhook", "url": "http://x", "secret": ""}], "secret: .*is empty"),
+        ([{"name": "a", "kind": "slack", "webhook_url": ""}], "webhook_url: .*is empty"),
+        ([{"name": "a", "kind": "slack", "token": " ", "channel": "#c"}], "token: .*is empty"),
+        ([{"name": "a", "kind": "apprise", "url": ""}], "url: .*is empty"),
         (
             [
                 {"name": "a", "kind": "webhook", "url": "http://x"},
