@@ -62,7 +62,18 @@ def _filled(value: SecretStr) -> SecretStr:
     return value
 
 
+def _http(value: Any) -> Any:
+    """Only an http(s) URL with a host is sent to: anything else would fail every retry as a network error."""
+    text = value.get_secret_value() if isinstance(value, SecretStr) else str(value)
+    parts = urlsplit(text.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError("is not an http:// or https:// URL")
+    return value
+
+
 Secret = Annotated[SecretStr, AfterValidator(_filled)]
+HttpSecret = Annotated[SecretStr, AfterValidator(_http)]
+HttpText = Annotated[str, AfterValidator(_http)]
 
 
 class _Channel(BaseModel):
@@ -106,10 +117,10 @@ class SlackChannel(_Channel):
     """Slack: a bot token posting with ``chat.postMessage`` (updates thread), or an incoming webhook."""
 
     kind: Literal["slack"]
-    webhook_url: Secret | None = None
+    webhook_url: HttpSecret | None = None
     token: Secret | None = None
     channel: str | None = None  # with a token: "#oncall" or a channel id
-    api_url: str | None = None  # another Slack-compatible API root, e.g. a gateway
+    api_url: HttpText | None = None  # another Slack-compatible API root, e.g. a gateway
 
     @model_validator(mode="after")
     def _one_way_in(self) -> "SlackChannel":
@@ -128,6 +139,12 @@ class AppriseChannel(_Channel):
 
     kind: Literal["apprise"]
     url: Secret
+
+    @model_validator(mode="after")
+    def _recognised(self) -> "AppriseChannel":
+        if self._plugin() is None:
+            raise ValueError("url is not a URL Apprise recognises (see Apprise's wiki for its services)")
+        return self
 
     def label(self) -> str:
         plugin = self._plugin()
@@ -156,7 +173,7 @@ class WebhookChannel(_Channel):
     """A JSON POST, signed with HMAC-SHA256 over ``<timestamp>.<body>`` when ``secret`` is set."""
 
     kind: Literal["webhook"]
-    url: Secret
+    url: HttpSecret
     secret: Secret | None = None
 
     def label(self) -> str:
@@ -165,7 +182,7 @@ class WebhookChannel(_Channel):
 
 
 ChannelConfig = Annotated[SlackChannel | AppriseChannel | WebhookChannel, Field(discriminator="kind")]
-_CHANNELS = TypeAdapter(list[ChannelConfig])
+_CHANNEL: TypeAdapter[ChannelConfig] = TypeAdapter(ChannelConfig)
 
 
 class NotifySettings(EnvSettings):
@@ -196,6 +213,27 @@ def _expand(value: Any, where: str) -> Any:
     return value
 
 
+def _where(number: int, item: Any) -> str:
+    """How an error names a channel: ``channel 2 (oncall)``, counted from 1 in the order they are read."""
+    name = item.get("name") if isinstance(item, dict) else None
+    return f"channel {number} ({name})" if isinstance(name, str) and name else f"channel {number}"
+
+
+def _validated(item: Any, where: str) -> ChannelConfig:
+    """One channel, or an error naming it and each field that is wrong."""
+    try:
+        return _CHANNEL.validate_python(_expand(item, where))
+    except ValidationError as exc:
+        kind = item.get("kind") if isinstance(item, dict) else None
+        problems = []
+        for error in exc.errors():
+            loc = [str(part) for part in error["loc"]]
+            field = ".".join(loc[1:] if loc[:1] == [kind] else loc)  # not the kind the union chose
+            message = error["msg"].removeprefix("Value error, ")
+            problems.append(f"{field}: {message}" if field else message)
+        raise NotifyConfigError(f"{where}: {'; '.join(problems)}") from exc
+
+
 def load_channels(settings: NotifySettings) -> list[ChannelConfig]:
     """Every configured channel, validated; names must be unique across the file and the variable."""
     raw: list[Any] = list(settings.notify_channels)
@@ -207,18 +245,11 @@ def load_channels(settings: NotifySettings) -> list[ChannelConfig]:
         if not isinstance(document, dict) or not isinstance(document.get("channels", []), list):
             raise NotifyConfigError(f"{settings.notify_config}: expected a mapping with a 'channels' list")
         raw.extend(document.get("channels", []))
-    expanded = [_expand(item, f"channel {i + 1}") for i, item in enumerate(raw)]
-    try:
-        channels = _CHANNELS.validate_python(expanded)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"channel {'.'.join(str(p) for p in error['loc'])}: {error['msg']}" for error in exc.errors()
-        )
-        raise NotifyConfigError(f"delivery channels: {problems}") from exc
+    channels = [_validated(item, _where(number, item)) for number, item in enumerate(raw, start=1)]
     seen: set[str] = set()
-    for channel in channels:
+    for number, channel in enumerate(channels, start=1):
         if channel.name in seen:
-            raise NotifyConfigError(f"delivery channels: the name {channel.name!r} is used twice")
+            raise NotifyConfigError(f"{_where(number, vars(channel))}: the name is used twice")
         seen.add(channel.name)
     return channels
 

@@ -37,9 +37,14 @@ def test_yaml_channels_read_their_secrets_from_the_environment(
         ([{"name": "a", "kind": "fax", "url": "http://x"}], "kind"),
         ([{"name": "a", "kind": "webhook", "url": "${NOT_SET_ANYWHERE}"}], "NOT_SET_ANYWHERE is not set"),
         ([{"name": "a", "kind": "webhook", "url": "http://x", "secret": ""}], "secret: .*is empty"),
-        ([{"name": "a", "kind": "slack", "webhook_url": ""}], "webhook_url: .*is empty"),
+        ([{"name": "a", "kind": "slack", "webhook_url": ""}], "webhook_url: is not an http"),
         ([{"name": "a", "kind": "slack", "token": " ", "channel": "#c"}], "token: .*is empty"),
         ([{"name": "a", "kind": "apprise", "url": ""}], "url: .*is empty"),
+        ([{"name": "a", "kind": "slack", "webhook_url": "not a url"}], "webhook_url: is not an http"),
+        ([{"name": "a", "kind": "webhook", "url": "ftp://zz/x"}], "url: is not an http"),
+        ([{"name": "a", "kind": "webhook", "url": "https://"}], "url: is not an http"),
+        ([{"name": "a", "kind": "slack", "token": "x", "channel": "#c", "api_url": "x"}], "api_url: is not"),
+        ([{"name": "a", "kind": "apprise", "url": "not a url"}], "url is not a URL Apprise recognises"),
         (
             [
                 {"name": "a", "kind": "webhook", "url": "http://x"},
@@ -54,6 +59,20 @@ def test_a_bad_channel_is_an_error_naming_the_problem(
 ) -> None:
     with pytest.raises(NotifyConfigError, match=message):
         load_channels(NotifySettings(notify_channels=channels))
+
+
+def test_a_channel_error_names_the_channel_by_its_number_and_name() -> None:
+    good = {"name": "fine", "kind": "webhook", "url": "https://hooks.example.org/x"}
+    for bad, expected in [
+        ({"name": "oncall", "kind": "slack"}, "channel 2 (oncall): give exactly one of webhook_url or token"),
+        ({"name": "audit", "kind": "webhook", "url": "ftp://zz/x"}, "channel 2 (audit): url: is not an http"),
+        ({"name": "env", "kind": "webhook", "url": "${NOT_SET_ANYWHERE}"}, "channel 2 (env): environment"),
+        ({"kind": "webhook", "url": "http://x"}, "channel 2: name: Field required"),
+        ({**good}, "channel 2 (fine): the name is used twice"),
+    ]:
+        with pytest.raises(NotifyConfigError) as caught:
+            load_channels(NotifySettings(notify_channels=[good, bad]))
+        assert str(caught.value).startswith(expected), str(caught.value)
 
 
 def test_errors_are_scrubbed_of_secrets_and_of_a_webhook_urls_path() -> None:
