@@ -19,10 +19,10 @@ class IncidentSettings(EnvSettings):
     migrate_on_start: bool = True
     schema_wait_s: float = Field(default=120.0, ge=0)
     service_labels: tuple[str, ...] = DEFAULT_SERVICE_LABELS
-    max_body_bytes: int = 1024 * 1024
-    max_import_bytes: int = 20 * 1024 * 1024  # one history import (JSONL); split bigger files
-    max_labels: int = 64
-    max_label_chars: int = 4096
+    max_body_bytes: int = Field(default=1024 * 1024, ge=1)
+    max_import_bytes: int = Field(default=20 * 1024 * 1024, ge=1)  # one history import; split bigger files
+    max_labels: int = Field(default=64, ge=1)
+    max_label_chars: int = Field(default=4096, ge=1)
 
     @property
     def resolved_database_url(self) -> str:

@@ -19,7 +19,7 @@ class MemorySettings(EnvSettings):
     hindsight_api_key: str | None = Field(
         default=None, validation_alias=AliasChoices("RECALLOPS_HINDSIGHT_API_KEY", "HINDSIGHT_API_KEY")
     )
-    memory_timeout_s: float = 10.0
+    memory_timeout_s: float = Field(default=10.0, gt=0)
 
     @property
     def embedded_path(self) -> Path:

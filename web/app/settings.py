@@ -1,9 +1,11 @@
 """Service settings, composed of each package's own so every command reads the same environment."""
 
+import ipaddress
 from functools import cached_property
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
@@ -14,19 +16,29 @@ from memory.settings import MemorySettings
 from web.app.notify.config import NotifySettings
 
 
+def _proxy(value: str) -> str:
+    """An address, a network or ``*``: uvicorn takes anything else as a name no peer ever has."""
+    if value != "*":
+        try:
+            ipaddress.ip_network(value)  # an address is a network of one
+        except ValueError:
+            raise ValueError(f"{value!r} is not an IP address or network") from None
+    return value
+
+
 class WebSettings(EnvSettings):
     data_dir: Path = Path("data")
     host: str = "127.0.0.1"
-    port: int = 8000
+    port: int = Field(default=8000, ge=1, le=65535)
     secret_key: str | None = None  # signs session cookies; generated into the data dir when unset
     sso_header: str | None = None  # trusted reverse-proxy header carrying the user name, when set
-    session_idle_s: float = 12 * 3600  # a session unused this long ends (a shift, not a week)
-    session_lifetime_s: float = 7 * 24 * 3600  # and any session ends this long after sign-in
+    session_idle_s: float = Field(default=12 * 3600, gt=0)  # a session unused this long ends (a shift)
+    session_lifetime_s: float = Field(default=7 * 24 * 3600, gt=0)  # and any, this long after sign-in
     # Peers whose X-Forwarded-For/-Proto are believed; none by default.
-    trusted_proxies: list[str] = Field(default_factory=list)
+    trusted_proxies: list[Annotated[str, AfterValidator(_proxy)]] = Field(default_factory=list)
     metrics_token: str | None = None  # when set, /metrics wants "Authorization: Bearer <it>"
     run_worker: bool = True
-    worker_poll_s: float = 0.5
+    worker_poll_s: float = Field(default=0.5, ge=0.01)  # less would be a busy loop
     # Claims on briefing jobs and memory writes: renewed every third of this while the work runs, so a
     # replica that dies has its work taken over by another within this plus one poll.
     lease_s: float = Field(default=10.0, gt=0.5)
@@ -34,8 +46,10 @@ class WebSettings(EnvSettings):
     # in the notify settings.
     briefing_concurrency: int = Field(default=2, ge=1, le=64)
     memory_write_concurrency: int = Field(default=2, ge=1, le=64)
-    profile_refresh_debounce_s: float = 30.0  # at most one automatic profile refresh per this many seconds
-    profile_check_s: float = 2.0  # how often the worker looks for new memory writes and finished refreshes
+    # At most one automatic profile refresh per this many seconds.
+    profile_refresh_debounce_s: float = Field(default=30.0, ge=0)
+    # How often the worker looks for new memory writes and finished refreshes.
+    profile_check_s: float = Field(default=2.0, ge=0.01)
 
 
 class Settings:

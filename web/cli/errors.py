@@ -8,6 +8,14 @@ import re
 _LINK = re.compile(r"\s*\(Background on this error at: [^)]*\)")
 
 
+def _named(loc: tuple[str | int, ...], settings: bool) -> str:
+    """Where a value is wrong; a setting by the variable the operator sets (``RECALLOPS_PORT``)."""
+    parts = [str(part) for part in loc]
+    if settings and parts:
+        parts[0] = f"RECALLOPS_{parts[0].upper()}"
+    return ".".join(parts)
+
+
 def user_error(exc: BaseException) -> str | None:
     """A one-line reason when ``exc`` comes from the operator's settings, address or file, else None."""
     from pydantic import ValidationError
@@ -20,8 +28,10 @@ def user_error(exc: BaseException) -> str | None:
         cause = f": {exc.__cause__}" if exc.__cause__ else ""
         return f"a setting cannot be read: {exc}{cause}".replace("\n", " ")
     if isinstance(exc, ValidationError):
+        settings = exc.title.endswith("Settings")
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in error['loc'])}: {error['msg']}" for error in exc.errors()
+            f"{_named(error['loc'], settings)}: {error['msg'].removeprefix('Value error, ')}"
+            for error in exc.errors()
         )
         return f"invalid setting: {problems}"
     if isinstance(exc, NotifyConfigError):

@@ -15,6 +15,8 @@ from tests.support.server import LiveServer
         (["db", "upgrade"], {"RECALLOPS_DATABASE_URL": "nosuchdb://host/x"}, "database URL"),
         (["notify", "status"], {"RECALLOPS_NOTIFY_CHANNELS": '[{"name": "a",'}, "notify_channels"),
         (["token", "list"], {"RECALLOPS_NOTIFY_CHANNELS": "not json"}, "notify_channels"),
+        (["token", "list"], {"RECALLOPS_PORT": "70000"}, "RECALLOPS_PORT: Input should be less than"),
+        (["token", "list"], {"RECALLOPS_MAX_BODY_BYTES": "-1"}, "RECALLOPS_MAX_BODY_BYTES"),
     ],
 )
 def test_a_bad_setting_is_a_message_not_a_traceback(
