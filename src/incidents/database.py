@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from sqlalchemy import Engine, MetaData, Table, create_engine, event, inspect, text
-from sqlalchemy.engine import CursorResult, Result, make_url
+from sqlalchemy.engine import URL, CursorResult, Result, make_url
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 from sqlalchemy.sql.dml import Insert
 
@@ -54,11 +54,34 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyp
     cursor.close()
 
 
+class Unusable(ValueError):
+    """A configured database or folder that cannot be used at all; the message names the setting."""
+
+
+def make_folder(path: Path, setting: str) -> None:
+    """Create ``path`` (and its parents), or say in one line which setting names a folder that cannot be."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise Unusable(f"cannot create the folder {path} ({setting}): {exc.strerror or exc}") from exc
+
+
 def make_engine(url: str) -> Engine:
+    """An engine for ``url``; a missing driver is ``Unusable`` (SQLAlchemy would raise ImportError)."""
     parsed = make_url(url)
+    try:
+        return _engine(url, parsed)
+    except ImportError as exc:
+        raise Unusable(
+            f"no driver for the database URL's {parsed.drivername!r} is installed ({exc.name} is missing); "
+            "RecallOps runs on SQLite and PostgreSQL"
+        ) from exc
+
+
+def _engine(url: str, parsed: URL) -> Engine:
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
-            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+            make_folder(Path(parsed.database).parent, "RECALLOPS_DATA_DIR or the database URL")
         # Connections are kept, not opened per request: opening one switches it to WAL and sets its
         # pragmas, and under concurrent intake the default pool of 5 opened and closed one per alert.
         engine = create_engine(

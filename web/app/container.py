@@ -6,7 +6,7 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from agent.profile.synthesis import profile_synthesizer
-from incidents.database import make_engine, make_session_factory, upgrade, wait_for_head
+from incidents.database import make_engine, make_folder, make_session_factory, upgrade, wait_for_head
 from memory.factory import open_bank, open_embedder
 from memory.service import Embedder, MemoryBank
 from web.app.lanes import Lane, Worker
@@ -35,7 +35,7 @@ class Container:
     @classmethod
     def build(cls, settings: Settings | None = None, *, migrate: bool = True) -> "Container":
         settings = settings or Settings()
-        settings.web.data_dir.mkdir(parents=True, exist_ok=True)
+        make_folder(settings.web.data_dir, "RECALLOPS_DATA_DIR")
         engine = make_engine(settings.database_url)
         try:
             if migrate and settings.incidents.migrate_on_start:

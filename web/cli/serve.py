@@ -1,8 +1,14 @@
 """``recallops serve``."""
 
+from __future__ import annotations
+
 import os
+from typing import TYPE_CHECKING
 
 import typer
+
+if TYPE_CHECKING:
+    from web.app.settings import Settings
 
 
 def serve(
@@ -12,15 +18,13 @@ def serve(
     """Serve the API, the pages and the background worker."""
     import uvicorn
 
-    from web.app.settings import WebSettings
-
     # The app reads its settings from the environment: the options become that environment, so
     # everything that names the served address (links in chat messages) names the one in use.
     if host:
         os.environ["RECALLOPS_HOST"] = host
     if port:
         os.environ["RECALLOPS_PORT"] = str(port)
-    settings = WebSettings()
+    settings = _prepare().web
     uvicorn.run(
         "web.http.app:create_app",
         factory=True,
@@ -30,3 +34,26 @@ def serve(
         access_log=False,
         proxy_headers=False,  # forwarded headers are judged by the app, against RECALLOPS_TRUSTED_PROXIES
     )
+
+
+def _prepare() -> Settings:
+    """Check the settings and channels and bring the schema to head before uvicorn starts.
+
+    The app does the same at start-up, but a failure there is buried in uvicorn's lifespan traceback;
+    here it is the one-line reason ``main`` prints (exit 2). The app then finds it all done."""
+    from incidents.database import make_engine, make_folder, upgrade, wait_for_head
+    from web.app.notify.config import load_channels
+    from web.app.settings import Settings
+
+    settings = Settings()
+    load_channels(settings.notify)
+    make_folder(settings.web.data_dir, "RECALLOPS_DATA_DIR")
+    engine = make_engine(settings.database_url)
+    try:
+        if settings.incidents.migrate_on_start:
+            upgrade(engine)
+        else:
+            wait_for_head(engine, timeout_s=settings.incidents.schema_wait_s)
+    finally:
+        engine.dispose()
+    return settings

@@ -7,6 +7,9 @@ import pytest
 
 from tests.support.server import LiveServer
 
+BAD_CHANNEL = '[{"name": "a", "kind": "webhook", "url": "ftp://zz/x"}]'
+NOT_MIGRATED = {"RECALLOPS_MIGRATE_ON_START": "false", "RECALLOPS_SCHEMA_WAIT_S": "0"}
+
 
 @pytest.mark.parametrize(
     ("command", "env", "reason"),
@@ -17,6 +20,12 @@ from tests.support.server import LiveServer
         (["token", "list"], {"RECALLOPS_NOTIFY_CHANNELS": "not json"}, "notify_channels"),
         (["token", "list"], {"RECALLOPS_PORT": "70000"}, "RECALLOPS_PORT: Input should be less than"),
         (["token", "list"], {"RECALLOPS_MAX_BODY_BYTES": "-1"}, "RECALLOPS_MAX_BODY_BYTES"),
+        (["token", "list"], {"DATABASE_URL": "mysql://u:p@127.0.0.1:1/x"}, "no driver for the database URL"),
+        (["token", "list"], {"RECALLOPS_DATA_DIR": "/proc/nope"}, "/proc/nope (RECALLOPS_DATA_DIR"),
+        (["serve", "--port", "1"], {"RECALLOPS_NOTIFY_CHANNELS": BAD_CHANNEL}, "channel 1 (a): url"),
+        (["serve", "--port", "1"], {"RECALLOPS_DATA_DIR": "/proc/nope"}, "/proc/nope (RECALLOPS_DATA_DIR"),
+        (["serve", "--port", "1"], {"RECALLOPS_MAX_LABELS": "0"}, "RECALLOPS_MAX_LABELS"),
+        (["serve", "--port", "1"], NOT_MIGRATED, "run `recallops db upgrade`"),
     ],
 )
 def test_a_bad_setting_is_a_message_not_a_traceback(
@@ -26,3 +35,4 @@ def test_a_bad_setting_is_a_message_not_a_traceback(
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr and "╭" not in result.stderr
     assert result.stderr.startswith("recallops: ") and reason in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
