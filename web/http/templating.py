@@ -15,16 +15,18 @@ STATIC_DIR = Path(__file__).parent / "static"
 
 
 def ago(value: datetime | None, now: datetime | None = None) -> str:
-    """ "3 min ago": the unit an on-call engineer reads at a glance."""
+    """ "3 min ago", or "in 2 min" for a time still to come (a next retry): the unit read at a glance."""
     if value is None:
         return "never"
     seconds = int(((now or datetime.now(UTC)) - value).total_seconds())
-    if seconds < 0:
-        return "just now" if seconds > -60 else "in the future"
+    return f"in {_span(-seconds)}" if seconds < 0 else f"{_span(seconds)} ago"
+
+
+def _span(seconds: int) -> str:
     for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
         if seconds >= size:
-            return f"{seconds // size} {unit} ago"
-    return f"{seconds} s ago"
+            return f"{seconds // size} {unit}"
+    return f"{seconds} s"
 
 
 def stamp(value: datetime | None) -> str:

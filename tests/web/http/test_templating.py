@@ -1,0 +1,28 @@
+"""Times on the pages read in the right direction: a retry still to come is "in 2 min", not "ago"."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from web.http.templating import ago
+
+NOW = datetime(2025, 1, 1, 12, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("offset_s", "shown"),
+    [
+        (-9, "9 s ago"),
+        (-180, "3 min ago"),
+        (-2 * 86400, "2 d ago"),
+        (9, "in 9 s"),
+        (150, "in 2 min"),
+        (3 * 3600, "in 3 h"),
+    ],
+)
+def test_past_and_future_times_are_worded_by_their_direction(offset_s: int, shown: str) -> None:
+    assert ago(NOW + timedelta(seconds=offset_s), NOW) == shown
+
+
+def test_no_time_is_never() -> None:
+    assert ago(None, NOW) == "never"
