@@ -4,16 +4,22 @@ A library may call ``logging.basicConfig`` when it is constructed (the MCP SDK's
 which turns on httpx's line for every request and its full URL); ``basicConfig`` does nothing once
 the root logger has a handler, so ``configure_logging`` installs ours first. Every line our handler
 writes passes ``Scrubbed``: a URL keeps its scheme and host only (webhook paths, ntfy topics and query
-tokens are secrets), and every configured secret is replaced wherever it appears.
+tokens are secrets), and every configured secret is replaced wherever it appears. The fields a line
+carries in ``extra={...}`` (the channel, the row's id, the error) follow its message as ``key=value``,
+scrubbed the same way.
 """
 
+import json
 import logging
 import re
 import sys
 
 from web.app.notify.config import redact
 
-FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s%(details)s"
+# Every attribute a record has without ``extra``; uvicorn's colour copy of its message is no detail.
+_STANDARD = {*vars(logging.LogRecord("", 0, "", 0, "", None, None)), "message", "asctime", "details"}
+_STANDARD |= {"taskName", "color_message"}
 _URL = re.compile(r"\b([a-z][a-z0-9+.-]*://)([^\s/?#\"'<>]*)([^\s\"'<>]*)", re.IGNORECASE)
 _USERINFO = re.compile(r"^[^@]*@")
 QUIET = ("httpx", "httpcore", "urllib3", "apprise")  # per-request lines: WARNING and above only
@@ -29,8 +35,23 @@ def scrub_urls(text: str) -> str:
     return _URL.sub(short, text)
 
 
+def details(record: logging.LogRecord) -> str:
+    """The record's ``extra`` fields as `` key=value``, a value with spaces or quotes quoted."""
+
+    def shown(value: object) -> str:
+        text = str(value)
+        return json.dumps(text) if not text or any(c.isspace() or c in '"=' for c in text) else text
+
+    return "".join(
+        f" {key}={shown(value)}"
+        for key, value in vars(record).items()
+        if key not in _STANDARD and not key.startswith("_")
+    )
+
+
 class Scrubbed(logging.Filter):
-    """Rewrites each record's message without URLs' paths and queries and without known secrets."""
+    """Rewrites each record's message, and sets its ``details``, without URLs' paths and queries and
+    without known secrets."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -45,6 +66,7 @@ class Scrubbed(logging.Filter):
             record.exc_text = scrub_urls(redact(record.exc_text, self.secrets))
         if clean != message:
             record.msg, record.args = clean, None
+        record.details = scrub_urls(redact(details(record), self.secrets))
         return True
 
 

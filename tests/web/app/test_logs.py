@@ -1,7 +1,9 @@
 """Nothing secret in a log line: a live server delivering to channels whose URLs, paths, query tokens
 and ntfy topic are secrets logs none of them, and URLs are logged as scheme and host only."""
 
+import io
 import json
+import logging
 from pathlib import Path
 
 import httpx
@@ -9,7 +11,7 @@ import httpx
 from tests.support.net import wait_for
 from tests.support.server import LiveServer
 from tests.support.webhook import WebhookReceiver
-from web.app.logs import scrub_urls
+from web.app.logs import FORMAT, Scrubbed, scrub_urls
 
 PATH_SECRET = "hook-path-secret-5150"
 QUERY_SECRET = "query-token-secret-8086"
@@ -56,3 +58,32 @@ def test_a_delivery_run_logs_none_of_the_configured_secrets(tmp_path: Path) -> N
     for secret in (PATH_SECRET, QUERY_SECRET, TOPIC_SECRET, SIGNING_SECRET, token):
         assert secret not in log, f"{secret} in the server log"
         assert secret not in status
+
+
+def test_a_lines_extra_fields_follow_its_message_scrubbed_like_it() -> None:
+    stream = io.StringIO()
+    ours = logging.StreamHandler(stream)
+    ours.setFormatter(logging.Formatter(FORMAT))
+    scrubbed = Scrubbed()
+    scrubbed.secrets = [SIGNING_SECRET]
+    ours.addFilter(scrubbed)
+    log = logging.getLogger("recallops.test.details")
+    log.addHandler(ours)
+    log.propagate = False
+    try:
+        log.warning(
+            "delivery failed",
+            extra={
+                "delivery_id": 7,
+                "channel": "audit",
+                "error": f"503 from {SIGNING_SECRET} at https://h.example.org/{PATH_SECRET}",
+            },
+        )
+    finally:
+        log.removeHandler(ours)
+    line = stream.getvalue()
+    assert (
+        'delivery failed delivery_id=7 channel=audit error="503 from [secret] at https://h.example.org/…"'
+        in line
+    )
+    assert SIGNING_SECRET not in line and PATH_SECRET not in line
