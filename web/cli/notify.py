@@ -47,6 +47,14 @@ def _configured() -> Iterator[tuple[sessionmaker[Session], Notifier]]:
         engine.dispose()
 
 
+def _require(notifier: Notifier, channel: str) -> None:
+    """Exit 1 naming the configured channels when ``channel`` is none of them (a typo did nothing)."""
+    if channel not in notifier.channels:
+        known = ", ".join(sorted(notifier.channels)) or "none"
+        typer.echo(f"error: no channel {channel!r} is configured (configured: {known})", err=True)
+        raise typer.Exit(code=1)
+
+
 @app.command()
 def status() -> None:
     """Every channel: its label, messages by state, the last send and the last error."""
@@ -82,9 +90,12 @@ def retry(
     from incidents.delivery import outbox
     from incidents.locking import serialized_writes
 
-    with _configured() as (sessions, _), transaction(sessions) as db, serialized_writes(db):
-        count = outbox.retry(db_session=db, channel=channel)
-        db.commit()
+    with _configured() as (sessions, notifier):
+        if channel is not None:
+            _require(notifier, channel)
+        with transaction(sessions) as db, serialized_writes(db):
+            count = outbox.retry(db_session=db, channel=channel)
+            db.commit()
     typer.echo(f"{count} message(s) queued again")
 
 
@@ -128,10 +139,7 @@ def test(
 ) -> None:
     """Send a test message through the outbox to one channel and print what happened (exit 1 if not sent)."""
     with _configured() as (sessions, notifier):
-        if channel not in notifier.channels:
-            known = ", ".join(sorted(notifier.channels)) or "none"
-            typer.echo(f"error: no channel {channel!r} is configured (configured: {known})", err=True)
-            raise typer.Exit(code=1)
+        _require(notifier, channel)
         row = run(_send_test(sessions, notifier, channel, timeout))
     label = notifier.channels[channel].label()
     if row.state == "sent":

@@ -39,3 +39,13 @@ def test_notify_test_returns_at_its_timeout_against_a_receiver_that_drips(
     assert "failing: no complete answer within" in done.stderr
     assert "(drip, webhook http://127.0.0.1)" in done.stderr
     assert "path-secret" not in done.stderr + done.stdout and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("command", ["retry", "test"])
+def test_an_unknown_channel_is_refused_naming_the_configured_ones(tmp_path: Path, command: str) -> None:
+    channels = [{"name": "audit", "kind": "webhook", "url": "http://127.0.0.1:9/h"}]
+    server = LiveServer(tmp_path / "data", env={"RECALLOPS_NOTIFY_CHANNELS": json.dumps(channels)})
+    done = server.cli("notify", command, "nosuch", check=False)
+    assert done.returncode == 1, done.stdout
+    assert done.stderr == "error: no channel 'nosuch' is configured (configured: audit)\n"
+    assert "queued" not in done.stdout
