@@ -5,7 +5,7 @@ from concurrent.futures import ThreadPoolExecutor
 from subprocess import PIPE
 
 import pytest
-from sqlalchemy import inspect
+from sqlalchemy import inspect, text
 from sqlalchemy.orm import Session
 
 from incidents.database import (
@@ -62,6 +62,20 @@ def test_a_replica_that_does_not_migrate_waits_for_head_then_gives_up_naming_it(
             waiting = pool.submit(wait_for_head, engine, timeout_s=60, poll_s=0.05)
             upgrade(make_engine(database_url))
             waiting.result(timeout=60)
+    finally:
+        engine.dispose()
+
+
+def test_a_schema_a_newer_release_migrated_is_named_not_upgraded_nor_awaited(database_url: str) -> None:
+    engine = make_engine(database_url)
+    try:
+        upgrade(engine)
+        with engine.begin() as connection:
+            connection.execute(text("UPDATE alembic_version SET version_num = '9999'"))
+        with pytest.raises(SchemaNotReady, match="revision 9999, which this release does not know"):
+            upgrade(engine)
+        with pytest.raises(SchemaNotReady, match="which this release does not know"):
+            wait_for_head(engine, timeout_s=60)  # at once: no wait can help
     finally:
         engine.dispose()
 

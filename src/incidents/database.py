@@ -160,6 +160,7 @@ def upgrade(engine: Engine) -> None:
     """
     if at_head(engine):
         return
+    refuse_unknown(schema_revisions(engine)[0])
     from alembic import command
 
     config = alembic_config(engine.url.render_as_string(hide_password=False))
@@ -174,8 +175,8 @@ class SchemaNotReady(RuntimeError):
     """The database schema is not at this release's head (not migrated yet, or migrated further)."""
 
 
-def script_heads() -> set[str]:
-    """The head revisions of this release's migration scripts: every revision no other one revises.
+def _script_revisions() -> tuple[set[str], set[str]]:
+    """Every revision of this release's migration scripts, and those another one revises.
 
     Read from the scripts' ``revision`` and ``down_revision`` lines (a string, ``None`` or a tuple of
     strings), without importing alembic."""
@@ -186,7 +187,28 @@ def script_heads() -> set[str]:
         if "revision" in found:
             revisions.update(_QUOTED.findall(found["revision"]))
             revised.update(_QUOTED.findall(found.get("down_revision", "")))
+    return revisions, revised
+
+
+def script_heads() -> set[str]:
+    """The head revisions of this release's migration scripts: every revision no other one revises."""
+    revisions, revised = _script_revisions()
     return revisions - revised
+
+
+def _named(revisions: set[str]) -> str:
+    return ", ".join(sorted(revisions)) or "no revision"
+
+
+def refuse_unknown(current: set[str]) -> None:
+    """A schema at a revision this release has no script for was migrated by a newer release: neither
+    an upgrade nor a wait can help, and saying so beats alembic's "can't locate revision"."""
+    unknown = current - _script_revisions()[0]
+    if unknown:
+        raise SchemaNotReady(
+            f"the database schema is at revision {_named(unknown)}, which this release does not know: a "
+            "newer release migrated it; run that release, or restore the database from before its upgrade"
+        )
 
 
 def schema_revisions(engine: Engine) -> tuple[set[str], set[str]]:
@@ -215,9 +237,20 @@ def wait_for_head(engine: Engine, *, timeout_s: float, poll_s: float = 0.5) -> N
         current, heads = schema_revisions(engine)
         if current == heads:
             return
+        refuse_unknown(current)
         if time.monotonic() >= deadline:
+            waited = f" (waited {timeout_s:g}s)" if timeout_s else ""
             raise SchemaNotReady(
-                f"database schema is at {sorted(current) or 'no revision'}, this release needs "
-                f"{sorted(heads)}: run `recallops db upgrade` (waited {timeout_s:g}s)"
+                f"the database schema is at {_named(current)}, this release needs {_named(heads)}: run "
+                f"`recallops db upgrade`{waited}"
             )
         time.sleep(poll_s)
+
+
+def ready_schema(engine: Engine, *, migrate: bool, wait_s: float) -> None:
+    """Bring the schema to head, or, where this process must not migrate
+    (``RECALLOPS_MIGRATE_ON_START=false``), wait up to ``wait_s`` for the process that does."""
+    if migrate:
+        upgrade(engine)
+    else:
+        wait_for_head(engine, timeout_s=wait_s)

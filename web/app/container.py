@@ -6,7 +6,7 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from agent.profile.synthesis import profile_synthesizer
-from incidents.database import make_engine, make_folder, make_session_factory, upgrade, wait_for_head
+from incidents.database import make_engine, make_folder, make_session_factory, ready_schema
 from memory.factory import open_bank, open_embedder
 from memory.service import Embedder, MemoryBank
 from web.app.lanes import Lane, Worker
@@ -38,10 +38,9 @@ class Container:
         make_folder(settings.web.data_dir, "RECALLOPS_DATA_DIR")
         engine = make_engine(settings.database_url)
         try:
-            if migrate and settings.incidents.migrate_on_start:
-                upgrade(engine)
-            elif migrate:
-                wait_for_head(engine, timeout_s=settings.incidents.schema_wait_s)
+            if migrate:
+                incidents = settings.incidents
+                ready_schema(engine, migrate=incidents.migrate_on_start, wait_s=incidents.schema_wait_s)
         except BaseException:
             engine.dispose()
             raise

@@ -31,13 +31,15 @@ def run(main: Coroutine[Any, Any, T]) -> T:
 
 @contextmanager
 def cli_session() -> Iterator[Session]:
-    """One committed unit of work against the configured database, migrated first."""
-    from incidents.database import make_engine, make_session_factory, transaction, upgrade
+    """One committed unit of work against the configured database, migrated first (or, with
+    ``RECALLOPS_MIGRATE_ON_START=false``, refused until ``recallops db upgrade`` has migrated it)."""
+    from incidents.database import make_engine, make_session_factory, ready_schema, transaction
     from web.app.settings import Settings
 
-    engine = make_engine(Settings().database_url)
+    settings = Settings()
+    engine = make_engine(settings.database_url)
     try:
-        upgrade(engine)
+        ready_schema(engine, migrate=settings.incidents.migrate_on_start, wait_s=0)
         with transaction(make_session_factory(engine)) as session:
             yield session
     finally:

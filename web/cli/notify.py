@@ -26,7 +26,7 @@ app = typer.Typer(help="Delivery channels: Slack, Apprise (chat, email) and webh
 
 @contextmanager
 def _configured() -> Iterator[tuple[sessionmaker[Session], Notifier]]:
-    from incidents.database import make_engine, make_session_factory, upgrade
+    from incidents.database import make_engine, make_session_factory, ready_schema
     from web.app.notify.config import NotifyConfigError
     from web.app.notify.notifier import Notifier
     from web.app.settings import Settings
@@ -39,7 +39,7 @@ def _configured() -> Iterator[tuple[sessionmaker[Session], Notifier]]:
         raise typer.Exit(code=1) from exc
     engine = make_engine(settings.database_url)
     try:
-        upgrade(engine)
+        ready_schema(engine, migrate=settings.incidents.migrate_on_start, wait_s=0)
         sessions = make_session_factory(engine)
         notifier.sync(sessions)
         yield sessions, notifier

@@ -41,7 +41,7 @@ def _prepare() -> Settings:
 
     The app does the same at start-up, but a failure there is buried in uvicorn's lifespan traceback;
     here it is the one-line reason ``main`` prints (exit 2). The app then finds it all done."""
-    from incidents.database import make_engine, make_folder, upgrade, wait_for_head
+    from incidents.database import make_engine, make_folder, ready_schema
     from web.app.notify.config import load_channels
     from web.app.settings import Settings
 
@@ -50,10 +50,8 @@ def _prepare() -> Settings:
     make_folder(settings.web.data_dir, "RECALLOPS_DATA_DIR")
     engine = make_engine(settings.database_url)
     try:
-        if settings.incidents.migrate_on_start:
-            upgrade(engine)
-        else:
-            wait_for_head(engine, timeout_s=settings.incidents.schema_wait_s)
+        incidents = settings.incidents
+        ready_schema(engine, migrate=incidents.migrate_on_start, wait_s=incidents.schema_wait_s)
     finally:
         engine.dispose()
     return settings
