@@ -1,11 +1,16 @@
 """Service settings, composed of each package's own so every command reads the same environment."""
 
+import difflib
+import functools
 import ipaddress
-from functools import cached_property
+import logging
+import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import AfterValidator, Field
+from dotenv import dotenv_values
+from pydantic import AfterValidator, AliasChoices, Field
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
@@ -14,6 +19,8 @@ from incidents.env_settings import EnvSettings
 from incidents.settings import IncidentSettings
 from memory.settings import MemorySettings
 from web.app.notify.config import NotifySettings
+
+log = logging.getLogger(__name__)
 
 
 def _proxy(value: str) -> str:
@@ -52,6 +59,52 @@ class WebSettings(EnvSettings):
     profile_check_s: float = Field(default=2.0, ge=0.01)
 
 
+PARTS: tuple[type[EnvSettings], ...] = (
+    WebSettings,
+    IncidentSettings,
+    MemorySettings,
+    LLMSettings,
+    NotifySettings,
+)
+# Read from the environment outside the settings (the model cache, before any setting is read).
+ENVIRONMENT_ONLY = frozenset({"RECALLOPS_CACHE"})
+# How alike a name must be to one RecallOps reads to be taken for a typo of it (RECALLOPS_PROT: 0.93).
+TYPO = 0.9
+
+
+def variable_names() -> set[str]:
+    """Every ``RECALLOPS_`` variable RecallOps reads: each setting's own name and its aliases."""
+    names = set(ENVIRONMENT_ONLY)
+    for part in PARTS:
+        for name, field in part.model_fields.items():
+            names.add(f"RECALLOPS_{name.upper()}")
+            alias = field.validation_alias
+            choices = alias.choices if isinstance(alias, AliasChoices) else [alias]
+            names.update(
+                c.upper() for c in choices if isinstance(c, str) and c.upper().startswith("RECALLOPS_")
+            )
+    return names
+
+
+def typos(given: Iterable[str]) -> list[tuple[str, str]]:
+    """(name given, name meant) for each ``RECALLOPS_`` variable no setting reads that is a near miss of
+    one that does: a mistyped RECALLOPS_PROT would leave the port at its default without a word. A name
+    unlike any setting (a secret the channels name as ``${RECALLOPS_WEBHOOK_SECRET}``) is left alone."""
+    known = variable_names()
+    found = []
+    for name in sorted({g.upper() for g in given if g.upper().startswith("RECALLOPS_")} - known):
+        meant = difflib.get_close_matches(name, known, n=1, cutoff=TYPO)
+        if meant:
+            found.append((name, meant[0]))
+    return found
+
+
+@functools.cache
+def _warn_typo(name: str, meant: str) -> None:
+    """Once a process: serve and every command read the settings more than once."""
+    log.warning("%s is not a setting RecallOps reads; did you mean %s?", name, meant)
+
+
 class Settings:
     """Everything one process needs, read once from the environment."""
 
@@ -61,8 +114,11 @@ class Settings:
         self.memory = MemorySettings()
         self.llm = LLMSettings()
         self.notify = NotifySettings()
+        written = dotenv_values(".env", interpolate=False) if Path(".env").is_file() else {}
+        for name, meant in typos([*os.environ, *written]):
+            _warn_typo(name, meant)
 
-    @cached_property
+    @functools.cached_property
     def database_url(self) -> str:
         return self.incidents.resolved_database_url
 

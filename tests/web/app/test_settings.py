@@ -3,7 +3,7 @@
 import pytest
 from pydantic import ValidationError
 
-from web.app.settings import Settings
+from web.app.settings import Settings, typos
 
 
 @pytest.mark.parametrize(
@@ -34,3 +34,20 @@ def test_a_value_out_of_bounds_is_refused(monkeypatch: pytest.MonkeyPatch, varia
 def test_proxies_may_be_addresses_networks_or_everyone(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RECALLOPS_TRUSTED_PROXIES", '["10.0.0.5", "10.1.0.0/16", "::1", "*"]')
     assert Settings().web.trusted_proxies == ["10.0.0.5", "10.1.0.0/16", "::1", "*"]
+
+
+def test_a_near_miss_of_a_setting_is_taken_for_a_typo_and_anything_else_is_left_alone() -> None:
+    given = ["RECALLOPS_PROT", "RECALLOPS_notify_chanel", "RECALLOPS_PORT", "RECALLOPS_WEBHOOK_SECRET"]
+    assert typos([*given, "PATH", "RECALLOPS_CACHE", "DATABASE_URL"]) == [
+        ("RECALLOPS_NOTIFY_CHANEL", "RECALLOPS_NOTIFY_CHANNELS"),
+        ("RECALLOPS_PROT", "RECALLOPS_PORT"),
+    ]
+
+
+def test_reading_the_settings_warns_of_a_mistyped_variable(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv("RECALLOPS_PROT", "18739")
+    with caplog.at_level("WARNING", logger="web.app.settings"):
+        Settings()
+    assert "RECALLOPS_PROT is not a setting RecallOps reads; did you mean RECALLOPS_PORT?" in caplog.text
