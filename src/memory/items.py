@@ -41,8 +41,9 @@ _WORSE = re.compile(
 )
 _TIME = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?\b")
 _NOTICE = re.compile(
-    r"\b(?:alerts? (?:fired|triggered|went off|came in)|alerted|paged|ack(?:ed|nowledged)|declared|escalated|"
-    r"joined)\b",
+    r"\b(?:alerts? (?:fired|triggered|went off|came in)|alerted|paged|ack(?:ed|nowledged)|escalated|"
+    r"(?:declared (?:an? )?|incident )(?:incident|sev ?\d|outage|declared)|"
+    r"joined the (?:call|bridge|channel))\b",
     re.IGNORECASE,
 )
 MAX_NOTICE_WORDS = 6
