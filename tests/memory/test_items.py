@@ -130,9 +130,16 @@ def test_every_recorded_step_is_worked_failed_or_a_notice_and_only_one(lines: li
 
 
 def test_a_notice_is_how_the_team_heard_of_it_not_a_move() -> None:
-    assert all(
-        map(notice, ["14:20 alert fired", "14:23 acked by oncall", "10:07 on-call paged the search team"])
-    )
-    assert not any(
-        map(notice, ["Silenced the alert for an hour", "Paged the DB team, who failed over the primary"])
-    )
+    heard = [
+        "14:20 alert fired",
+        "14:23 acked by oncall",
+        "10:07 on-call paged the search team",
+        "02:10 declared a SEV2",
+    ]
+    assert all(map(notice, heard))
+    moves = [
+        "Silenced the alert for an hour",
+        "Paged the DB team, who failed over the primary",
+        "Joined the two configs",
+    ]
+    assert not any(map(notice, moves))
