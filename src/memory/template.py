@@ -150,7 +150,6 @@ FIELDS: tuple[TemplateField, ...] = (
             "failed",
             "did not help",
             "made it worse",
-            "what went wrong",
         ),
     ),
     TemplateField("resolved_by", "Resolved by", "line", False, 255, "Who resolved it.", post_mortem=False),

@@ -2,7 +2,7 @@
 
 import re
 
-from memory.extraction.headings import field_of, lines_of, trimmed
+from memory.extraction.headings import aside, field_of, lines_of, trimmed
 from memory.extraction.model import Span
 from memory.extraction.values import DATE, date_in
 
@@ -35,12 +35,17 @@ def _plain(span: Span, text: str) -> bool:
     return not _LINK.search(piece) and "|" not in piece and any(c.isalpha() for c in piece)
 
 
+def _section(heading: str) -> bool:
+    """A heading that opens a section ("Root cause", "Timeline"), not one that titles the post-mortem."""
+    return field_of(heading) is not None or aside(heading)
+
+
 def heading_title_span(text: str) -> Span | None:
     """The first Markdown heading that is plain words and names no template field: a Google Docs
     export heads its sections ("# Impact", "# Root cause") as a Markdown post-mortem heads its title."""
     for match in _ATX.finditer(text):
         span = Span(match.start("h"), match.end("h"))
-        if _plain(span, text) and span.end - span.start <= MAX_TITLE and field_of(match.group("h")) is None:
+        if _plain(span, text) and span.end - span.start <= MAX_TITLE and not _section(match.group("h")):
             return span
     return None
 
@@ -52,6 +57,8 @@ def title_span(text: str) -> Span | None:
         return heading
     for line in lines_of(text):
         marked = _ATX.fullmatch(line.text)
+        if marked and _section(marked.group("h")):
+            continue
         words = Span(line.start + marked.start("h"), line.start + marked.end("h")) if marked else None
         words = words or trimmed(text, Span(line.start, line.end))
         if words and _plain(words, text) and words.end - words.start <= MAX_TITLE:

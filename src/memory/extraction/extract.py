@@ -128,6 +128,8 @@ def _assigned(text: str) -> tuple[dict[str, list[Span]], dict[str, ExtractedFiel
     seen: set[str] = set()
     for section in sections(text):
         field = _BY_NAME.get(section.field or "")
+        if section.aside:
+            covered.append(section.body)  # neither its heading's field nor prose the cues may read
         if field is None:
             continue
         covered.append(section.body)

@@ -51,9 +51,41 @@ _INLINE = re.compile(
 )
 
 
+# Parts of a post-mortem that hold no template field: a timeline (alerts, pages and moves that failed or
+# worked, in the order they came), what the team learned or got right, how to reproduce it. Their text
+# is no field's, by its heading or by its sentences' cues. ("What went wrong" is neither: it mixes moves
+# that made things worse, which its sentences' cues find, with gaps in the process, which they do not.)
+ASIDES: tuple[tuple[str, ...], ...] = tuple(
+    words(phrase)
+    for phrase in (
+        "timeline",
+        "lessons learned",
+        "lessons",
+        "what we learned",
+        "what went well",
+        "where we got lucky",
+        "steps to reproduce",
+        "how to reproduce",
+        "appendix",
+        "references",
+        "participants",
+        "attendees",
+        "glossary",
+    )
+)
+
+
+def aside(heading: str) -> bool:
+    """Whether a heading opens a part that holds no template field (``ASIDES``)."""
+    found = words(heading)
+    return any(found[: len(p)] == p and len(found) <= len(p) + MAX_EXTRA_WORDS for p in ASIDES)
+
+
 def field_of(heading: str) -> str | None:
     """The template field a heading names: the phrase starting earliest in it (the longest when two
-    start together), if the heading has few words besides it."""
+    start together), if the heading has few words besides it; never one of the ``ASIDES``."""
+    if aside(heading):
+        return None
     found = words(heading)
     best: tuple[int, int, str] | None = None
     for name, phrase in PHRASES:
@@ -88,11 +120,13 @@ def lines_of(text: str) -> list[Line]:
 
 @dataclass(frozen=True)
 class Section:
-    """The text under one heading: ``field`` is the template field the heading names, or None."""
+    """The text under one heading: ``field`` is the template field the heading names, or None;
+    ``aside`` says the heading opens a part that holds none."""
 
     heading: str
     field: str | None
     body: Span
+    aside: bool = False
 
 
 @dataclass(frozen=True)
@@ -161,7 +195,7 @@ def sections(text: str) -> list[Section]:
         end = lines[after.index].start if after else len(text)
         body = trimmed(text, Span(min(here.body_start, end), end))
         if body and here.heading:
-            found.append(Section(here.heading, field_of(here.heading), body))
+            found.append(Section(here.heading, field_of(here.heading), body, aside(here.heading)))
     return found
 
 

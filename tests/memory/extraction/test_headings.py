@@ -165,3 +165,30 @@ Raised maxmemory to 8 GB and moved the reindex to a separate cache.
         == "Raised maxmemory to 8 GB and moved the reindex to a separate cache."
     )
     assert field_of("Timeline") is None
+
+
+def test_a_timeline_lessons_and_what_went_well_are_no_field_by_heading_or_by_cue() -> None:
+    text = """# Gateway 504s after a route reload
+
+## Timeline (UTC)
+1. 21:02 - alert fired: 504 rate 35%
+2. 21:06 - on-call restarts the envoy pods; 504s continue
+3. 21:20 - reverted the route config, errors back to normal
+
+## Root cause
+A route config reload dropped the upstream cluster for orders.
+
+## Lessons learned
+We restarted things before reading what changed in the config.
+
+## What went well
+The rollback of the route config was quick once we found it.
+
+## Steps to reproduce
+1. Reload the route config with the orders cluster missing.
+"""
+    found = extract(from_text("gateway.md", text))
+    assert found["root_cause"].value.startswith("A route config reload dropped")
+    assert not found["resolution_steps"].filled and "resolution_steps" in found.missing
+    assert found.title.value == "Gateway 504s after a route reload"
+    assert field_of("Steps to reproduce") is None and field_of("Timeline (UTC)") is None

@@ -135,3 +135,9 @@ def test_a_page_without_a_title_heading_is_titled_by_its_title_tag() -> None:
     page = b"""<html><head><title>Search latency review</title></head><body><p>Seen at noon.</p>
     <h1>Impact</h1><p>Slow.</p><h1>Root cause</h1><p>Pool too small.</p></body></html>"""
     assert _title("search.html", page) == "Search latency review"
+
+
+def test_a_google_docs_title_line_is_the_title_before_a_section_that_names_no_field() -> None:
+    page = b"""<html><body><p class="title">Notification fan-out stalled</p><h1>Lessons learned</h1>
+    <p>Alert on queue age.</p><h1>Root cause</h1><p>The worker pool was sized at 2.</p></body></html>"""
+    assert _title("fanout.html", page) == "Notification fan-out stalled"
