@@ -18,7 +18,7 @@ from memory.extraction.prose import FAILED
 from memory.schema import IncidentRecord, RecordFormatError, parse_record
 
 # What a document's items are, by version: items stored under an earlier version are stored again.
-ITEMS_VERSION = 3
+ITEMS_VERSION = 4
 
 _LIST_ITEM = re.compile(r"\n\s*(?:\d{1,2}[.)]|[-•*])\s+")
 _CLAUSE = re.compile(r";\s+|(?<=[.!?])\s+(?=[A-Z])")
@@ -33,10 +33,23 @@ _CONSEQUENCE = re.compile(
 )
 
 
+# "No change" of the fault, not "no change made" (a noise incident's "waited; no change made").
+_NO_CHANGE = r"\bno (?:change|improvement|effect)\b(?! (?:made|needed|required|was|to))"
+# What a clause says when the fault went on after a move: "504s continue", "errors persisted", "no change".
+_GOES_ON = (
+    r"\b(?!(?:we|they|i|and|then)\b)[\w%/-]+ (?:continued?|persist(?:ed)?|remained|kept climbing)\b(?! to\b)"
+)
+# A clause that says what came of the move before it, either way ("504s continue", "errors dropped").
+_RESULT = re.compile(
+    rf"^(?:{_NO_CHANGE}|still\b|unchanged\b|{_GOES_ON}|(?:the )?[\w%/-]+(?: [\w%/-]+)? "
+    r"(?:dropped|recovered|returned|cleared|stopped|fell|went down|(?:was |were |are )?back to normal)\b)",
+    re.IGNORECASE,
+)
 # What a step says of itself when it did not help, besides what the extractor reads in prose as a failed
 # attempt ("made it worse"): in a list of moves, "429s got worse" can only be about the move.
 _WORSE = re.compile(
-    r"\b(?:(?:got|went|grew|became) worse|worsened|changed nothing|(?:had|made) no (?:effect|difference))\b",
+    r"\b(?:(?:got|went|grew|became) worse|worsened|changed nothing|(?:had|made) no (?:effect|difference)"
+    r"|(?:^|[;,]\s*)still (?:fail|erro|high|down|tim|slow)\w*)\b|" + _NO_CHANGE + "|" + _GOES_ON,
     re.IGNORECASE,
 )
 _TIME = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?\b")
@@ -53,8 +66,9 @@ def steps(text: str) -> list[str]:
     """A recorded field as separate steps: list items, then semicolons and sentences within them.
 
     Post-mortems are often hard-wrapped, so a line break ends a step only where a list item starts. A
-    sentence that speaks of the one before it ("It did not help.") stays with it: alone, a briefing
-    would list "It did not help" as a move to avoid, with nothing to say what "it" was.
+    sentence that speaks of the one before it ("It did not help.") stays with it, and so does a clause
+    that says what came of it ("restarted the pods; 504s continue"): alone, a briefing would list "It
+    did not help" or "504s continue" as a move, with nothing to say what was done.
     """
     out: list[str] = []
     for chunk in _LIST_ITEM.sub("\x00", "\n" + (text or "")).split("\x00"):
@@ -63,7 +77,7 @@ def steps(text: str) -> list[str]:
             part = part.strip(" -•*").rstrip(".")
             if len(part) <= 2:
                 continue
-            if parts and _BACK.match(part):
+            if parts and (_BACK.match(part) or _RESULT.match(part)):
                 parts[-1] += (". " if part[0].isupper() else "; ") + part
             else:
                 parts.append(part)

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from memory.items import (
     document_items,
     done_part,
+    failed,
     failed_steps,
     item_key,
     notice,
@@ -143,3 +144,24 @@ def test_a_notice_is_how_the_team_heard_of_it_not_a_move() -> None:
         "Joined the two configs",
     ]
     assert not any(map(notice, moves))
+
+
+def test_a_clause_that_says_what_came_of_a_move_stays_with_it_and_says_whether_it_failed() -> None:
+    text = "1. Restarted envoy pods; 504s continue.\n2. Rolled back the deploy; no change.\n3. Reverted it"
+    assert steps(text) == [
+        "Restarted envoy pods; 504s continue",
+        "Rolled back the deploy; no change",
+        "Reverted it",
+    ]
+    assert [failed(step) for step in steps(text)] == [True, True, False]
+    assert steps("Killed the idle sessions; latency back to normal") == [
+        "Killed the idle sessions; latency back to normal"
+    ]
+    assert steps("Paused the import; rolled back the deploy") == [
+        "Paused the import",
+        "rolled back the deploy",
+    ]
+    for worked in ("Waited for the import to finish; no change made", "We continued to roll back the nodes"):
+        assert not any(map(failed, steps(worked)))
+    assert not failed("Sent confirmations that still failed to a dead-letter queue")
+    assert failed("Drained the node; still failing") and failed("Raised the pool; errors persisted")
