@@ -281,8 +281,26 @@ def clear(*, db_session: Session, incident: Incident, alert: Alert, actor: str) 
     )
 
 
+def lock(db_session: Session, incident: Incident) -> None:
+    """Serialize changes to one incident: a row lock on PostgreSQL, the write lock on SQLite; the
+    incident is read again under it, so a change decided on its status sees every change before it.
+
+    Taking it with a write (rather than a read) first means SQLite never has to upgrade a stale read
+    snapshot, and concurrent submissions of the same resolve see each other's result.
+    """
+    db_session.execute(
+        update(Incident)
+        .where(Incident.id == incident.id)
+        .values(updated_at=utcnow())
+        .execution_options(synchronize_session=False)
+    )
+    db_session.refresh(incident)
+
+
 def acknowledge(*, db_session: Session, incident: Incident, actor: str) -> bool:
-    """Mark the incident as being worked on; returns whether anything changed (twice is a no-op)."""
+    """Mark the incident as being worked on; returns whether anything changed (twice is a no-op). Under
+    the incident's lock: an acknowledge racing a resolve on another replica must not reopen it."""
+    lock(db_session, incident)
     if incident.status == "resolved":
         raise IncidentError(f"{incident.public_id} is resolved; it cannot be acknowledged")
     if incident.status == "acknowledged":

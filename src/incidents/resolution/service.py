@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from sqlalchemy import select, update
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from incidents.delivery import outbox as deliveries
 from incidents.delivery.routing import INCIDENT_RESOLVED
 from incidents.incident.models import Incident
-from incidents.incident.service import add_event
+from incidents.incident.service import add_event, lock
 from incidents.resolution import outbox
 from incidents.resolution.models import (
     TEMPLATE,
@@ -83,7 +83,7 @@ def resolve(
     *, db_session: Session, incident: Incident, fields: ResolutionFields, actor: str
 ) -> ResolveResult:
     """Resolve with the post-mortem. a repeat is a no-op, a different one conflicts."""
-    _lock(db_session, incident)
+    lock(db_session, incident)
     existing = get_resolution(db_session=db_session, incident_id=incident.id)
     if existing is not None:
         if _template(existing) == fields.model_dump():
@@ -135,7 +135,7 @@ def update_resolution(
 
     Imported and seeded history is rewritten only with ``rewrite_history`` (the ``history:replace``
     right, as for an import with ``--replace``), and its timeline line keeps the values it replaced."""
-    _lock(db_session, incident)
+    lock(db_session, incident)
     resolution = get_resolution(db_session=db_session, incident_id=incident.id)
     if resolution is None:
         raise ResolutionConflict(f"{incident.public_id} has no resolution to edit; resolve it first")
@@ -183,7 +183,7 @@ def add_correction(*, db_session: Session, incident: Incident, text: str, actor:
     """Attach a correction: retained as its own ``kind:correction`` document, and the record re-synced.
     The same text again (a double click, a retried request) adds nothing: memory would otherwise hold,
     and briefings show, the one correction twice."""
-    _lock(db_session, incident)
+    lock(db_session, incident)
     if incident.status != "resolved":
         raise ResolutionConflict(f"{incident.public_id} is not resolved; corrections are for past incidents")
     said = " ".join(text.split())
@@ -301,18 +301,3 @@ def _enqueue_record(db_session: Session, incident: Incident, resolution: Resolut
 
 def _template(resolution: Resolution) -> dict[str, str]:
     return {name: getattr(resolution, name) for name in TEMPLATE}
-
-
-def _lock(db_session: Session, incident: Incident) -> None:
-    """Serialize changes to one incident: a row lock on PostgreSQL, the write lock on SQLite.
-
-    Taking it with a write (rather than a read) first means SQLite never has to upgrade a stale read
-    snapshot, and concurrent submissions of the same resolve see each other's result.
-    """
-    db_session.execute(
-        update(Incident)
-        .where(Incident.id == incident.id)
-        .values(updated_at=utcnow())
-        .execution_options(synchronize_session=False)
-    )
-    db_session.refresh(incident)

@@ -1,5 +1,7 @@
 """Incident numbering, acknowledgement and listing, on SQLite and PostgreSQL."""
 
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as NotYet
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -9,7 +11,9 @@ from incidents.alerts.normalized import NormalizedAlert
 from incidents.alerts.service import ingest
 from incidents.incident import service
 from incidents.incident.models import Incident
+from incidents.resolution import service as resolution
 from incidents.timeutil import utcnow
+from tests.incidents.resolution.factories import make_incident, post_mortem
 
 START = datetime(2026, 11, 29, 21, tzinfo=UTC)
 
@@ -93,3 +97,33 @@ def test_list_filters_and_pagination(db: Session) -> None:
     page = service.list_incidents(db_session=db, limit=2, offset=2)
     assert (page.total, [i.public_id for i in page.items]) == (6, [ids[3], ids[2]])
     assert service.count_open(db_session=db) == 6
+
+
+def test_an_acknowledge_that_waited_on_a_resolve_finds_it_resolved_and_changes_nothing(db: Session) -> None:
+    """Two replicas at once: the resolve holds the incident's lock; the acknowledge waits for it, then
+    must not put the resolved incident back to acknowledged."""
+    incident = make_incident(db, status="triggered")
+    db.commit()
+    other = Session(db.get_bind())
+    resolving = other.get(Incident, incident.id)
+    assert resolving is not None
+    resolution.resolve(db_session=other, incident=resolving, fields=post_mortem(), actor="ana")
+    with ThreadPoolExecutor(1) as pool:
+        waiting = pool.submit(_acknowledge_in_a_session_of_its_own, db, incident.id)
+        with pytest.raises(NotYet):
+            waiting.result(timeout=0.5)  # the acknowledge waits for the resolve's lock...
+        other.commit()
+        other.close()
+        assert waiting.result(timeout=30) == "resolved"  # ...then finds it resolved
+
+
+def _acknowledge_in_a_session_of_its_own(db: Session, incident_id: int) -> str:
+    with Session(db.get_bind()) as session:
+        found = session.get(Incident, incident_id)
+        assert found is not None
+        try:
+            service.acknowledge(db_session=session, incident=found, actor="bo")
+        except service.IncidentError:
+            session.rollback()
+        session.refresh(found)
+        return found.status
