@@ -118,7 +118,13 @@ _QUEUED_WORDS = "waits waiting pending queued backlog retries restarts"
 # Other readings an engineer checks and reports as absent ("no hot keys", "no consumer lag", "no
 # evictions", "no throttling", "no rebalances"), each the mark of a known failure.
 _READING_WORDS = "hot lag lagging evictions evicted throttled throttling rebalances rebalancing"
-OBSERVED = _FAILURE | frozenset(stem(w) for w in f"{_QUEUED_WORDS} {_READING_WORDS}".split())
+# Scheduled work an engineer checks was or was not running when it paged ("no import job running", "no
+# backup in progress"), each the cause of a known lookalike. Not a deploy: "no deploy today" beside a
+# record whose fault a deploy brought in is still that fault (measured on the alert-shaped replays).
+_ACTIVITY_WORDS = "import job jobs cron migration backup reindex batch"
+OBSERVED = _FAILURE | frozenset(
+    stem(w) for w in f"{_QUEUED_WORDS} {_READING_WORDS} {_ACTIVITY_WORDS}".split()
+)
 # A negation covers the next two words ("no connection waits", "without errors"); a word followed by zero
 # or none is negated too, with the word before it ("hikaricp_connections_pending 0", "error rate zero",
 # "real_traffic_errors: none", as incident tools write a reading in their details).

@@ -293,3 +293,16 @@ def test_an_idle_pool_is_never_read_as_a_queue(prefix: str) -> None:
     text = f"{prefix} connection pool idle"
     assert stem("pending") in negated(text)
     assert stem("pending") not in asserted(text)
+
+
+def test_work_the_alert_says_was_not_running_contradicts_the_lookalike_it_caused() -> None:
+    nightly = (
+        "CheckoutLatencyHigh: p99 above 2 s",
+        "p99 up while the nightly price import rewrote the table",
+    )
+    cause = "the nightly price import job held locks on the price table"
+    assert contradicts(*nightly, "checkout p99 above 2s at the lunch peak; no import job running", cause)
+    assert not contradicts(*nightly, "checkout p99 above 2s at 03:05 during the price import", cause)
+    assert not contradicts(
+        *nightly, "checkout p99 above 2s; no deploy today", "a deploy turned the cache off"
+    )
