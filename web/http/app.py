@@ -66,7 +66,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         description="Incident response with memory: alerts in, briefings from past incidents out.",
         lifespan=lifespan,
     )
-    errors.install(app, not_found_page=pages.not_found_page)
+    errors.install(app, not_found_page=pages.not_found_page, unavailable_page=pages.unavailable_page)
     app.include_router(health.router)
     app.include_router(alerts.router)
     app.include_router(incidents.router)

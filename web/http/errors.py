@@ -6,9 +6,16 @@ from collections.abc import Awaitable, Callable
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from sqlalchemy.exc import InterfaceError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 log = logging.getLogger(__name__)
+
+# The database refused or dropped the connection (down, restarting, out of connections): a 503 the
+# sender retries, never a 500. Intake says the same when its write fails.
+DATABASE_DOWN = (OperationalError, InterfaceError)
+UNAVAILABLE = "database busy or unavailable; retry"
+Page = Callable[[Request], Awaitable[Response]]
 
 
 def pagerduty_error(kind: str, message: str, errors: list[str]) -> dict[str, object]:
@@ -21,9 +28,26 @@ def _loc(loc: tuple[object, ...] | list[object]) -> str:
     return ".".join(str(part) for part in loc if part != "body") or "body"
 
 
-def install(app: FastAPI, not_found_page: Callable[[Request], Awaitable[Response]] | None = None) -> None:
+def browsing(request: Request) -> bool:
+    """A browser asking for a page, not a client of the API."""
+    return "text/html" in request.headers.get("accept", "") and not request.url.path.startswith("/api/")
+
+
+def install(app: FastAPI, not_found_page: Page | None = None, unavailable_page: Page | None = None) -> None:
     """``not_found_page``: what a browser (one that asks for HTML) gets for an address nothing serves
-    outside the API; every other error, and the API's 404, is JSON."""
+    outside the API, ``unavailable_page`` while the database is down; every other error, and the API's,
+    is JSON."""
+
+    async def database_down(request: Request, exc: Exception) -> Response:
+        log.warning(
+            "database unavailable", extra={"path": request.url.path, "error": str(exc).splitlines()[0]}
+        )
+        if browsing(request) and unavailable_page is not None:
+            return await unavailable_page(request)
+        return JSONResponse(status_code=503, content={"detail": UNAVAILABLE}, headers={"Retry-After": "5"})
+
+    for kind in DATABASE_DOWN:
+        app.add_exception_handler(kind, database_down)
 
     @app.exception_handler(RequestValidationError)
     async def validation(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -33,9 +57,6 @@ def install(app: FastAPI, not_found_page: Callable[[Request], Awaitable[Response
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
-        browsing = "text/html" in request.headers.get("accept", "") and not request.url.path.startswith(
-            "/api/"
-        )
-        if exc.status_code == 404 and browsing and not_found_page is not None:
+        if exc.status_code == 404 and browsing(request) and not_found_page is not None:
             return await not_found_page(request)
         return JSONResponse(status_code=exc.status_code, content={"detail": exc.detail}, headers=exc.headers)

@@ -25,6 +25,7 @@ anything is written.
 """
 
 import json
+import logging
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,8 +38,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from incidents.auth.tokens import hash_secret
 from web.app.settings import Settings
-from web.http.errors import pagerduty_error
+from web.http.errors import DATABASE_DOWN, UNAVAILABLE, pagerduty_error
 from web.http.security import Principal, bearer_secret
+
+log = logging.getLogger(__name__)
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 DEFAULT_MAX_BYTES = 256 * 1024  # JSON bodies and page forms: notes and post-mortems fit many times over
@@ -128,7 +131,12 @@ class BodyGate:
             principal = self.recent.get(request) if rule.rechecked else None
             if principal is None:
                 page = _is_page(scope["path"])
-                principal = await run_in_threadpool(self.identify, request, page)
+                try:
+                    principal = await run_in_threadpool(self.identify, request, page)
+                except DATABASE_DOWN as exc:
+                    log.warning("database unavailable", extra={"path": scope["path"], "error": str(exc.orig)})
+                    await _json(send, 503, UNAVAILABLE)
+                    return
                 if principal is None:
                     await (_to_sign_in(send) if page else _json(send, 401, "missing or invalid credentials"))
                     return

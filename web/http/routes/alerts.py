@@ -27,7 +27,7 @@ from web.app.container import Container
 from web.http.auth import recheck, require, token_principal
 from web.http.body import BodyError, read_json, request_body_schema
 from web.http.deps import get_container
-from web.http.errors import pagerduty_error
+from web.http.errors import UNAVAILABLE, pagerduty_error
 from web.http.security import Principal, bearer_secret
 
 log = logging.getLogger(__name__)
@@ -126,7 +126,7 @@ async def _accept(
         raise BodyError(422, f"a value does not fit the database: {exc.orig}") from exc
     except (OperationalError, DBAPIError) as exc:
         log.warning("alert intake could not write", extra={"error": str(exc.orig)})
-        raise BodyError(503, "database busy or unavailable; retry") from exc
+        raise BodyError(503, UNAVAILABLE) from exc
     if container.worker is not None and any(result.opened for result in results):
         container.worker.wake()
     for result in results:

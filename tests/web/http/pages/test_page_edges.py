@@ -5,6 +5,7 @@ digits, show page 1."""
 import pytest
 
 from tests.web.http.pages.conftest import Site
+from tests.web.http.routes.test_database_down import database_down
 
 
 @pytest.fixture
@@ -53,3 +54,10 @@ def test_the_review_list_names_a_state_it_does_not_know(site: Site) -> None:
     assert site.client.get("/review?state=all").status_code == 200
     response = site.client.get("/review?state=bogus")
     assert response.status_code == 422 and "pending, accepted, rejected, all" in response.text
+
+
+def test_a_page_while_the_database_refuses_connections_is_the_sites_503_page(signed_in: Site) -> None:
+    with database_down(signed_in.container.engine):
+        page = signed_in.client.get("/incidents", headers={"Accept": "text/html"})
+        assert page.status_code == 503 and "cannot reach its database" in page.text
+    assert signed_in.client.get("/incidents").status_code == 200

@@ -25,7 +25,7 @@ from web.http.routes.pages import (
     review,
     signin,
 )
-from web.http.routes.pages.common import PageError, SignInRequired, error_page, sign_in_redirect
+from web.http.routes.pages.common import PageError, SignInRequired, error_page, render, sign_in_redirect
 from web.http.templating import STATIC_DIR
 
 ROUTERS = (
@@ -55,6 +55,16 @@ def install(app: FastAPI, settings: WebSettings) -> None:
     @app.exception_handler(PageError)
     async def _page_error(request: Request, exc: PageError) -> HTMLResponse:
         return await run_in_threadpool(error_page, request, exc)
+
+
+async def unavailable_page(request: Request) -> HTMLResponse:
+    """The site's 503 page while the database is down: drawn without it (no signed-in name)."""
+    context = {
+        "title": "Database unavailable",
+        "message": "RecallOps cannot reach its database right now. Try again in a moment.",
+        "status": 503,
+    }
+    return await run_in_threadpool(render, request, "error.html", context, principal=None, status=503)
 
 
 async def not_found_page(request: Request) -> HTMLResponse:
