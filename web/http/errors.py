@@ -15,6 +15,7 @@ log = logging.getLogger(__name__)
 # sender retries, never a 500. Intake says the same when its write fails.
 DATABASE_DOWN = (OperationalError, InterfaceError)
 UNAVAILABLE = "database busy or unavailable; retry"
+RETRY_AFTER = {"Retry-After": "5"}  # seconds: a database restart or failover, not a long outage
 Page = Callable[[Request], Awaitable[Response]]
 
 
@@ -44,7 +45,7 @@ def install(app: FastAPI, not_found_page: Page | None = None, unavailable_page: 
         )
         if browsing(request) and unavailable_page is not None:
             return await unavailable_page(request)
-        return JSONResponse(status_code=503, content={"detail": UNAVAILABLE}, headers={"Retry-After": "5"})
+        return JSONResponse(status_code=503, content={"detail": UNAVAILABLE}, headers=RETRY_AFTER)
 
     for kind in DATABASE_DOWN:
         app.add_exception_handler(kind, database_down)

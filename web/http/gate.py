@@ -38,7 +38,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from incidents.auth.tokens import hash_secret
 from web.app.settings import Settings
-from web.http.errors import DATABASE_DOWN, UNAVAILABLE, pagerduty_error
+from web.http.errors import DATABASE_DOWN, RETRY_AFTER, UNAVAILABLE, pagerduty_error
 from web.http.security import Principal, bearer_secret
 
 log = logging.getLogger(__name__)
@@ -214,6 +214,7 @@ async def _json(send: Send, status: int, detail: str, pagerduty: bool = False) -
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     if status == 401:
         headers.append(CHALLENGE)
+    headers += [(k.lower().encode(), v.encode()) for k, v in RETRY_AFTER.items()] if status == 503 else []
     headers.append((b"connection", b"close"))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

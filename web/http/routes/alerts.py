@@ -27,7 +27,7 @@ from web.app.container import Container
 from web.http.auth import recheck, require, token_principal
 from web.http.body import BodyError, read_json, request_body_schema
 from web.http.deps import get_container
-from web.http.errors import UNAVAILABLE, pagerduty_error
+from web.http.errors import DATABASE_DOWN, RETRY_AFTER, UNAVAILABLE, pagerduty_error
 from web.http.security import Principal, bearer_secret
 
 log = logging.getLogger(__name__)
@@ -164,7 +164,10 @@ async def _intake(request: Request, source: str, principal: Principal) -> JSONRe
         results = await _accept(container, source, alerts, principal, rechecked=request)
     except BodyError as exc:
         metrics.ALERTS_RECEIVED.labels(source, "rejected").inc()
-        return JSONResponse(status_code=exc.status, content={"detail": exc.detail, "errors": exc.errors})
+        retry = RETRY_AFTER if exc.status == 503 else None
+        return JSONResponse(
+            status_code=exc.status, content={"detail": exc.detail, "errors": exc.errors}, headers=retry
+        )
     finally:
         metrics.INTAKE_LATENCY.labels(source).observe(time.perf_counter() - started)
     return JSONResponse(status_code=200, content=_summary(results))
@@ -195,7 +198,8 @@ for _source, _summary_text in (
 
 
 def _pd_error(status: int, kind: str, message: str, errors: list[str]) -> JSONResponse:
-    return JSONResponse(status_code=status, content=pagerduty_error(kind, message, errors))
+    retry = RETRY_AFTER if status == 503 else None
+    return JSONResponse(status_code=status, content=pagerduty_error(kind, message, errors), headers=retry)
 
 
 PD_ROUTE: dict[str, Any] = {
@@ -224,8 +228,12 @@ async def pagerduty(request: Request) -> JSONResponse:
             return _pd_error(403, "forbidden", "Forbidden", [f"{principal.name!r} lacks the {SCOPE!r} scope"])
         alerts = _normalize(container, "pagerduty", raw)
         await _accept(container, "pagerduty", alerts, principal)
+    except DATABASE_DOWN:  # the routing key could not be looked up
+        return _pd_error(503, "unavailable", UNAVAILABLE, [UNAVAILABLE])
     except BodyError as exc:
         metrics.ALERTS_RECEIVED.labels("pagerduty", "rejected").inc()
+        if exc.status == 503:
+            return _pd_error(503, "unavailable", UNAVAILABLE, exc.errors)
         status = 400 if exc.status == 422 else exc.status
         return _pd_error(status, "invalid event", "Event object is invalid", exc.errors)
     finally:

@@ -31,6 +31,12 @@ def test_a_database_that_refuses_connections_is_a_503_to_retry_not_a_500(api: Ap
     with database_down(container.engine):
         posted = api.post("/api/v1/alerts", {"title": "pool exhausted", "service": "checkout"})
         assert posted.status_code == 503 and posted.json()["detail"] == "database busy or unavailable; retry"
+        assert posted.headers["retry-after"] == "5"
         listed = api.client.get("/api/v1/incidents", headers=api.auth("reader"))
-        assert listed.status_code == 503 and "retry" in listed.json()["detail"]
+        assert listed.status_code == 503 and listed.headers["retry-after"] == "5"
+        event = {"routing_key": api.secrets["sender"], "event_action": "trigger"}
+        event["payload"] = {"summary": "pool exhausted", "source": "checkout", "severity": "critical"}
+        paged = api.client.post("/v2/enqueue", json=event)
+        assert paged.status_code == 503 and paged.json()["status"] == "unavailable", paged.text
+        assert paged.headers["retry-after"] == "5"
     assert api.post("/api/v1/alerts", {"title": "pool exhausted", "service": "checkout"}).status_code == 200
