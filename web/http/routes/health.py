@@ -32,6 +32,9 @@ def healthz() -> dict[str, str]:
 
 _COUNTERS = table_of(Counter)
 PROBE = "readyz"  # the counter row readiness writes: how many probes this database has taken
+# A probe waits this long for memory: a hung memory server must not make every replica miss its probe
+# (Kubernetes waits 1 s by default), and memory does not gate readiness anyway.
+READY_MEMORY_S = 0.5
 
 
 def _write_probe(engine: Engine) -> None:
@@ -53,8 +56,12 @@ async def readyz(container: Container = Depends(get_container)) -> JSONResponse:
         checks["database"] = {"ok": True}
     except Exception as exc:
         checks["database"] = {"ok": False, "detail": f"cannot take a write: {type(exc).__name__}: {exc}"}
-    health = await container.bank.health()
-    checks["memory"] = {"ok": health.ok, "driver": health.driver, "detail": health.detail}
+    try:
+        health = await asyncio.wait_for(container.bank.health(), READY_MEMORY_S)
+        checks["memory"] = {"ok": health.ok, "driver": health.driver, "detail": health.detail}
+    except TimeoutError:
+        detail = f"no answer within {READY_MEMORY_S:g} s"
+        checks["memory"] = {"ok": False, "driver": container.bank.driver, "detail": detail}
     llm = container.settings.llm
     checks["llm"] = (
         {"mode": "llm", "model": llm.llm_model, **LLM_STATUS.as_dict()}

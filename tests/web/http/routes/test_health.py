@@ -1,10 +1,13 @@
 """Readiness means the database takes a write: one that answers reads but refuses writes is not ready."""
 
+import asyncio
 from typing import Any
 
+import pytest
 from sqlalchemy import event
 
 from tests.web.http.routes.conftest import Api
+from web.http.routes.health import READY_MEMORY_S
 
 
 def test_ready_while_the_database_takes_writes_and_not_once_it_refuses_them(api: Api) -> None:
@@ -33,3 +36,18 @@ def test_ready_while_the_database_takes_writes_and_not_once_it_refuses_them(api:
     finally:
         event.remove(engine, "connect", refuse_writes)
         engine.dispose()
+
+
+def test_a_memory_that_does_not_answer_is_reported_without_holding_the_probe(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bank = api.client.app.state.container.bank  # type: ignore[attr-defined]
+
+    async def hung() -> None:
+        await asyncio.sleep(3600)
+
+    monkeypatch.setattr(bank, "health", hung)
+    ready = api.client.get("/readyz")
+    assert ready.status_code == 200  # memory does not gate readiness
+    memory = ready.json()["checks"]["memory"]
+    assert memory == {"ok": False, "driver": bank.driver, "detail": f"no answer within {READY_MEMORY_S:g} s"}
