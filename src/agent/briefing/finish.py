@@ -101,6 +101,7 @@ def finish(
         **sections,
         related_incidents=related,
         seen_before=seen,
+        memory_error=conversation.memory_errors[0] if conversation.memory_errors else None,
         noise=[m.incident.id for m in reading.noise],
         disputed=[m.incident.id for m in reading.disputed],
         evidence=evidence.items,

@@ -218,6 +218,8 @@ def first_line(briefing: Briefing, evidence: Evidence | None) -> str:
         return "No precedent consulted: memory is off for this briefing."
     ranked = evidence.ranked() if evidence is not None else []
     if not ranked or not ranked[0].confidence.reliable or briefing.seen_before == "novel":
+        if briefing.memory_error:
+            return f"No precedent consulted: memory could not be reached ({briefing.memory_error})."
         return "No precedent: memory holds no resolved incident that closely matches this alert."
     by_id = {m.incident.id: m for m in ranked}
     disputed = [by_id[i] for i in briefing.disputed if i in by_id]

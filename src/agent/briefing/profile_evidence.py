@@ -54,7 +54,7 @@ class ProfileSource:
         try:
             patterns = await self.patterns(alert.service)
         except (MemoryUnavailable, TimeoutError) as exc:
-            return [], f"team profile: {exc or type(exc).__name__}"
+            return [], f"team profile: {str(exc) or type(exc).__name__}"
         found: list[ProfileEvidence] = []
         for match in matching_patterns(
             patterns, alert_text=alert.description, service=alert.service, limit=MAX_PATTERNS

@@ -251,6 +251,8 @@ class Briefing(BaseModel):
     evidence: list[EvidenceItem] = Field(default_factory=list)
     mode: Mode
     memory: MemorySwitch
+    # Why memory could not be reached for this briefing (on, but nothing could be recalled); else None.
+    memory_error: str | None = None
     hops: list[Hop] = Field(default_factory=list)
     citation_check: CitationCheck = Field(default_factory=CitationCheck)
     claim_check: ClaimCheck = Field(default_factory=ClaimCheck)

@@ -1,5 +1,6 @@
 """Evidence-only mode: scoped recall first, cross-service when thin, a briefing built from the records."""
 
+import asyncio
 import json
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -186,6 +187,20 @@ async def test_memory_down_still_briefs_with_a_warning(bank: WatchedRecall) -> N
     assert "memory could not be reached" in briefing.summary
     assert any(w.startswith("Memory was unavailable") for w in briefing.warnings)
     assert briefing.hops[0].calls[0].status == "error"
+    # What chat and the page lead with says why there is no precedent: not "memory holds no match".
+    assert briefing.memory_error and briefing.head is not None
+    assert briefing.head.first_line.startswith("No precedent consulted: memory could not be reached (")
+
+
+class _Hung(FakeProfiles):
+    async def get_mental_model(self, model_id: str) -> None:
+        await asyncio.sleep(3600)
+
+
+async def test_a_memory_call_that_times_out_says_so_rather_than_nothing() -> None:
+    source = ProfileSource(_Hung(), timeout_s=0.01)
+    found, error = await source.matching(AlertInput(text=POOL, service="checkout-service"))
+    assert found == [] and error == "team profile: TimeoutError"
 
 
 async def test_corrections_go_ahead_of_the_original_text(bank: WatchedRecall) -> None:
@@ -239,6 +254,7 @@ async def test_matching_profile_patterns_join_the_evidence_and_are_cited(bank: F
 
 async def test_a_pattern_in_the_service_profile_and_the_team_profile_is_cited_once(bank: FakeRecall) -> None:
     team = profile_model()
+    assert team.structured is not None
     pattern = {**team.structured["patterns"][0], "title": "Checkout connection slots exhausted"}
     own = replace(team, id=service_model_id("checkout-service"), structured={"patterns": [pattern]})
     profiles = FakeProfiles(models={PROFILE_ID: team, own.id: own})

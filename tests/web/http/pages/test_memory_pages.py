@@ -3,6 +3,9 @@
 import html
 import re
 
+import pytest
+
+from memory.service import MemoryUnavailable
 from tests.support.net import wait_for
 from tests.web.http.pages.conftest import Site
 from web.app.history import import_history, load_seeds
@@ -178,3 +181,19 @@ def test_the_profile_of_a_service_no_incident_is_on_is_a_404_naming_it(site: Sit
     refresh = site.post_form("/profile/refresh", {"service": "chekout-service"}, csrf_from="/profile")
     assert refresh.status_code == 404
     assert site.client.get("/profile", params={"service": "checkout-service"}).status_code == 200
+
+
+def test_replay_while_memory_cannot_be_reached_says_so_not_that_nothing_matched(
+    site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site.signed_in("vic", role="viewer")
+    site.seed(8)
+    public_id = site.open_incident(summary="Checkout requests time out", service="checkout-service")
+
+    async def unreachable(*_: object, **__: object) -> None:
+        raise MemoryUnavailable("connection refused")
+
+    monkeypatch.setattr(site.container.bank, "recall", unreachable)
+    page = site.client.get(f"/incidents/{public_id}/replay").text
+    assert "Memory could not be reached" in page and "connection refused" in page
+    assert "Memory made no difference here" not in page

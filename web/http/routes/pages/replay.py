@@ -47,6 +47,7 @@ async def replay_page(
         "off": off,
         "on": on,
         "diff": result.diff,
+        "memory_error": result.memory_on.memory_error,
         "added": added,
         "replaced": replaced,
         "sections": SECTIONS,
