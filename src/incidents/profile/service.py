@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from incidents.database import insert_ignoring_conflicts, table_of
 from incidents.profile.models import ProfileState
 from incidents.timeutil import utcnow
 
@@ -33,11 +34,16 @@ def list_states(*, db_session: Session) -> list[ProfileState]:
 
 
 def ensure_state(*, db_session: Session, model_id: str, name: str, service: str | None) -> ProfileState:
+    """The profile's row, made if missing; two replicas making it at once make one, neither fails."""
     state = get_state(db_session=db_session, model_id=model_id)
     if state is None:
-        state = ProfileState(model_id=model_id, name=name, service=service, content="", updated_at=utcnow())
-        db_session.add(state)
-        db_session.flush()
+        row = {"model_id": model_id, "name": name, "service": service, "content": "", "updated_at": utcnow()}
+        dialect = db_session.get_bind().dialect.name
+        db_session.execute(
+            insert_ignoring_conflicts(dialect, table_of(ProfileState), ["model_id"]).values(row)
+        )
+        state = db_session.get(ProfileState, model_id, populate_existing=True)
+        assert state is not None
     return state
 
 

@@ -2,6 +2,7 @@
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from sqlalchemy.orm import Session
@@ -73,3 +74,15 @@ def test_failed_refreshes_keep_their_error(db: Session) -> None:
     db.flush()
     [stored] = service.list_states(db_session=db)
     assert stored.last_error == "LLM unavailable" and stored.operation_status == "failed"
+
+
+def test_two_replicas_making_a_profiles_row_at_once_make_one_and_neither_fails(
+    db: Session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The other replica's row is committed after this one looked and found none."""
+    with Session(db.get_bind()) as other:
+        service.ensure_state(db_session=other, model_id="team--checkout", name="Checkout", service="checkout")
+        other.commit()
+    monkeypatch.setattr(service, "get_state", lambda **_: None)  # this replica looked before that commit
+    made = service.ensure_state(db_session=db, model_id="team--checkout", name="Checkout", service="checkout")
+    assert made.service == "checkout" and len(service.list_states(db_session=db)) == 1
