@@ -87,7 +87,7 @@ FIELDS: tuple[TemplateField, ...] = (
         True,
         20_000,
         "Why it happened, as verified.",
-        aliases=("cause", "why", "root causes", "contributing factors", "trigger", "fault"),
+        aliases=("cause", "why", "whys", "root causes", "contributing factors", "trigger", "fault"),
     ),
     TemplateField(
         "resolution_steps",

@@ -9,9 +9,11 @@ from memory.extraction.values import DATE, date_in
 MAX_TITLE = 300
 MAX_SERVICE = 255
 _ATX = re.compile(r"^ {0,3}#{1,6}[ \t]+(?P<h>[^\n]+?)[ \t#]*$", re.MULTILINE)
+_SERVICE_WORDS = r"\**(?:affected\s+)?(?:services?|components?|systems?|products?)(?:\s+affected)?\**"
 _SERVICE_LABEL = re.compile(
-    r"^\s*(?:[-*]\s*)?\**(?:affected\s+)?(?:services?|components?|systems?|products?)(?:\s+affected)?\**"
-    r"\s*[:：]\s*\**(?P<v>[^\n]+?)\**\s*(?:\.(?:\s|$)|[;,(]|$)",
+    rf"^\s*(?:[-*]\s*)?{_SERVICE_WORDS}\s*[:：]\s*\**(?P<v>[^\n]+?)\**\s*(?:\.(?:\s|$)|[;,(]|$)"
+    # or a table's row: "| Service | partner-api |" (an HTML table reads the same)
+    rf"|^\s*\|\s*{_SERVICE_WORDS}\s*\|\s*\**(?P<t>[^|\n]+?)\**\s*(?:\||$)",
     re.IGNORECASE | re.MULTILINE,
 )
 # "Google Cloud Datastore Incident #17002", "Payments API outage", "Summary of the Amazon S3 Service
@@ -69,8 +71,9 @@ def title_span(text: str) -> Span | None:
 def service_span(text: str, title: Span | None) -> Span | None:
     """A ``Service:`` line's value, else the words a title puts before "incident" or "outage"."""
     labelled = _SERVICE_LABEL.search(text)
-    if labelled and labelled.end("v") - labelled.start("v") <= MAX_SERVICE:
-        return Span(labelled.start("v"), labelled.end("v"))
+    group = "v" if labelled and labelled.group("v") else "t"
+    if labelled and labelled.end(group) - labelled.start(group) <= MAX_SERVICE:
+        return Span(labelled.start(group), labelled.end(group))
     if title is not None:
         named = _TITLE_SERVICE.match(text[title.start : title.end])
         if named:

@@ -18,6 +18,7 @@ _BLOCKS = frozenset(
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _VOID = frozenset({"br", "hr", "img", "meta", "link", "input", "col", "area", "base", "wbr", "source"})
 _MAIN = "main-content"
+_SPACE_SEP = " : "
 
 
 class _Text(HTMLParser):
@@ -99,6 +100,8 @@ def html_to_text(html: str) -> tuple[str, str]:
     parser.feed(html)
     parser.close()
     title = " ".join("".join(parser.title).split())
+    if parser.main:
+        title = title.split(_SPACE_SEP, 1)[-1]  # Confluence titles a page "Space : Page"
     body = _tidy(parser.main) if parser.main else _tidy(parser.out)
     if parser.main and title and not body.startswith(("# " + title, title)):
         body = f"# {title}\n\n{body}"

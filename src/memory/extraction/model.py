@@ -7,6 +7,7 @@ from typing import Literal
 
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 _EMPHASIS = re.compile(r"\*\*|__")
+_CHECKBOX = re.compile(r"^(\s*[-*+]\s+)\[[ xX]\]\s+")  # "- [ ] Alert on queue age": a task list's box
 
 
 @dataclass(frozen=True, order=True)
@@ -19,11 +20,11 @@ class Span:
 
 def fragment(text: str, span: Span) -> str:
     """The span's text as a field holds it: hard-wrapped lines joined, list items and paragraphs kept
-    on lines of their own, bold markers dropped."""
+    on lines of their own, bold markers and a task list's boxes dropped."""
     lines: list[str] = []
     joining = False
     for raw in _EMPHASIS.sub("", text[span.start : span.end]).splitlines():
-        line = " ".join(raw.split())
+        line = " ".join(_CHECKBOX.sub(r"\1", raw).split())
         if not line:
             joining = False
             continue

@@ -61,7 +61,7 @@ def test_markdown_headings_fill_their_fields() -> None:
         "2. Restarted the checkout pods to pick up the old pool size.",
     ]
     assert extraction["failed_attempts"].value.startswith("Restarting the database first made it worse")
-    assert extraction["outcome"].value == "- [ ] Alert on pool saturation (owner: dana)"
+    assert extraction["outcome"].value == "- Alert on pool saturation (owner: dana)"  # the task box dropped
     assert extraction["runbook_used"].value == "https://wiki.example.org/runbooks/checkout-latency"
     assert extraction["resolution_kind"].value == "fixed"
     assert extraction["timestamp"].value == "2024-03-14"
@@ -192,3 +192,13 @@ The rollback of the route config was quick once we found it.
     assert not found["resolution_steps"].filled and "resolution_steps" in found.missing
     assert found.title.value == "Gateway 504s after a route reload"
     assert field_of("Steps to reproduce") is None and field_of("Timeline (UTC)") is None
+
+
+def test_a_service_in_a_table_row_is_the_service() -> None:
+    text = "# Partner API outage\n\n| Field | Value |\n|---|---|\n| Service | partner-api |\n"
+    assert extract(from_text("partner.md", text)).service.value == "partner-api"
+
+
+def test_a_five_whys_section_is_the_root_cause() -> None:
+    text = "# Pricing slow\n\n## 5 Whys\n1. Why was checkout slow? Because pricing was slow.\n"
+    assert extract(from_text("pricing.md", text))["root_cause"].value.startswith("1. Why was checkout slow?")
