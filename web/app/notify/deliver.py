@@ -80,9 +80,10 @@ async def deliver_claim(
     channel = notifier.channels.get(claim.channel)
     max_attempts = notifier.settings.notify_max_attempts
     if channel is None:
-        return _record_failure(
-            sessions, claim, f"channel {claim.channel!r} is no longer configured", False, None, max_attempts
-        )
+        # Another replica may have it: during a rolling change of the channels some have it and some
+        # not yet. Retried with backoff, so a replica that has it sends it; failed once the budget is spent.
+        error = f"channel {claim.channel!r} is not configured on this replica"
+        return _record_failure(sessions, claim, error, True, None, max_attempts)
     notice, thread = await asyncio.to_thread(_read_notice, sessions, notifier, claim)
     timeout = notifier.settings.notify_timeout_s if timeout_s is None else timeout_s
     try:

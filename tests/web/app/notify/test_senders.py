@@ -80,3 +80,26 @@ def test_a_receivers_words_are_kept_printable_on_one_line_and_short() -> None:
     said = receiver_text("line one\r\n\x1b[31mred\x00" + "x" * 1000)
     assert said.isprintable() and said.startswith("line one [31mred") and len(said) == 200
     assert receiver_text("fine") == "fine"
+
+
+@pytest.mark.parametrize("receiver", ["nan"], indirect=True)
+async def test_a_row_for_a_channel_this_replica_lacks_waits_for_one_that_has_it(
+    build: Any, receiver: ChaosReceiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rolling change of the channels: the replica that claimed the row has not got the channel yet."""
+    container = webhook(build, receiver, monkeypatch)
+    brief(container)
+    hook = container.notifier.channels.pop("hook")
+    assert (await deliver_due(container.sessions, container.notifier)).attempted == 1
+    row = only_row(container)
+    assert row.state == "failing" and "not configured on this replica" in (row.last_error or "")
+    assert receiver.requests == 0
+    container.notifier.channels["hook"] = hook  # the replica that has it, once the backoff is over
+
+    def sent_to_it() -> bool:
+        asyncio.run(deliver_due(container.sessions, container.notifier))
+        return receiver.requests == 1
+
+    await asyncio.to_thread(
+        wait_for, sent_to_it, timeout=30, interval=0.2, what="the row sent by its channel"
+    )
