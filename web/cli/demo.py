@@ -22,6 +22,7 @@ DEMO_ALERT = {
 def demo() -> None:
     """Seed the demo history and print how to sign in and post an alert (new passwords each run)."""
     from incidents.auth import tokens, users
+    from web.app.notify.config import NotifySettings
     from web.app.settings import WebSettings
 
     seed(directory=None)
@@ -42,7 +43,8 @@ def demo() -> None:
             db_session=session, name=f"{DEMO_TOKEN_PREFIX}{stamp}", scopes=["alerts:write", "read"]
         )
     web = WebSettings()
-    base = f"http://{web.host}:{web.port}"
+    # The address people reach (RECALLOPS_PUBLIC_URL, as chat links use it), else the served one.
+    base = (NotifySettings().public_url or f"http://{web.host}:{web.port}").rstrip("/")
     typer.echo(
         f"""
 RecallOps demo is ready. Once the server is up, open {base}/ and sign in:
