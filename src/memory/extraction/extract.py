@@ -6,6 +6,7 @@ that says it, except what the document's ``meta`` states outright (an export's s
 A paragraph repeated word for word (status pages print each update twice) counts once.
 """
 
+import re
 from collections.abc import Iterator, Mapping
 
 from memory.extraction.about import (
@@ -32,6 +33,7 @@ REQUIRED: tuple[str, ...] = tuple(f.name for f in FIELDS if f.required)
 # Roles a sentence without cues carries on from the one before it, in prose without headings.
 _CONTINUED: frozenset[Role | None] = frozenset({"root_cause", "resolution_steps", "symptom"})
 MIN_PROSE_WORDS = 6
+_LABELLED_LINE = re.compile(r"^\s*[A-Za-z][\w /-]{0,30}:\s+\S")
 
 
 def capped(text: str, spans: list[Span], limit: int | None) -> tuple[Span, ...]:
@@ -110,9 +112,14 @@ def _said(text: str, span: Span) -> str:
 
 
 def _free(text: str, span: Span) -> bool:
-    """Prose the rules may read: not a table row, a heading line or a paragraph of links."""
+    """Prose the rules may read: not a table row, a heading line, a paragraph of links, nor a header of
+    labelled lines ("Service: vpn-gateway", "Date: ...", "Author: ..."), whose words ("failover" in a
+    title) are no sentence's."""
     piece = text[span.start : span.end]
-    return "](" not in piece and "|" not in piece and len(piece.split()) >= MIN_PROSE_WORDS
+    lines = [line for line in piece.splitlines() if line.strip()]
+    labelled = sum(bool(_LABELLED_LINE.match(line)) for line in lines)
+    header = len(lines) > 1 and 2 * labelled >= len(lines)
+    return "](" not in piece and "|" not in piece and not header and len(piece.split()) >= MIN_PROSE_WORDS
 
 
 def _assigned(text: str) -> tuple[dict[str, list[Span]], dict[str, ExtractedField]]:

@@ -141,3 +141,18 @@ def test_a_google_docs_title_line_is_the_title_before_a_section_that_names_no_fi
     page = b"""<html><body><p class="title">Notification fan-out stalled</p><h1>Lessons learned</h1>
     <p>Alert on queue age.</p><h1>Root cause</h1><p>The worker pool was sized at 2.</p></body></html>"""
     assert _title("fanout.html", page) == "Notification fan-out stalled"
+
+
+def test_a_header_of_labelled_lines_is_no_prose_the_cues_may_read() -> None:
+    text = """INCIDENT REPORT - office VPN concentrator failover loop
+Service: vpn-gateway
+Date: 2026-04-03
+Author: netops on-call
+
+The root cause was a heartbeat timeout set below the link's jitter after a firmware upgrade.
+
+We mitigated the issue by raising the heartbeat timeout to 3 s.
+"""
+    found = extract(from_text("vpn.txt", text))
+    assert found["resolution_steps"].value.startswith("We mitigated the issue by raising the heartbeat")
+    assert found.service.value == "vpn-gateway"
