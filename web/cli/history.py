@@ -101,8 +101,9 @@ def import_(
     with --accept-all go to memory in bulk.
 
     A labeled row whose id is already history with other content is rejected unless --replace.
-    Exits 1 when any record or file was rejected, or (with --accept-all) a draft was left for review;
-    the rest is imported. Drafting without --accept-all is the review flow, and exits 0.
+    Exits 1 when any record or file was rejected, when the paths hold no file at all, or (with
+    --accept-all) when a draft was left for review; the rest is imported. Drafting without --accept-all
+    is the review flow, and exits 0.
     """
     from memory.service import is_labeled_history
     from web.cli.review import import_free_form

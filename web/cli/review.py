@@ -30,6 +30,12 @@ def import_free_form(paths: list[Path], *, actor: str, accept_all: bool) -> bool
     from web.cli.memory import drain
 
     files = collect(paths)
+    if not files:
+        named = ", ".join(str(p) for p in paths)
+        typer.echo(
+            f"no file to import in {named} (folders are read through; hidden files are skipped)", err=True
+        )
+        return True
 
     async def work() -> tuple[ImportReport, int]:
         container = Container.build()

@@ -109,3 +109,10 @@ def test_an_operator_fills_what_the_extraction_missed_and_then_accepts(tmp_path:
     assert "written to memory: 1" in accepted.stdout
     asked = operator.cli("ask", "users logged out, redis evicted_keys climbing", "--service", "storefront")
     assert accepted.stdout.split(" accepted as ")[1].split()[0] in asked.stdout
+
+
+def test_a_folder_with_nothing_to_import_says_so_and_exits_1(tmp_path: Path) -> None:
+    empty = tmp_path / "postmortems"
+    (empty / ".git").mkdir(parents=True)
+    done = LiveServer(data_dir=tmp_path / "data").cli("import", str(empty), check=False)
+    assert done.returncode == 1 and f"no file to import in {empty}" in done.stderr
