@@ -131,7 +131,9 @@ def _api_sections(tool: str, incident: Mapping[str, Any]) -> list[tuple[str, str
     if tool == PAGERDUTY:
         body = incident.get("body")
         if isinstance(body, dict):
-            sections.append(("Details", _flat(body.get("details"))))
+            # The trigger's details are what the alert saw: under a heading that names the symptom,
+            # rather than prose that fills it only when its sentences carry a symptom's cue words.
+            sections.append(("What happened", _flat(body.get("details"))))
         notes = incident.get("notes")
         if isinstance(notes, list):
             contents = [_flat(n.get("content")) for n in notes if isinstance(n, dict)]

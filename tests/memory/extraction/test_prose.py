@@ -156,3 +156,8 @@ We mitigated the issue by raising the heartbeat timeout to 3 s.
     found = extract(from_text("vpn.txt", text))
     assert found["resolution_steps"].value.startswith("We mitigated the issue by raising the heartbeat")
     assert found.service.value == "vpn-gateway"
+
+
+def test_a_pagerduty_incidents_trigger_details_are_its_symptom() -> None:
+    first, _ = read_bytes("pd.json", (FILES / "pagerduty-incidents.json").read_bytes()).documents
+    assert extract(first)["symptom"].value.startswith("Consumer lag on the inventory-events topic grew")
