@@ -214,7 +214,8 @@ async def _json(send: Send, status: int, detail: str, pagerduty: bool = False) -
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     if status == 401:
         headers.append(CHALLENGE)
-    headers += [(k.lower().encode(), v.encode()) for k, v in RETRY_AFTER.items()] if status == 503 else []
+    if status == 503:
+        headers += [(k.lower().encode(), v.encode()) for k, v in RETRY_AFTER.items()]
     headers.append((b"connection", b"close"))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

@@ -52,11 +52,9 @@ def heading_title_span(text: str) -> Span | None:
     return None
 
 
-def title_span(text: str) -> Span | None:
-    """The title heading, else the first line of words (a heading's words, without its marks)."""
-    heading = heading_title_span(text)
-    if heading is not None:
-        return heading
+def first_line_span(text: str) -> Span | None:
+    """The first line of words that is no section heading (a heading's words, without its marks): the
+    title when no heading gives one."""
     for line in lines_of(text):
         marked = _ATX.fullmatch(line.text)
         if marked and _section(marked.group("h")):

@@ -13,9 +13,9 @@ from memory.extraction.about import (
     MAX_SERVICE,
     MAX_TITLE,
     date_span,
+    first_line_span,
     heading_title_span,
     service_span,
-    title_span,
 )
 from memory.extraction.document import SourceDocument
 from memory.extraction.headings import Section, lines_of, paragraphs, sections, trimmed
@@ -214,10 +214,11 @@ def extract(document: SourceDocument) -> Extraction:
         if given:
             filled[name] = given
     fields = {f.name: filled.get(f.name, EMPTY) for f in FIELDS}
-    title_at = title_span(text)
+    heading = heading_title_span(text)
+    title_at = heading or first_line_span(text)
     # A page's <title> is often the site's or the wiki space's ("Engineering Wiki"): the page's own
     # title heading says more, and the <title> only stands in when the page has none.
-    page_title = _meta(document.meta, "page_title") if heading_title_span(text) is None else None
+    page_title = _meta(document.meta, "page_title") if heading is None else None
     title = _meta(document.meta, "title") or page_title or _span_field(text, title_at, MAX_TITLE)
     service = _meta(document.meta, "service") or _span_field(text, service_span(text, title_at), MAX_SERVICE)
     return Extraction(
