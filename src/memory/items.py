@@ -18,7 +18,7 @@ from memory.extraction.prose import FAILED
 from memory.schema import IncidentRecord, RecordFormatError, parse_record
 
 # What a document's items are, by version: items stored under an earlier version are stored again.
-ITEMS_VERSION = 4
+ITEMS_VERSION = 5
 
 _LIST_ITEM = re.compile(r"\n\s*(?:\d{1,2}[.)]|[-•*])\s+")
 _CLAUSE = re.compile(r";\s+|(?<=[.!?])\s+(?=[A-Z])")
@@ -35,9 +35,11 @@ _CONSEQUENCE = re.compile(
 
 # "No change" of the fault, not "no change made" (a noise incident's "waited; no change made").
 _NO_CHANGE = r"\bno (?:change|improvement|effect)\b(?! (?:made|needed|required|was|to))"
-# What a clause says when the fault went on after a move: "504s continue", "errors persisted", "no change".
+# What a clause says when the fault went on after a move: "504s continue", "errors persisted", "writes
+# kept failing", "no change".
 _GOES_ON = (
-    r"\b(?!(?:we|they|i|and|then)\b)[\w%/-]+ (?:continued?|persist(?:ed)?|remained|kept climbing)\b(?! to\b)"
+    r"\b(?!(?:we|they|i|and|then)\b)[\w%/-]+ (?:continued?|persist(?:ed)?|remained|"
+    r"kept (?:climbing|rising|growing|failing|erroring|crashing|timing out))\b(?! to\b)"
 )
 # A clause that says what came of the move before it, either way ("504s continue", "errors dropped").
 _RESULT = re.compile(

@@ -165,3 +165,11 @@ def test_a_clause_that_says_what_came_of_a_move_stays_with_it_and_says_whether_i
         assert not any(map(failed, steps(worked)))
     assert not failed("Sent confirmations that still failed to a dead-letter queue")
     assert failed("Drained the node; still failing") and failed("Raised the pool; errors persisted")
+    assert steps("Restarted the pods. This did not help; writes kept failing") == [
+        "Restarted the pods. This did not help; writes kept failing"
+    ]
+    assert failed("Scaled the pods; latency kept climbing")
+    assert steps("We kept failing over by hand; restored the primary") == [
+        "We kept failing over by hand",
+        "restored the primary",
+    ]

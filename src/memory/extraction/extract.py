@@ -126,8 +126,9 @@ def _assigned(text: str) -> tuple[dict[str, list[Span]], dict[str, ExtractedFiel
     """Text fields by their spans, and the fields read from a labelled value (date, kind, one line).
 
     A headed section gives its field its text, except the sentences whose role says they belong
-    elsewhere: asides go nowhere, prevention and follow-ups go to the outcome, and what did not help
-    is also a failed attempt. Prose outside headed sections fills only the fields no heading named."""
+    elsewhere: asides go nowhere, prevention and follow-ups go to the outcome, a sentence of another
+    field the heading names too goes there ("Root cause and remediation"), and what did not help is
+    also a failed attempt. Prose outside headed sections fills only the fields no heading named."""
     headed: dict[str, list[Span]] = {}
     valued: dict[str, ExtractedField] = {}
     roled: dict[str, list[Span]] = {}
@@ -154,7 +155,7 @@ def _assigned(text: str) -> tuple[dict[str, list[Span]], dict[str, ExtractedFiel
             for run, role in _runs(text, paragraph, inherit=False):
                 if role == "aside":
                     continue
-                target = "outcome" if role == "outcome" else field.name
+                target = role if role == "outcome" or role in section.also else field.name
                 headed.setdefault(target, []).append(run)
                 if role == "failed_attempts" and field.name != "failed_attempts":
                     roled.setdefault(role, []).append(run)

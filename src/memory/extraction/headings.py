@@ -81,22 +81,28 @@ def aside(heading: str) -> bool:
     return any(found[: len(p)] == p and len(found) <= len(p) + MAX_EXTRA_WORDS for p in ASIDES)
 
 
-def field_of(heading: str) -> str | None:
-    """The template field a heading names: the phrase starting earliest in it (the longest when two
-    start together), if the heading has few words besides it; never one of the ``ASIDES``."""
+def fields_of(heading: str) -> tuple[str, ...]:
+    """The template fields a heading names, the earliest-starting phrase's first (the longest when two
+    start together), each phrase counted if the heading has few words besides it; never for one of the
+    ``ASIDES``. "Root cause and remediation" names two: a section's own field, and one its sentences
+    may belong to by their cues."""
     if aside(heading):
-        return None
+        return ()
     found = words(heading)
-    best: tuple[int, int, str] | None = None
+    named: list[tuple[int, int, str]] = []
     for name, phrase in PHRASES:
         if len(found) > len(phrase) + MAX_EXTRA_WORDS:
             continue
         for at in range(len(found) - len(phrase) + 1):
             if found[at : at + len(phrase)] == phrase:
-                key = (at, -len(phrase), name)
-                best = key if best is None or key < best else best
+                named.append((at, -len(phrase), name))
                 break
-    return best[2] if best else None
+    return tuple(dict.fromkeys(name for _, _, name in sorted(named)))
+
+
+def field_of(heading: str) -> str | None:
+    """The template field a heading names (the first of ``fields_of``), or None."""
+    return next(iter(fields_of(heading)), None)
 
 
 @dataclass(frozen=True)
@@ -121,12 +127,14 @@ def lines_of(text: str) -> list[Line]:
 @dataclass(frozen=True)
 class Section:
     """The text under one heading: ``field`` is the template field the heading names, or None;
-    ``aside`` says the heading opens a part that holds none."""
+    ``also`` the other fields it names ("Root cause and remediation"); ``aside`` says the heading opens
+    a part that holds none."""
 
     heading: str
     field: str | None
     body: Span
     aside: bool = False
+    also: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -195,7 +203,9 @@ def sections(text: str) -> list[Section]:
         end = lines[after.index].start if after else len(text)
         body = trimmed(text, Span(min(here.body_start, end), end))
         if body and here.heading:
-            found.append(Section(here.heading, field_of(here.heading), body, aside(here.heading)))
+            named = fields_of(here.heading)
+            field = named[0] if named else None
+            found.append(Section(here.heading, field, body, aside(here.heading), named[1:]))
     return found
 
 

@@ -1,7 +1,8 @@
 """The error signature in prose: the short phrases that say how the failure showed.
 
 Status pages rarely head a section with the errors; they say them in passing: "elevated error
-rates", "HTTP 503 responses", "increased packet loss", an error message in quotes. Each such phrase
+rates", "HTTP 503 responses", "increased packet loss", an error message in quotes or in backticks
+(whole, though it quotes a file name inside). Each such phrase
 is one line of the field, in the order the text first says it, each said once.
 """
 
@@ -19,11 +20,13 @@ _SIGNS = (
     r"\b(?:packet\s+loss|connectivity\s+(?:issues?|problems?|loss)|connection\s+(?:time-?outs?|resets?|failures?|"
     r"errors?|drops?)|DNS\s+resolution\s+(?:errors?|failures?|issues?)|network\s+congestion|(?:service\s+)?"
     r"unavailab(?:le|ility)|time-?outs?)\b",
+    r"\b(?:errors?|returned|receiv\w+|messages?|logged|threw|raised)\b[^.\n`]{0,40}?`(?P<b>[^`\n]{2,200})`",
+    r"`(?P<b2>[^`\n]{2,200})`\s+(?:errors?|exceptions?|messages?|responses?)\b",
     r"(?<=error)s?\s+(?:message\s+)?[\"“](?P<q>[^\"”\n]{2,80})[\"”]",
     r"\b(?:errors?|returned|receiv\w+|messages?|logged|threw|raised)\b[^.\n]{0,40}?[\"“](?P<q2>[^\"”\n]{2,80})[\"”]",
     r"[\"“](?P<q3>[^\"”\n]{2,80})[\"”]\s+(?:errors?|exceptions?|messages?|responses?)\b",
 )
-_QUOTED = ("q", "q2", "q3")
+_QUOTED = ("b", "b2", "q", "q2", "q3")
 SIGN = re.compile("|".join(f"(?:{s})" for s in _SIGNS), re.IGNORECASE)
 
 

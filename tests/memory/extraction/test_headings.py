@@ -2,7 +2,7 @@
 
 from memory.extraction.document import from_text
 from memory.extraction.extract import extract
-from memory.extraction.headings import field_of
+from memory.extraction.headings import field_of, fields_of
 from memory.template import FIELDS
 
 MARKDOWN = """# Checkout API outage — 2024-03-14
@@ -115,6 +115,23 @@ def test_headings_name_fields_by_the_template_words() -> None:
     assert field_of("Resolution kind") == "resolution_kind"
     assert field_of("Next steps") == "outcome"
     assert field_of("Summary of the AWS Service Event in the US East Region") is None
+
+
+def test_a_heading_naming_two_fields_gives_each_the_sentences_its_cues_say_are_its_own() -> None:
+    assert fields_of("Root cause and remediation") == ("root_cause", "resolution_steps")
+    assert fields_of("Timeline and root cause") == ()
+    text = (
+        "# Order writes failing\n\n"
+        "## Root cause and remediation\n\n"
+        "The data volume filled because the WAL archiver had failed since a credentials rotation. "
+        "We restored the archiver's credentials and grew the volume by 200 GB. "
+        "Restarting the pods did not help.\n"
+    )
+    fields = extract(from_text("orders.md", text, "markdown"))
+    assert fields["root_cause"].value.startswith("The data volume filled")
+    assert "restored" not in fields["root_cause"].value
+    assert fields["resolution_steps"].value.startswith("We restored the archiver's credentials")
+    assert fields["failed_attempts"].value == "Restarting the pods did not help."
 
 
 def test_a_section_longer_than_its_field_keeps_its_leading_paragraphs_within_the_limit() -> None:

@@ -114,6 +114,18 @@ def test_an_error_quoted_after_what_logged_or_threw_it_is_a_signature() -> None:
     assert "CommitFailedException" in signature
 
 
+def test_an_error_in_backticks_is_a_signature_whole_with_the_quotes_inside_it() -> None:
+    text = (
+        "Every write to the orders database failed for 48 minutes.\n\n"
+        'Postgres logged `PANIC: could not write to file "pg_wal/xlogtemp.123": No space left on device` '
+        "and the workers saw `connection reset by peer` errors.\n"
+    )
+    signature = extract(from_text("orders.md", text, "markdown"))["error_signature"].value.splitlines()
+    assert signature[0] == 'PANIC: could not write to file "pg_wal/xlogtemp.123": No space left on device'
+    assert "connection reset by peer" in signature
+    assert "pg_wal/xlogtemp.123" not in signature
+
+
 def _title(name: str, data: bytes) -> str:
     (document,) = read_bytes(name, data).documents
     return extract(document).title.value
