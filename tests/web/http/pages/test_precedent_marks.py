@@ -4,6 +4,7 @@ import re
 
 from incidents.briefings import service as briefings
 from incidents.database import transaction
+from incidents.labels import service as labels
 from incidents.resolution import service
 from tests.incidents.resolution.factories import make_incident, post_mortem
 from tests.web.app.test_confidence import _briefing
@@ -34,6 +35,49 @@ def test_an_engineer_marks_each_cited_precedent_on_the_incident_page(site: Site)
         "/incidents/INC-0001/labels", {"mark:PM-0404": "related"}, csrf_from="/incidents/INC-0001"
     )
     assert bad.status_code == 422 and "PM-0404" in bad.text
+
+
+def _form(page: str) -> dict[str, str]:
+    """What a browser posts when nothing is touched: the hidden fields and each checked radio."""
+    hidden = dict(re.findall(r'<input type="hidden" name="(shown:[^"]+)" value="([^"]*)">', page))
+    checked = dict(re.findall(r'name="(mark:[^"]+)" value="([^"]+)" checked', page))
+    return {**hidden, **checked}
+
+
+def test_a_prefilled_inferred_label_left_alone_stays_inferred_and_only_a_change_is_the_engineers(
+    site: Site,
+) -> None:
+    site.signed_in()
+    _resolved(site)
+    bank = site.container.settings.memory.bank_id
+    with transaction(site.container.sessions) as db:
+        for precedent in ("PM-0001", "PM-0002"):
+            labels.store_label(
+                db_session=db,
+                bank_id=bank,
+                incident_id=1,
+                precedent=precedent,
+                mark="not_related",
+                how=labels.INFERRED,
+                who="recallops",
+            )
+        db.commit()
+    page = site.client.get("/incidents/INC-0001").text
+    untouched = site.post_form("/incidents/INC-0001/labels", _form(page), csrf_from="/incidents/INC-0001")
+    assert untouched.status_code == 303
+    page = site.client.get("/incidents/INC-0001").text
+    assert "No mark changed" in page and "marked by ana" not in page
+    form = {**_form(page), "mark:PM-0001": "same_failure"}
+    site.post_form("/incidents/INC-0001/labels", form, csrf_from="/incidents/INC-0001")
+    with transaction(site.container.sessions) as db:
+        how = {r.precedent: r.how for r in labels.incident_labels(db_session=db, bank_id=bank, incident_id=1)}
+    assert how == {"PM-0001": labels.ENGINEER, "PM-0002": labels.INFERRED}
+    page = site.client.get("/incidents/INC-0001").text
+    confirmed = {**_form(page), "confirm:PM-0002": "1"}
+    site.post_form("/incidents/INC-0001/labels", confirmed, csrf_from="/incidents/INC-0001")
+    with transaction(site.container.sessions) as db:
+        how = {r.precedent: r.how for r in labels.incident_labels(db_session=db, bank_id=bank, incident_id=1)}
+    assert how == {"PM-0001": labels.ENGINEER, "PM-0002": labels.ENGINEER}
 
 
 def test_the_profile_page_says_which_confidence_fit_is_in_use(site: Site) -> None:

@@ -5,6 +5,8 @@ left; the suggested fix, the risky actions and the recalled incidents on the rig
 link to its source; memory and LLM status; the actions an engineer may take (viewers see none).
 """
 
+from collections.abc import Mapping
+
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from sqlalchemy.orm import Session
@@ -152,19 +154,33 @@ def mark_precedents(
     principal: Principal = Depends(page_writer),
     db: Session = Depends(get_db),
 ) -> RedirectResponse:
-    """The page's precedent marks: one choice per precedent shown, prefilled with its current label."""
+    """The page's precedent marks: one choice per precedent shown, prefilled with its current label. Only
+    the choices the engineer changed, or an inferred label they confirmed, are stored as theirs: a
+    prefilled radio left alone is the post-mortem's inference, not the engineer's judgment."""
     incident = load_incident(db, public_id)
-    marks = {
-        str(key).removeprefix("mark:"): str(value)
-        for key, value in form.multi_items()
-        if str(key).startswith("mark:") and value
-    }
+    marks = _changed_marks({str(key): str(value) for key, value in form.multi_items()})
+    if not marks:
+        flash(request, "No mark changed: nothing was saved.")
+        return redirect(f"/incidents/{public_id}#labels")
     try:
         stored = relevance.mark(get_container(request), incident, marks, who=principal.name)
     except relevance.UnknownPrecedent as exc:
         raise PageError(422, "Cannot mark the precedents", str(exc)) from exc
     flash(request, f"{stored} precedent mark(s) saved.")
     return redirect(f"/incidents/{public_id}#labels")
+
+
+def _changed_marks(fields: Mapping[str, str]) -> dict[str, str]:
+    """``{precedent: mark}`` for each ``mark:`` choice that differs from the ``shown:`` one, or whose
+    inferred label the engineer ticked ``confirm:``."""
+    changed = {}
+    for key, value in fields.items():
+        precedent = key.removeprefix("mark:")
+        if precedent == key or not value:
+            continue
+        if value != fields.get(f"shown:{precedent}") or f"confirm:{precedent}" in fields:
+            changed[precedent] = value
+    return changed
 
 
 @router.post("/incidents/{public_id}/check-action")
