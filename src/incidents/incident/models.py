@@ -24,7 +24,7 @@ class Incident(Base):
     dedup_key: Mapped[str | None] = mapped_column(String(255), nullable=True, index=True)
     origin: Mapped[str] = mapped_column(String(16), default="alert")  # alert | import | seed
     alert_count: Mapped[int] = mapped_column(default=0)
-    first_seen: Mapped[datetime] = mapped_column(UTCDateTime)
+    first_seen: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
     last_seen: Mapped[datetime] = mapped_column(UTCDateTime)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)

@@ -339,7 +339,9 @@ def list_incidents(
     offset: int = 0,
     open_first: bool = False,
 ) -> IncidentPage:
-    """Newest first (open ones ahead of resolved with ``open_first``). ``since``: opened at or after it."""
+    """Newest first (open ones ahead of resolved with ``open_first``). ``since``: opened (first seen) at or
+    after it. Both go by ``first_seen``, not the row's creation: an imported incident's row is new, its
+    incident is not."""
     filters: list[Any] = []
     if status:
         filters.append(Incident.status.in_(list(status)))
@@ -348,9 +350,9 @@ def list_incidents(
     if severity:
         filters.append(Incident.severity == severity.lower())  # stored lower-cased, as intake reads it
     if since is not None:
-        filters.append(Incident.created_at >= since)
+        filters.append(Incident.first_seen >= since)
     total = db_session.scalar(select(func.count(Incident.id)).where(*filters)) or 0
-    order: list[Any] = [Incident.created_at.desc(), Incident.id.desc()]
+    order: list[Any] = [Incident.first_seen.desc(), Incident.id.desc()]
     if open_first:
         order.insert(0, case((Incident.status.in_(OPEN_STATUSES), 0), else_=1))
     items = db_session.scalars(select(Incident).where(*filters).order_by(*order).limit(limit).offset(offset))

@@ -17,7 +17,8 @@ def loaded(api: Api) -> Api:
 
 def test_list_filters_and_pages(loaded: Api) -> None:
     everything = loaded.incidents()
-    assert [i["id"] for i in everything] == [f"INC-{n:04d}" for n in range(5, 0, -1)]
+    # Newest first by when each was first seen (its alerts' startsAt), not by when it was stored.
+    assert [i["id"] for i in everything] == ["INC-0004", "INC-0005", "INC-0002", "INC-0003", "INC-0001"]
     assert {i["service"] for i in loaded.incidents(service="checkout-api")} == {"checkout-api"}
     assert [i["alertname"] for i in loaded.incidents(severity="critical")] == ["DiskFull"]
     # Intake stores severities lower-cased, so the filter reads them so too.
@@ -29,7 +30,7 @@ def test_list_filters_and_pages(loaded: Api) -> None:
     assert (page["total"], page["next_offset"], [i["id"] for i in page["items"]]) == (
         5,
         4,
-        ["INC-0003", "INC-0002"],
+        ["INC-0002", "INC-0003"],
     )
     last = loaded.client.get("/api/v1/incidents?limit=2&offset=4", headers=loaded.auth("reader")).json()
     assert last["next_offset"] is None
