@@ -64,8 +64,10 @@ _NOT_A_STEP = frozenset({"outcome"})
 
 
 def _items(briefing: dict[str, Any] | None, key: str) -> list[str]:
+    """What each suggestion says (its claim's statement), without the lead that names the record it came
+    from: "Root cause recorded for INC-2025-014: " confirmed as it stood would be this post-mortem's text."""
     return [
-        _plain(str(item.get("text", "")))
+        str(item.get("statement") or "").strip() or _plain(str(item.get("text", "")))
         for item in (briefing or {}).get(key, [])
         if item.get("text") and item.get("field") not in _NOT_A_STEP
     ]

@@ -19,7 +19,13 @@ TYPED = {"symptom": "slow checkout", "error_signature": "p99>2s", "outcome": "re
 def _store_briefing(site: Site, public_id: str) -> None:
     briefing = Briefing(
         summary="Same pool exhaustion as INC-0042 [1].",
-        likely_causes=[Claim(text="Connection pool exhausted by idle transactions [1]", citations=[1])],
+        likely_causes=[
+            Claim(
+                text="Root cause recorded for INC-0042: Connection pool exhausted by idle transactions [1]",
+                citations=[1],
+                statement="Connection pool exhausted by idle transactions",
+            )
+        ],
         first_checks=[Claim(text="Count idle-in-transaction sessions", citations=[2], action=True)],
         suggested_fix=[
             Claim(
@@ -181,7 +187,7 @@ def test_resolve_form_is_prefilled_from_the_alert_and_the_briefing(site: Site) -
     mark = "Unconfirmed, drafted from the briefing: "
     assert (
         f"{mark}Connection pool exhausted by idle transactions</textarea>" in page
-    )  # citation marker removed
+    )  # the cause as stated: no lead naming another incident, no citation marker
     assert f"{mark}1. Kill idle sessions, then raise the pool timeout" in page
     assert "3,100 orders lost" not in page  # the precedent's outcome is not a step this incident took
     assert 'value="https://runbooks.local/latency"' in page
