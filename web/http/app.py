@@ -32,6 +32,7 @@ from web.http.routes import (
     resolution_conversation,
     resolutions,
 )
+from web.http.routes.pages.common import form_sign_in
 from web.mcp import http as mcp_http
 
 
@@ -78,7 +79,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(profile.router)
     app.include_router(memory.router)
     app.include_router(drafts.router)
-    app.add_middleware(BodyGate, settings=settings, identify=gate_identify)  # inside the session cookie
+    # inside the session cookie, so a form refused for want of a session can leave word on the sign-in page
+    app.add_middleware(BodyGate, settings=settings, identify=gate_identify, sign_in=form_sign_in)
     pages.install(app, settings.web)
     mcp_sessions = mcp_http.mount(app)
     if settings.web.trusted_proxies:  # outermost: the client address and scheme are settled first

@@ -8,7 +8,8 @@ will answer, then, before the first byte of the body is read:
 1. refuses a declared ``Content-Length`` over the route's limit (413);
 2. for a method that carries a body (anything but GET, HEAD, OPTIONS), checks the credential the
    headers carry (bearer token, session cookie with its CSRF header, SSO header) and answers 401
-   without reading anything when there is none. Routes whose body *is* the credential (sign-in, the
+   without reading anything when there is none (a page form goes where ``sign_in`` sends it instead:
+   the sign-in page, then back to the form's page). Routes whose body *is* the credential (sign-in, the
    PagerDuty ``routing_key``) are marked ``anonymous`` and only get the size cap;
 3. counts the body as it streams in and answers 413 the moment it passes the limit, whatever
    ``Content-Length`` said; the handler then sees a disconnect and its own answer is dropped.
@@ -33,6 +34,7 @@ from time import monotonic
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
+from starlette.responses import Response
 from starlette.routing import compile_path
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -92,6 +94,7 @@ RULES: tuple[tuple[str, BodyRule], ...] = (
 _COMPILED = tuple((compile_path(path)[0], rule) for path, rule in RULES)
 
 Identify = Callable[[Request, bool], Principal | None]  # (request, is_page) -> the caller
+SignIn = Callable[[Request], Response]  # a page form sent without a live session -> where it goes
 
 
 def rule_for(path: str) -> BodyRule:
@@ -106,10 +109,11 @@ def _is_page(path: str) -> bool:
 class BodyGate:
     """See the module docstring. ``identify`` finds the caller from headers (in a worker thread)."""
 
-    def __init__(self, app: ASGIApp, *, settings: Settings, identify: Identify) -> None:
+    def __init__(self, app: ASGIApp, *, settings: Settings, identify: Identify, sign_in: SignIn) -> None:
         self.app = app
         self.settings = settings
         self.identify = identify
+        self.sign_in = sign_in
         self.recent = RecentTokens()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -137,8 +141,13 @@ class BodyGate:
                     log.warning("database unavailable", extra={"path": scope["path"], "error": str(exc.orig)})
                     await _json(send, 503, UNAVAILABLE)
                     return
+                if principal is None and page:
+                    answer = self.sign_in(request)
+                    answer.headers["connection"] = "close"  # the body was never read
+                    await answer(scope, receive, send)
+                    return
                 if principal is None:
-                    await (_to_sign_in(send) if page else _json(send, 401, "missing or invalid credentials"))
+                    await _json(send, 401, "missing or invalid credentials")
                     return
                 if rule.rechecked:
                     self.recent.remember(request, principal)
@@ -219,12 +228,6 @@ async def _json(send: Send, status: int, detail: str, pagerduty: bool = False) -
     headers.append((b"connection", b"close"))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
-
-
-async def _to_sign_in(send: Send) -> None:
-    headers = [(b"location", b"/signin"), (b"content-length", b"0"), (b"connection", b"close")]
-    await send({"type": "http.response.start", "status": 303, "headers": headers})
-    await send({"type": "http.response.body", "body": b""})
 
 
 def gate_principal(request: Request) -> Principal | None:

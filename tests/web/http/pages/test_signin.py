@@ -207,3 +207,42 @@ def test_an_idle_session_ends(site: Site) -> None:
     with transaction(site.container.sessions) as db:
         db.execute(update(UserSession).values(last_seen_at=utcnow() - timedelta(days=1)))
     assert site.client.get("/incidents", follow_redirects=False).status_code == 303
+
+
+def test_a_form_sent_after_the_session_ended_returns_to_its_page_saying_nothing_was_saved(site: Site) -> None:
+    site.add_user("ana")
+    site.sign_in("ana")
+    incident = site.open_incident()
+    page = f"/incidents/{incident}/resolve"
+    token = site.csrf(page)
+    with transaction(site.container.sessions) as db:
+        users.sign_out_everywhere(db_session=db, name="ana")
+
+    response = site.client.post(
+        page,
+        data={"csrf_token": token, "root_cause": "typed at 3 a.m."},
+        headers={"referer": f"http://testserver{page}"},
+        follow_redirects=False,
+    )
+
+    assert response.status_code == 303
+    assert response.headers["location"] == f"/signin?next={page}"
+    signin = site.client.get(response.headers["location"]).text
+    assert "Your session ended, so what you submitted was not saved." in signin
+    assert f'name="next" value="{page}"' in signin
+
+
+def test_a_form_from_another_site_after_the_session_ended_goes_back_to_the_incidents(site: Site) -> None:
+    site.add_user("ana")
+    site.sign_in("ana")
+    incident = site.open_incident()
+    token = site.csrf("/incidents")
+    with transaction(site.container.sessions) as db:
+        users.sign_out_everywhere(db_session=db, name="ana")
+    response = site.client.post(
+        f"/incidents/{incident}/acknowledge",
+        data={"csrf_token": token},
+        headers={"referer": "https://evil.example/incidents/INC-0001"},
+        follow_redirects=False,
+    )
+    assert response.headers["location"] == "/signin?next=/incidents"

@@ -84,7 +84,7 @@ def test_pages_need_a_session_before_their_form_is_read(api: Api) -> None:
         headers={"Content-Type": "application/x-www-form-urlencoded"},
         follow_redirects=False,
     )
-    assert response.status_code == 303 and response.headers["location"] == "/signin"
+    assert response.status_code == 303 and response.headers["location"] == "/signin?next=/incidents"
     assert body.sent == 0
 
 

@@ -1,8 +1,10 @@
 """What every page route shares: who is signed in, the CSRF check on forms, rendering, page errors.
 
 A page route parses its input, asks for a principal with the scope it needs, calls a service and
-renders. A visitor who is not signed in is sent to the sign-in page with a local ``next`` path; a
-signed-in user without the scope gets a 403 page; a form without this session's CSRF token is refused.
+renders. A visitor who is not signed in is sent to the sign-in page with a local ``next`` path: the
+page asked for, or for a form whose session ended meanwhile, the page the form was on, with a word
+that what was submitted was not saved. A signed-in user without the scope gets a 403 page; a form
+without this session's CSRF token is refused.
 """
 
 from collections.abc import Iterator
@@ -25,10 +27,15 @@ from web.http.deps import get_container, get_db
 from web.http.security import Principal
 from web.http.templating import templates
 
+SESSION_ENDED = "Your session ended, so what you submitted was not saved. Sign in to go back to the page."
+
 
 class SignInRequired(Exception):
-    def __init__(self, next_path: str) -> None:
+    """``message``: what the sign-in page says first (why the visitor is there)."""
+
+    def __init__(self, next_path: str, message: str | None = None) -> None:
         self.next_path = next_path
+        self.message = message
 
 
 @dataclass
@@ -55,11 +62,27 @@ def _request_path(request: Request) -> str:
     return request.url.path + (f"?{query}" if query else "")
 
 
+def _form_page(request: Request) -> str:
+    """The page a submitted form was on: its Referer, when that is this site (browsers send it, as
+    ``Referrer-Policy: same-origin`` allows); else the incident list."""
+    referer = urlsplit(request.headers.get("referer", ""))
+    if referer.netloc != request.url.netloc:
+        return "/incidents"
+    return referer.path + (f"?{referer.query}" if referer.query else "")
+
+
 def page_user(request: Request, db: Session = Depends(get_db)) -> Principal:
     principal = sessions.user_principal(request, db, get_container(request).settings.web)
     if principal is None:
-        raise SignInRequired(_request_path(request) if request.method == "GET" else "/incidents")
+        if request.method == "GET":
+            raise SignInRequired(_request_path(request))
+        raise SignInRequired(_form_page(request), SESSION_ENDED)
     return principal
+
+
+def form_sign_in(request: Request) -> RedirectResponse:
+    """Where a form sent without a live session goes: sign in, then back to the page it was on."""
+    return sign_in_redirect(request, SignInRequired(_form_page(request), SESSION_ENDED))
 
 
 def page_writer(principal: Principal = Depends(page_user)) -> Principal:
@@ -137,6 +160,8 @@ def render(
 
 
 def sign_in_redirect(request: Request, exc: SignInRequired) -> RedirectResponse:
+    if exc.message:
+        flash(request, exc.message, "warn")
     return RedirectResponse(f"/signin?next={quote(safe_next(exc.next_path), safe='/')}", status_code=303)
 
 
