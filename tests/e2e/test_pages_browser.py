@@ -199,7 +199,7 @@ def test_an_engineer_drafts_the_resolve_form_from_notes(site: Site, browser: Bro
     sign_in(page, site, "ana", f"/incidents/{incident}/resolve")
     page.click("summary:text('Draft from my notes')")
     page.fill("#f-notes", "Root cause: consumer group stuck after a rebalance\nFix: restarted the consumers")
-    page.click("button:text('Draft the fields below')")
+    page.click("button:text('Draft the empty fields from my notes')")
     page.wait_for_url(f"**/incidents/{incident}/resolve/draft")
     assert page.input_value("#f-root_cause") == "consumer group stuck after a rebalance"
     assert page.locator("#s-root_cause").inner_text() == "from your notes"

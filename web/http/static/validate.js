@@ -1,5 +1,6 @@
 // Inline validation for forms marked novalidate: a required field left blank is named next to itself as
-// soon as focus leaves it, and on submit the first problem gets focus. The server checks again anyway.
+// soon as focus leaves it, and on submit the first problem gets focus (not for a button marked
+// formnovalidate). The server checks again anyway.
 (function () {
   "use strict";
   function check(field) {
@@ -18,6 +19,7 @@
       field.addEventListener("input", function () { if (field.getAttribute("aria-invalid")) { check(field); } });
     });
     form.addEventListener("submit", function (event) {
+      if (event.submitter && event.submitter.formNoValidate) { return; } // e.g. drafting: blanks are expected
       var firstBad = null;
       fields.forEach(function (field) { if (!check(field) && !firstBad) { firstBad = field; } });
       if (firstBad) { event.preventDefault(); firstBad.focus(); }

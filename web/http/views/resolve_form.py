@@ -95,6 +95,24 @@ def draft(incident: Incident, alert: Alert | None, briefing: dict[str, Any] | No
     return values
 
 
+def _same(a: str, b: str) -> bool:
+    """Equal as a browser sends them back (textareas come back with CRLF line ends)."""
+    return a.replace("\r\n", "\n").strip() == b.replace("\r\n", "\n").strip()
+
+
+def typed(sent: dict[str, str], first_draft: dict[str, str]) -> dict[str, str]:
+    """The fields the engineer filled in: sent non-blank and changed from the form's first draft.
+
+    A draft from notes fills the rest and leaves these as they are: what was typed by hand is worth
+    more than anything drafted, and a prefilled value left untouched was never the engineer's word.
+    """
+    return {
+        name: value
+        for name, value in sent.items()
+        if value.strip() and not _same(value, first_draft.get(name, ""))
+    }
+
+
 def unconfirmed(values: dict[str, str]) -> dict[str, str]:
     """The fields that still hold a suggestion as it was drafted, by field, in words."""
     mark = FROM_BRIEFING.strip()

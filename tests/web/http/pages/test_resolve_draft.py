@@ -91,3 +91,28 @@ def test_draft_needs_the_csrf_token_and_a_real_incident(site: Site) -> None:
     refused = site.client.post(f"/incidents/{public_id}/resolve/draft", data={"notes": NOTES})
     assert refused.status_code == 403
     assert site.post_form("/incidents/INC-9999/resolve/draft", {"notes": NOTES}).status_code == 404
+
+
+def test_drafting_keeps_what_the_engineer_typed_and_fills_only_the_rest(site: Site) -> None:
+    site.add_user("ana")
+    site.sign_in("ana")
+    public_id = site.open_incident()
+    path = f"/incidents/{public_id}/resolve"
+    form = site.client.get(path).text
+    button = re.search(r'<form [^>]*id="resolve-form".*?</form>', form, re.S)
+    assert button and f'formaction="{path}/draft"' in button.group(0)  # the draft sends the typed fields
+    first = {name: _field(form, name) for name in ("symptom", "error_signature", "resolution_steps")}
+
+    typed = {
+        **first,
+        "outcome": "Checkout back under 300 ms\r\nby 14:20",
+        "failed_attempts": "",
+        "notes": NOTES,
+    }
+    page = site.post_form(f"{path}/draft", typed, csrf_from=path).text
+
+    assert _field(page, "outcome") == "Checkout back under 300 ms\r\nby 14:20"
+    assert _source(page, "outcome") == "typed"
+    assert _field(page, "root_cause") == "idle-in-transaction sessions after the 14:00 deploy"
+    assert _source(page, "root_cause") == "notes"
+    assert _source(page, "symptom") == "alert"  # sent back untouched: not the engineer's word

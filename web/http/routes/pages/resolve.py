@@ -1,8 +1,9 @@
 """The resolve form: the post-mortem template, prefilled, validated, saved as the signed-in engineer.
 
-"Draft from my notes" runs the resolution conversation without committing (the same call the API
-makes) and shows the form again, prefilled from the draft with each field's source; the engineer
-still reviews and submits the form.
+"Draft from my notes" submits the form's fields with the notes and runs the resolution conversation
+without committing (the same call the API makes), then shows the form again: what the engineer had
+typed kept, the rest filled from the draft, each field with its source. The engineer still reviews
+and submits the form.
 """
 
 from typing import Any
@@ -36,7 +37,7 @@ from web.http.routes.pages.common import (
 )
 from web.http.routes.resolution_conversation import ConversationRequest
 from web.http.security import Principal
-from web.http.views.resolve_form import FIELDS, draft, errors_by_field, unconfirmed
+from web.http.views.resolve_form import FIELDS, draft, errors_by_field, typed, unconfirmed
 
 SOURCE_LABELS = {
     "notes": "from your notes",
@@ -44,6 +45,7 @@ SOURCE_LABELS = {
     "briefing": "from the briefing, unconfirmed",
     "model": "drafted by the model",
     "none": "not in your notes",
+    "typed": "as you typed it",
 }
 
 router = APIRouter(include_in_schema=False)
@@ -99,7 +101,7 @@ def resolve(
     principal: Principal = Depends(page_writer),
     db: Session = Depends(get_db),
 ) -> Response:
-    values = {f.name: str(form.get(f.name, "")) for f in FIELDS}
+    values = _sent_values(form)
     try:
         fields = ResolutionFields(**values)
         problems = unconfirmed(values)
@@ -131,21 +133,45 @@ def _open_for_drafting(request: Request, public_id: str) -> tuple[Principal, Res
     return principal, None
 
 
+def _sent_values(form: FormData) -> dict[str, str]:
+    return {f.name: str(form.get(f.name, "")) for f in FIELDS}
+
+
 def _render_drafted(
-    request: Request, public_id: str, principal: Principal, notes: str, **drafted: Any
+    request: Request,
+    public_id: str,
+    principal: Principal,
+    form: FormData,
+    *,
+    values: dict[str, str] | None = None,
+    sources: dict[str, str] | None = None,
+    **drafted: Any,
 ) -> HTMLResponse:
+    """``values`` and ``sources``: the draft's, under what the engineer had typed into the form."""
     with get_container(request).sessions() as db:
         incident = load_incident(db, public_id)
-        values = drafted.pop("values", None) or _initial_values(db, incident)
+        first_draft = _initial_values(db, incident)
+        kept = typed(_sent_values(form), first_draft)
         status = 422 if drafted.get("notes_error") else 200
-        return _form(request, incident, principal, values, {}, status=status, notes=notes, **drafted)
+        return _form(
+            request,
+            incident,
+            principal,
+            first_draft | (values or {}) | kept,
+            {},
+            status=status,
+            notes=str(form.get("notes", "")),
+            sources=(sources or {}) | dict.fromkeys(kept, "typed"),
+            **drafted,
+        )
 
 
 @router.post("/incidents/{public_id}/resolve/draft", response_model=None)
 async def draft_from_notes(
     request: Request, public_id: str, form: FormData = Depends(checked_form)
 ) -> Response:
-    """The resolve form again, prefilled by a resolution conversation over the notes; nothing is written."""
+    """The resolve form again, what was typed kept and the rest drafted by a resolution conversation
+    over the notes; nothing is written."""
     principal, elsewhere = await run_in_threadpool(_open_for_drafting, request, public_id)
     if elsewhere is not None:
         return elsewhere
@@ -155,7 +181,7 @@ async def draft_from_notes(
     except ValidationError as exc:
         problem = "must not be blank" if not notes.strip() else errors_by_field(exc).get("notes", "invalid")
         return await run_in_threadpool(
-            _render_drafted, request, public_id, principal, notes, notes_error=problem
+            _render_drafted, request, public_id, principal, form, notes_error=problem
         )
     try:
         result = await resolution_drafts.draft(
@@ -173,7 +199,7 @@ async def draft_from_notes(
         request,
         public_id,
         principal,
-        notes,
+        form,
         values={name: fields[name]["text"] for name in fields},
         sources={name: fields[name]["source"] for name in fields},
         warnings=result.warnings,
