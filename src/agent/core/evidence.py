@@ -134,6 +134,7 @@ class ProfileEvidence:
     checks: tuple[str, ...]
     incidents: tuple[str, ...]
     recurrence: Recurrence | None = None  # when the pattern happens again, for the briefing head
+    service: str | None = None  # whose profile holds the pattern; None: the team's
 
 
 Injection = tuple[int, str, tuple[str, ...]]  # citation number (0: none), where, the signals found
@@ -341,7 +342,12 @@ class Evidence:
     def with_profile(self, pattern: ProfileEvidence) -> "tuple[Evidence, EvidenceItem]":
         """A matching profile pattern, cited like an incident; its risks and checks kept for assembly."""
         evidence, item = self.with_item(
-            kind="profile", id=pattern.id, title=pattern.title, text=pattern.text, uncertain=pattern.uncertain
+            kind="profile",
+            id=pattern.id,
+            service=pattern.service,
+            title=pattern.title,
+            text=pattern.text,
+            uncertain=pattern.uncertain,
         )
         recurrence = {pattern.id: pattern.recurrence} if pattern.recurrence is not None else {}
         return replace(

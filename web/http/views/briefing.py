@@ -2,13 +2,15 @@
 
 Text is split into plain segments and citation segments here, so the template escapes the plain text
 and writes links itself; nothing from the briefing (which quotes alerts and memory) is ever marked safe.
-An incident cited as evidence links to its record page, a profile pattern to its place on the profile,
+An incident cited as evidence links to its record page, a profile pattern to its place on the profile
+that holds it (the service's or the team's),
 the alert to the signal panel, anything else to its entry in the evidence list below the briefing.
 """
 
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any
+from urllib.parse import urlencode
 
 from agent.core.schema import field_words
 
@@ -114,7 +116,10 @@ def evidence_href(item: dict[str, Any]) -> str:
     if kind == "incident" and ident:
         return f"/records/{ident}"
     if kind == "profile" and ident:
-        return f"/profile#pattern-{ident}"
+        # A service's pattern is on that service's profile page, the team's on the plain one.
+        service = item.get("service")
+        page = f"/profile?{urlencode({'service': service})}" if service else "/profile"
+        return f"{page}#pattern-{ident}"
     if kind == "alert":
         return "#signal"
     return f"#ev-{item.get('n')}"

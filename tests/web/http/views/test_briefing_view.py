@@ -32,6 +32,15 @@ def test_citations_link_to_records_patterns_and_the_signal() -> None:
     assert [s.citation.href for s in check.segments if s.citation] == ["#signal"]
 
 
+def test_a_service_pattern_links_to_that_service_profile() -> None:
+    pattern = {"n": 1, "kind": "profile", "id": "db-pool", "service": "order-service", "title": "t"}
+    cause = {"text": "Pool exhausted [1]", "citations": [1]}
+    view = briefing_view({**BRIEFING, "evidence": [pattern], "likely_causes": [cause]})
+    assert view.evidence[0].href == "/profile?service=order-service#pattern-db-pool"
+    [link] = [s.citation for s in view.sections["likely_causes"][0].segments if s.citation]
+    assert link.href == "/profile?service=order-service#pattern-db-pool"
+
+
 def test_markup_stays_in_text_segments_and_unknown_numbers_stay_text() -> None:
     view = briefing_view(BRIEFING)
     assert view.summary.segments[-1].text == " <b>bold</b>"
