@@ -4,7 +4,8 @@ Text is split into plain segments and citation segments here, so the template es
 and writes links itself; nothing from the briefing (which quotes alerts and memory) is ever marked safe.
 An incident cited as evidence links to its record page, a profile pattern to its place on the profile
 that holds it (the service's or the team's),
-the alert to the signal panel, anything else to its entry in the evidence list below the briefing.
+the alert to the signal panel, anything else to its entry in the evidence list below the briefing
+(``Anchors`` says where those are on the page).
 """
 
 import re
@@ -111,7 +112,19 @@ class BriefingView:
     head: HeadView | None = None
 
 
-def evidence_href(item: dict[str, Any]) -> str:
+@dataclass(frozen=True)
+class Anchors:
+    """Where a citation of the alert and of an evidence entry points on the page showing the briefing.
+
+    The incident page holds the signal panel and one evidence list (``#ev-3``); the replay page shows
+    two briefings, each with its own numbering, and no signal panel.
+    """
+
+    signal: str = "#signal"
+    evidence: str = "ev-"
+
+
+def evidence_href(item: dict[str, Any], anchors: Anchors) -> str:
     kind, ident = item.get("kind"), item.get("id")
     if kind == "incident" and ident:
         return f"/records/{ident}"
@@ -121,8 +134,8 @@ def evidence_href(item: dict[str, Any]) -> str:
         page = f"/profile?{urlencode({'service': service})}" if service else "/profile"
         return f"{page}#pattern-{ident}"
     if kind == "alert":
-        return "#signal"
-    return f"#ev-{item.get('n')}"
+        return anchors.signal
+    return f"#{anchors.evidence}{item.get('n')}"
 
 
 def _claim_line(item: dict[str, Any], index: dict[int, Citation]) -> Line:
@@ -180,7 +193,7 @@ def head_view(data: dict[str, Any] | None, index: dict[int, Citation]) -> HeadVi
     )
 
 
-def briefing_view(data: dict[str, Any]) -> BriefingView:
+def briefing_view(data: dict[str, Any], anchors: Anchors = Anchors()) -> BriefingView:
     evidence = [
         Evidence(
             n=int(item["n"]),
@@ -189,7 +202,7 @@ def briefing_view(data: dict[str, Any]) -> BriefingView:
             service=item.get("service"),
             title=str(item.get("title", "")),
             text=str(item.get("text", "")),
-            href=evidence_href(item),
+            href=evidence_href(item, anchors),
             uncertain=bool(item.get("uncertain")),
             flagged=bool(item.get("flagged")),
         )

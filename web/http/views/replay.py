@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.briefing.replay import ListDiff, Replay
-from web.http.views.briefing import SECTIONS, BriefingView, Line, briefing_view
+from web.http.views.briefing import SECTIONS, Anchors, BriefingView, Line, briefing_view
 
 _MARKERS = re.compile(r"\s*\[\d+\]")
 _SPACE = re.compile(r"\s+")
@@ -32,9 +32,9 @@ def _key(text: str) -> str:
     return _SPACE.sub(" ", _MARKERS.sub("", text)).strip().casefold()
 
 
-def _side(data: dict[str, Any], diffs: dict[str, ListDiff], mark: str) -> Side:
+def _side(data: dict[str, Any], diffs: dict[str, ListDiff], mark: str, anchors: Anchors) -> Side:
     """``mark`` is what this side's differences are: "added" on the memory-on side, "removed" off."""
-    view = briefing_view(data)
+    view = briefing_view(data, anchors)
     sections: dict[str, list[Marked]] = {}
     for key, _ in SECTIONS:
         changed = {_key(s) for s in getattr(diffs[key], mark)}
@@ -48,12 +48,15 @@ def _side(data: dict[str, Any], diffs: dict[str, ListDiff], mark: str) -> Side:
     return Side(view=view, sections=sections, related=related)
 
 
-def replay_sides(result: Replay) -> tuple[Side, Side]:
+def replay_sides(result: Replay, public_id: str) -> tuple[Side, Side]:
+    """Each side's citations point into its own evidence list (``#off-ev-2``, ``#on-ev-2``), and the
+    alert's to the incident page's signal panel: the replay page has none."""
     diffs = {key: getattr(result.diff, key) for key, _ in SECTIONS} | {
         "related_incidents": result.diff.related_incidents
     }
-    off = _side(result.memory_off.model_dump(mode="json"), diffs, "removed")
-    on = _side(result.memory_on.model_dump(mode="json"), diffs, "added")
+    signal = f"/incidents/{public_id}#signal"
+    off = _side(result.memory_off.model_dump(mode="json"), diffs, "removed", Anchors(signal, "off-ev-"))
+    on = _side(result.memory_on.model_dump(mode="json"), diffs, "added", Anchors(signal, "on-ev-"))
     return off, on
 
 

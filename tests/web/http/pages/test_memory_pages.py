@@ -131,6 +131,24 @@ def test_replay_shows_what_memory_added(site: Site) -> None:
     assert 'class="diff-added"' in page
 
 
+def test_every_citation_on_the_replay_page_points_at_something_there_or_on_another_page(site: Site) -> None:
+    site.signed_in()
+    site.seed(8)
+    public_id = site.open_incident(
+        summary="Checkout requests time out; HikariPool-1 connection is not available",
+        service="checkout-service",
+        description="request timed out after 30000ms",
+    )
+    page = site.client.get(f"/incidents/{public_id}/replay").text
+    targets = set(re.findall(r'class="cite" href="([^"]+)"', page))
+    assert f"/incidents/{public_id}#signal" in targets  # the alert, on the page that shows it
+    in_page = {t.removeprefix("#") for t in targets if t.startswith("#")}
+    assert in_page <= set(re.findall(r' id="([^"]+)"', page))
+    assert {t for t in targets if not t.startswith(("#", "/records/", "/profile"))} == {
+        f"/incidents/{public_id}#signal"
+    }
+
+
 def test_a_pattern_with_regular_dates_shows_its_period_and_next_date(site: Site) -> None:
     """Two expired certificates 90 days apart: the profile says when the third is due, with a chart."""
     from memory.service import HistoryRow

@@ -1,6 +1,6 @@
 """Citations in a briefing become links to the evidence they name, and text stays plain text."""
 
-from web.http.views.briefing import briefing_view
+from web.http.views.briefing import Anchors, briefing_view
 
 BRIEFING = {
     "summary": "Looks like INC-0042 again [1] <b>bold</b>",
@@ -39,6 +39,13 @@ def test_a_service_pattern_links_to_that_service_profile() -> None:
     assert view.evidence[0].href == "/profile?service=order-service#pattern-db-pool"
     [link] = [s.citation for s in view.sections["likely_causes"][0].segments if s.citation]
     assert link.href == "/profile?service=order-service#pattern-db-pool"
+
+
+def test_a_page_with_two_briefings_gives_each_its_own_evidence_anchors() -> None:
+    runbook = {"n": 4, "kind": "runbook", "title": "Pool runbook", "text": "..."}
+    data = {**BRIEFING, "evidence": [*BRIEFING["evidence"], runbook]}  # type: ignore[list-item]
+    view = briefing_view(data, Anchors(signal="/incidents/INC-0007#signal", evidence="on-ev-"))
+    assert [e.href for e in view.evidence][2:] == ["/incidents/INC-0007#signal", "#on-ev-4"]
 
 
 def test_markup_stays_in_text_segments_and_unknown_numbers_stay_text() -> None:

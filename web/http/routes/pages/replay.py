@@ -39,7 +39,7 @@ async def replay_page(
         raise PageError(404, "No such incident", f"There is no incident {public_id}.")
     async with open_agent(container) as agent:
         result = await replay(agent, alert)
-    off, on = replay_sides(result)
+    off, on = replay_sides(result, incident.public_id)
     added, replaced = changes(result)
     context = {
         "nav": "incidents",
