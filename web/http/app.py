@@ -67,7 +67,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         description="Incident response with memory: alerts in, briefings from past incidents out.",
         lifespan=lifespan,
     )
-    errors.install(app, not_found_page=pages.not_found_page, unavailable_page=pages.unavailable_page)
+    errors.install(
+        app,
+        not_found_page=pages.not_found_page,
+        unavailable_page=pages.unavailable_page,
+        invalid_page=pages.invalid_page,
+    )
     app.include_router(health.router)
     app.include_router(alerts.router)
     app.include_router(incidents.router)
@@ -80,7 +85,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(memory.router)
     app.include_router(drafts.router)
     # inside the session cookie, so a form refused for want of a session can leave word on the sign-in page
-    app.add_middleware(BodyGate, settings=settings, identify=gate_identify, sign_in=form_sign_in)
+    app.add_middleware(
+        BodyGate, settings=settings, identify=gate_identify, sign_in=form_sign_in, nul_page=pages.nul_page
+    )
     pages.install(app, settings.web)
     mcp_sessions = mcp_http.mount(app)
     if settings.web.trusted_proxies:  # outermost: the client address and scheme are settled first

@@ -17,6 +17,7 @@ DATABASE_DOWN = (OperationalError, InterfaceError)
 UNAVAILABLE = "database busy or unavailable; retry"
 RETRY_AFTER = {"Retry-After": "5"}  # seconds: a database restart or failover, not a long outage
 Page = Callable[[Request], Awaitable[Response]]
+InvalidPage = Callable[[Request, RequestValidationError], Awaitable[Response]]
 
 
 def pagerduty_error(kind: str, message: str, errors: list[str]) -> dict[str, object]:
@@ -29,15 +30,26 @@ def _loc(loc: tuple[object, ...] | list[object]) -> str:
     return ".".join(str(part) for part in loc if part != "body") or "body"
 
 
+def page_path(path: str) -> bool:
+    """A page's address: not the API's, PagerDuty's or MCP's, whose clients read JSON."""
+    return not (path.startswith(("/api/", "/v2/")) or path == "/mcp")
+
+
 def browsing(request: Request) -> bool:
     """A browser asking for a page, not a client of the API."""
     return "text/html" in request.headers.get("accept", "") and not request.url.path.startswith("/api/")
 
 
-def install(app: FastAPI, not_found_page: Page | None = None, unavailable_page: Page | None = None) -> None:
+def install(
+    app: FastAPI,
+    not_found_page: Page | None = None,
+    unavailable_page: Page | None = None,
+    invalid_page: InvalidPage | None = None,
+) -> None:
     """``not_found_page``: what a browser (one that asks for HTML) gets for an address nothing serves
-    outside the API, ``unavailable_page`` while the database is down; every other error, and the API's,
-    is JSON."""
+    outside the API, ``unavailable_page`` while the database is down; ``invalid_page``: what a page
+    route answers when its path or query does not validate, whoever asks (the page is HTML either way).
+    Every other error, and the API's, is JSON."""
 
     async def database_down(request: Request, exc: Exception) -> Response:
         log.warning(
@@ -51,7 +63,9 @@ def install(app: FastAPI, not_found_page: Page | None = None, unavailable_page: 
         app.add_exception_handler(kind, database_down)
 
     @app.exception_handler(RequestValidationError)
-    async def validation(_: Request, exc: RequestValidationError) -> JSONResponse:
+    async def validation(request: Request, exc: RequestValidationError) -> Response:
+        if invalid_page is not None and page_path(request.url.path):
+            return await invalid_page(request, exc)
         problems = [{"field": _loc(e.get("loc", ())), "message": e.get("msg", "")} for e in exc.errors()]
         detail = "; ".join(f"{p['field']}: {p['message']}" for p in problems)
         return JSONResponse(status_code=422, content={"detail": detail, "errors": problems})

@@ -4,7 +4,7 @@ One ASGI middleware, so no handler can forget it. For each request it finds the 
 will answer, then, before the first byte of the body is read:
 
 0. refuses a NUL in the path or the query (422): no id or filter can hold one, and PostgreSQL
-   cannot even compare with one;
+   cannot even compare with one (a page's address gets ``nul_page``, the site's page saying where);
 1. refuses a declared ``Content-Length`` over the route's limit (413);
 2. for a method that carries a body (anything but GET, HEAD, OPTIONS), checks the credential the
    headers carry (bearer token, session cookie with its CSRF header, SSO header) and answers 401
@@ -40,7 +40,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from incidents.auth.tokens import hash_secret
 from web.app.settings import Settings
-from web.http.errors import DATABASE_DOWN, RETRY_AFTER, UNAVAILABLE, pagerduty_error
+from web.http.errors import DATABASE_DOWN, RETRY_AFTER, UNAVAILABLE, page_path, pagerduty_error
 from web.http.security import Principal, bearer_secret
 
 log = logging.getLogger(__name__)
@@ -95,37 +95,41 @@ _COMPILED = tuple((compile_path(path)[0], rule) for path, rule in RULES)
 
 Identify = Callable[[Request, bool], Principal | None]  # (request, is_page) -> the caller
 SignIn = Callable[[Request], Response]  # a page form sent without a live session -> where it goes
+NulPage = Callable[[Request], Response]  # a page's address holding a NUL -> the page saying so (blocking)
 
 
 def rule_for(path: str) -> BodyRule:
     return next((rule for pattern, rule in _COMPILED if pattern.match(path)), DEFAULT)
 
 
-def _is_page(path: str) -> bool:
-    """Pages send a missing sign-in to the sign-in form; the API, PagerDuty and MCP answer 401."""
-    return not (path.startswith(("/api/", "/v2/")) or path == "/mcp")
-
-
 class BodyGate:
     """See the module docstring. ``identify`` finds the caller from headers (in a worker thread)."""
 
-    def __init__(self, app: ASGIApp, *, settings: Settings, identify: Identify, sign_in: SignIn) -> None:
+    def __init__(
+        self, app: ASGIApp, *, settings: Settings, identify: Identify, sign_in: SignIn, nul_page: NulPage
+    ) -> None:
         self.app = app
         self.settings = settings
         self.identify = identify
         self.sign_in = sign_in
+        self.nul_page = nul_page
         self.recent = RecentTokens()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        request = Request(scope)
         if "\x00" in scope["path"] or b"%00" in scope.get("query_string", b"").lower():
+            if page_path(scope["path"]):
+                answer = await run_in_threadpool(self.nul_page, request)
+                answer.headers["connection"] = "close"  # the body was never read
+                await answer(scope, receive, send)
+                return
             await _json(send, 422, "the URL contains a NUL character, which no field can hold")
             return
         rule = rule_for(scope["path"])
         limit = rule.limit(self.settings)
-        request = Request(scope)
         declared = request.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limit:
             detail = f"body of {declared} bytes is over the {limit}-byte limit{rule.advice}"
@@ -134,7 +138,7 @@ class BodyGate:
         if not rule.anonymous and scope["method"] not in SAFE_METHODS:
             principal = self.recent.get(request) if rule.rechecked else None
             if principal is None:
-                page = _is_page(scope["path"])
+                page = page_path(scope["path"])
                 try:
                     principal = await run_in_threadpool(self.identify, request, page)
                 except DATABASE_DOWN as exc:
