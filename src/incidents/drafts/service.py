@@ -16,6 +16,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from incidents.drafts.models import Draft, DraftState
+from incidents.field_errors import errors_by_field
 from incidents.history import HistoryConflict, historical, upsert_historical
 from incidents.incident.models import Incident
 from incidents.incident.service import add_event, get_by_public_id
@@ -24,7 +25,7 @@ from incidents.resolution.models import Resolution
 from incidents.resolution.service import get_resolution, list_corrections, record_payload
 from incidents.timeutil import plausible, utcnow
 from memory.extraction.extract import REQUIRED as TEMPLATE_REQUIRED
-from memory.history import HistoryRow, describe
+from memory.history import HistoryRow
 from memory.template import FIELDS
 
 # The drafted fields in the order a reviewer reads them: what the import row carries beside the template.
@@ -43,11 +44,17 @@ MAX_REASON = 2000
 
 
 class DraftRefused(Exception):
-    """The draft cannot be decided this way; ``reasons`` say what to fix."""
+    """The draft cannot be decided this way; ``reasons`` say what to fix, ``by_field`` what is wrong
+    with which field when that is why (a page names the field by its label)."""
 
-    def __init__(self, reasons: list[str]) -> None:
+    def __init__(self, reasons: list[str], by_field: Mapping[str, str] | None = None) -> None:
         super().__init__("; ".join(reasons))
         self.reasons = reasons
+        self.by_field = dict(by_field or {})
+
+    @classmethod
+    def fields(cls, by_field: Mapping[str, str]) -> "DraftRefused":
+        return cls([f"{name}: {problem}" for name, problem in by_field.items()], by_field)
 
 
 @dataclass(frozen=True)
@@ -163,25 +170,25 @@ def _valid(row: dict[str, str], edited: Sequence[str]) -> None:
     try:
         valid = HistoryRow.model_validate(row)
     except ValidationError as exc:
-        wrong = [e for e in exc.errors() if e["loc"] and e["loc"][0] in typed]
+        wrong = {name: problem for name, problem in errors_by_field(exc).items() if name in typed}
         if wrong:
-            raise DraftRefused([f"{e['loc'][0]}: {e['msg']}" for e in wrong]) from exc
+            raise DraftRefused.fields(wrong) from exc
         return
     if "timestamp" in typed:
         try:
             plausible(historical(valid).timestamp)
         except ValueError as exc:
-            raise DraftRefused([f"timestamp: {exc}"]) from exc
+            raise DraftRefused.fields({"timestamp": str(exc)}) from exc
 
 
 def _storable(name: str, text: str) -> None:
     """NUL and unpaired surrogates mean nothing in a post-mortem, and PostgreSQL refuses both."""
     if "\x00" in text:
-        raise DraftRefused([f"{name}: contains a NUL character"])
+        raise DraftRefused.fields({name: "contains a NUL character"})
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise DraftRefused([f"{name}: contains an unpaired surrogate"]) from exc
+        raise DraftRefused.fields({name: "contains an unpaired surrogate"}) from exc
 
 
 def _pending(draft: Draft) -> None:
@@ -217,7 +224,7 @@ def accept(*, db_session: Session, draft: Draft, actor: str) -> Incident:
     try:
         row = HistoryRow.model_validate(row_of(draft))
     except ValidationError as exc:
-        raise DraftRefused(describe(exc)) from exc
+        raise DraftRefused.fields(errors_by_field(exc)) from exc
     try:
         upsert_historical(
             db_session=db_session, history=historical(row), origin="import", actor=actor, replace=False

@@ -119,6 +119,16 @@ def test_a_draft_without_a_service_says_so_until_one_is_written(db: Session) -> 
     assert drafts.accept(db_session=db, draft=draft, actor="oncall").service == "checkout-api"
 
 
+def test_accepting_an_incomplete_draft_says_which_fields_in_words(db: Session) -> None:
+    [document] = read_bytes("notes.md", b"# Search outage\n\nSearch was slow for an hour.\n").documents
+    draft = drafts.add(db_session=db, draft=draft_of(document, Seen([])), actor="cli:dana")
+    with pytest.raises(drafts.DraftRefused) as refused:
+        drafts.accept(db_session=db, draft=draft, actor="oncall")
+    assert refused.value.by_field["root_cause"] == "must not be blank"
+    assert refused.value.by_field["timestamp"] == "must not be blank"  # not "input is too short"
+    assert "root_cause: must not be blank" in refused.value.reasons
+
+
 def test_a_document_naming_no_service_is_drafted_with_service_missing() -> None:
     [document] = read_bytes("notes.md", b"## Root cause\n\nThe disk filled.\n").documents
     assert draft_of(document, Seen([])).missing[0] == "service"

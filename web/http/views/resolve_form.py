@@ -1,4 +1,4 @@
-"""The resolve form: its fields, a first draft from the alert and the briefing, and readable errors.
+"""The resolve form: its fields, and a first draft from the alert and the briefing.
 
 The draft saves typing at 3 a.m. but claims nothing: root cause and steps come from the briefing's
 suggestions, with their citation markers removed, marked "Unconfirmed, drafted from the briefing:" as the
@@ -10,8 +10,6 @@ would become this one's, and the grade and the team's labels would confirm the b
 import re
 from dataclasses import dataclass
 from typing import Any
-
-from pydantic import ValidationError
 
 from agent.resolution.drafter import FROM_BRIEFING
 from incidents.alerts.models import Alert
@@ -121,15 +119,3 @@ def unconfirmed(values: dict[str, str]) -> dict[str, str]:
         for name, value in values.items()
         if value.lstrip().startswith(mark)
     }
-
-
-def errors_by_field(exc: ValidationError) -> dict[str, str]:
-    """Pydantic's errors keyed by field, in words: "Root cause: must not be blank"."""
-    found: dict[str, str] = {}
-    for error in exc.errors():
-        name = str(error["loc"][0]) if error.get("loc") else "form"
-        message = str(error.get("msg", "invalid")).removeprefix("Value error, ")
-        if error.get("type") == "string_too_long":
-            message = f"at most {error.get('ctx', {}).get('max_length')} characters"
-        found.setdefault(name, message)
-    return found

@@ -17,6 +17,7 @@ from starlette.datastructures import FormData
 
 from agent.resolution.conversation import MAX_NOTES_CHARS
 from incidents.briefings import service as briefing_service
+from incidents.field_errors import errors_by_field
 from incidents.incident import service as incident_service
 from incidents.incident.models import Incident
 from incidents.incident.service import IncidentNotFound
@@ -37,7 +38,7 @@ from web.http.routes.pages.common import (
 )
 from web.http.routes.resolution_conversation import ConversationRequest
 from web.http.security import Principal
-from web.http.views.resolve_form import FIELDS, draft, errors_by_field, typed, unconfirmed
+from web.http.views.resolve_form import FIELDS, draft, typed, unconfirmed
 
 SOURCE_LABELS = {
     "notes": "from your notes",

@@ -15,6 +15,7 @@ from starlette.datastructures import FormData
 
 from incidents.drafts import service as drafts
 from incidents.drafts.models import DRAFT_STATES, Draft, DraftState
+from incidents.field_errors import BLANK
 from incidents.locking import serialized_writes
 from web.http.deps import get_container, get_db
 from web.http.routes.pages.common import (
@@ -43,6 +44,18 @@ DRAFT_FIELDS = [
     Field("resolved_by", "Resolved by", "Who resolved it, if the source says.", False, 255, 1),
 ]
 ORIGINS = {"text": "from the source", "meta": "from the file's metadata", "edited": "edited"}
+
+
+def _refusal(exc: drafts.DraftRefused) -> str:
+    """Why a draft was refused, its fields named by the labels the page shows: the blank ones together."""
+    labels = {f.name: f.label for f in DRAFT_FIELDS}
+    named = [(labels.get(name, name), problem) for name, problem in exc.by_field.items()]
+    blank = [label for label, problem in named if problem == BLANK]
+    wrong = [f"{label}: {problem}" for label, problem in named if problem != BLANK]
+    if not (blank or wrong):
+        return str(exc)
+    fill = [f"fill in {', '.join(blank)}"] if blank else []
+    return "; ".join(fill + wrong) + "."
 
 
 def _load(db: Session, draft_id: int) -> Draft:
@@ -121,7 +134,7 @@ def decide(
                 incident = drafts.accept(db_session=db, draft=_load(db, draft_id), actor=principal.name)
                 db.commit()
     except drafts.DraftRefused as exc:
-        flash(request, f"Not {'accepted' if action == 'accept' else 'saved'}: {exc}", "error")
+        flash(request, f"Not {'accepted' if action == 'accept' else 'saved'}: {_refusal(exc)}", "error")
         return redirect(f"/review/{draft_id}")
     if action == "accept":
         worker = get_container(request).worker
