@@ -4,12 +4,16 @@ import html
 import re
 from datetime import UTC, datetime
 
+import pytest
+
 from agent.briefing.head import build_head
 from agent.core.schema import Briefing, Claim, EvidenceItem, RelatedIncident
 from agent.core.similarity import Similarity
 from incidents.briefings import service as briefing_service
 from incidents.database import transaction
 from incidents.incident import service as incident_service
+from incidents.resolution import service as resolution_service
+from incidents.resolution.models import ResolutionFields
 from tests.web.http.pages.conftest import Site
 
 # What an engineer typed into the resolve form, before the fields each test varies.
@@ -237,6 +241,54 @@ def test_resolve_saves_the_signed_in_engineer_and_queues_memory(site: Site) -> N
     assert "Resolved by ana" in page and "mallory" not in page
     assert "memory: pending" in page
     assert site.client.get(f"/incidents/{public_id}/resolve", follow_redirects=False).status_code == 303
+
+
+RESOLVED = {**TYPED, "root_cause": "pool exhausted", "resolution_steps": "killed idle sessions"}
+INCIDENT_LINK = re.compile(r'<a href="/incidents/(INC-\d+)" id="error-link">Open \1</a>')
+
+
+def _resolved_by_bob(site: Site, public_id: str) -> None:
+    with transaction(site.container.sessions) as db:
+        incident = incident_service.get_by_public_id(db_session=db, public_id=public_id)
+        assert incident is not None
+        fields = ResolutionFields(**{**RESOLVED, "root_cause": "bob's cause"})
+        resolution_service.resolve(db_session=db, incident=incident, fields=fields, actor="bob")
+
+
+@pytest.mark.parametrize("root_cause", ["pool exhausted", ""], ids=["complete", "with a blank field"])
+def test_a_resolve_form_sent_after_someone_resolved_the_incident_says_so_and_links_to_it(
+    site: Site, root_cause: str
+) -> None:
+    site.signed_in()
+    public_id = site.open_incident()
+    token = site.csrf(f"/incidents/{public_id}/resolve")
+    _resolved_by_bob(site, public_id)
+    response = site.client.post(
+        f"/incidents/{public_id}/resolve", data={"csrf_token": token, **RESOLVED, "root_cause": root_cause}
+    )
+    assert response.status_code == 409 and "<h1>Already resolved</h1>" in response.text
+    assert f"{public_id} was resolved by bob at " in response.text
+    assert "so the post-mortem in it was not saved" in response.text
+    assert INCIDENT_LINK.findall(response.text) == [public_id]
+
+
+def test_a_resolve_form_sent_twice_says_it_was_saved_already(site: Site) -> None:
+    site.signed_in()
+    public_id = site.open_incident()
+    assert site.resolve_form(public_id, RESOLVED).status_code == 303
+    again = site.post_form(f"/incidents/{public_id}/resolve", RESOLVED)
+    assert again.status_code == 303
+    page = site.client.get(again.headers["location"]).text
+    assert "This post-mortem was saved already (the form was sent twice); nothing changed." in page
+
+
+def test_acknowledging_a_resolved_incident_is_refused_with_a_link_to_it(site: Site) -> None:
+    site.signed_in()
+    public_id = site.open_incident()
+    _resolved_by_bob(site, public_id)
+    response = site.post_form(f"/incidents/{public_id}/acknowledge")
+    assert response.status_code == 409 and "<h1>Cannot acknowledge</h1>" in response.text
+    assert INCIDENT_LINK.findall(response.text) == [public_id]
 
 
 def test_viewer_cannot_open_or_submit_the_resolve_form(site: Site) -> None:

@@ -65,6 +65,7 @@ async def unavailable_page(request: Request) -> HTMLResponse:
         "title": "Database unavailable",
         "message": "RecallOps cannot reach its database right now. Try again in a moment.",
         "status": 503,
+        "link": None,
     }
     return await run_in_threadpool(render, request, "error.html", context, principal=None, status=503)
 

@@ -40,9 +40,16 @@ class SignInRequired(Exception):
 
 @dataclass
 class PageError(Exception):
+    """``link``: (address, words) of the page to go on from, when there is one better than the list."""
+
     status: int
     title: str
     message: str
+    link: tuple[str, str] | None = None
+
+
+def incident_link(public_id: str) -> tuple[str, str]:
+    return f"/incidents/{public_id}", f"Open {public_id}"
 
 
 def safe_next(value: str | None, default: str = "/incidents") -> str:
@@ -114,14 +121,14 @@ def load_incident(db: Session, public_id: str) -> Incident:
 @contextmanager
 def incident_write(request: Request, db: Session, public_id: str, refused: str) -> Iterator[Incident]:
     """One page write: the incident loaded under the write lock, a refused change shown as a 409 page
-    titled ``refused``, the change committed, then the worker woken for what it owes (memory,
-    deliveries, briefings)."""
+    titled ``refused`` that links to the incident, the change committed, then the worker woken for what
+    it owes (memory, deliveries, briefings)."""
     with serialized_writes(db):
         incident = load_incident(db, public_id)
         try:
             yield incident
         except (incident_service.IncidentError, ResolutionConflict) as exc:
-            raise PageError(409, refused, str(exc)) from exc
+            raise PageError(409, refused, str(exc), incident_link(public_id)) from exc
         db.commit()
     worker = get_container(request).worker
     if worker is not None:
@@ -171,5 +178,5 @@ def error_page(request: Request, exc: PageError) -> HTMLResponse:
         container = get_container(request)
         with container.sessions() as db:
             principal = sessions.user_principal(request, db, container.settings.web)
-    context = {"title": exc.title, "message": exc.message, "status": exc.status}
+    context = {"title": exc.title, "message": exc.message, "status": exc.status, "link": exc.link}
     return render(request, "error.html", context, principal=principal, status=exc.status)

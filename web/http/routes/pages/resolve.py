@@ -23,12 +23,14 @@ from incidents.incident.models import Incident
 from incidents.incident.service import IncidentNotFound
 from incidents.resolution import service as resolution_service
 from incidents.resolution.models import ResolutionFields
+from incidents.resolution.service import ResolutionConflict
 from web.app import resolution_drafts
 from web.http.deps import get_container, get_db
 from web.http.routes.pages.common import (
     PageError,
     checked_form,
     flash,
+    incident_link,
     incident_write,
     load_incident,
     page_user,
@@ -110,14 +112,34 @@ def resolve(
         problems = unconfirmed(values) | errors_by_field(exc)
     if problems:
         incident = load_incident(db, public_id)
+        if incident.status == "resolved":
+            raise _resolved_meanwhile(incident)
         return _form(request, incident, principal, values, problems, status=422)
     with incident_write(request, db, public_id, "Cannot resolve") as incident:
-        result = resolution_service.resolve(
-            db_session=db, incident=incident, fields=fields, actor=principal.name
-        )
-    message = "Resolved; the post-mortem is on its way to memory." if result.created else "Already resolved."
-    flash(request, message)
+        try:
+            result = resolution_service.resolve(
+                db_session=db, incident=incident, fields=fields, actor=principal.name
+            )
+        except ResolutionConflict as exc:
+            raise _resolved_meanwhile(incident) from exc
+    if result.created:
+        flash(request, "Resolved; the post-mortem is on its way to memory.")
+    else:
+        flash(request, "This post-mortem was saved already (the form was sent twice); nothing changed.")
     return redirect(f"/incidents/{public_id}#resolution")
+
+
+def _resolved_meanwhile(incident: Incident) -> PageError:
+    """A resolve form sent for an incident resolved since it was opened (by someone else, or by this
+    form sent before and edited since): what happened, and that this form's post-mortem was not saved."""
+    by = f" by {incident.resolved_by}" if incident.resolved_by else ""
+    at = f" at {incident.resolved_at:%Y-%m-%d %H:%M} UTC" if incident.resolved_at else ""
+    message = (
+        f"{incident.public_id} was resolved{by}{at}, before this form was sent, so the post-mortem in it "
+        "was not saved. The incident page shows the one it was resolved with; to add what you know, add a "
+        "correction on its record."
+    )
+    return PageError(409, "Already resolved", message, incident_link(incident.public_id))
 
 
 def _open_for_drafting(request: Request, public_id: str) -> tuple[Principal, Response | None]:
