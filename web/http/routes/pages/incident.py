@@ -40,6 +40,7 @@ from web.http.routes.pages.common import (
 from web.http.security import Principal
 from web.http.views.briefing import SECTIONS, briefing_view
 from web.http.views.deliveries import delivery_lines
+from web.http.views.history import history_of, no_briefing
 
 router = APIRouter(include_in_schema=False)
 
@@ -77,6 +78,8 @@ def incident_page(
         "events": events[-TIMELINE_SHOWN:],
         "events_hidden": max(len(events) - TIMELINE_SHOWN, 0),
         "briefing": briefing_view(briefing.data) if briefing else None,
+        "unbriefed": no_briefing(incident, job.state if job else None),
+        "history": history_of(incident),
         "briefing_version": briefing.version if briefing else None,
         "briefing_pending": job is not None and job.state in ("pending", "running"),
         "job": job,
