@@ -15,6 +15,12 @@ def history_of(incident: Incident) -> str | None:
     return HISTORY.get(incident.origin)
 
 
+def record_origin(incident: Incident, resolved: bool) -> str:
+    """Where a record's post-mortem came from: history loaded here, this service's resolve form or API
+    (``resolved``), or nowhere yet (an incident still open has no record)."""
+    return history_of(incident) or ("resolved here" if resolved else "not resolved yet")
+
+
 def no_briefing(incident: Incident, job_state: str | None) -> str:
     """What the places a briefing fills say while there is none: why there is none."""
     if job_state in ("pending", "running"):

@@ -3,6 +3,7 @@ post-mortem rather than by the load, never briefed unless asked, so nothing was 
 no grade is coming."""
 
 import re
+from dataclasses import replace
 
 from sqlalchemy import update
 from sqlalchemy.orm import Session
@@ -10,6 +11,8 @@ from sqlalchemy.orm import Session
 from incidents.briefings.models import Job
 from incidents.database import transaction
 from incidents.incident import service as incident_service
+from memory.service import incident_write, log_incidents
+from tests.support.records import POOL_INCIDENT
 from tests.web.http.pages.conftest import Site
 from tests.web.http.pages.test_incident_pages import RESOLVED, _store_briefing
 
@@ -58,3 +61,27 @@ def _id(db: Session, public_id: str) -> int:
     incident = incident_service.get_by_public_id(db_session=db, public_id=public_id)
     assert incident is not None
     return incident.id
+
+
+def test_a_records_origin_badge_says_where_its_post_mortem_came_from(site: Site) -> None:
+    site.signed_in()
+    [seeded] = site.seed(1)
+    live = site.open_incident()
+    assert _origin(site, seeded) == "seeded history"
+    assert _origin(site, live) == "not resolved yet"
+    assert site.resolve_form(live, RESOLVED).status_code == 303
+    assert _origin(site, live) == "resolved here"
+
+
+def test_a_record_known_only_to_memory_says_it_is_history_when_its_metadata_does(site: Site) -> None:
+    site.signed_in()
+    record = replace(POOL_INCIDENT, incident_id="PM-elsewhere-1")
+    write = incident_write(record, metadata={"origin": "import", "title": "Pool exhausted"})
+    site.client.portal.call(log_incidents, site.container.bank, [write])  # type: ignore[union-attr]
+    assert _origin(site, "PM-elsewhere-1") == "imported history"
+
+
+def _origin(site: Site, public_id: str) -> str:
+    found = re.search(r'id="record-origin">([^<]*)<', site.client.get(f"/records/{public_id}").text)
+    assert found is not None
+    return found.group(1)

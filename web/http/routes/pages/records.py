@@ -30,6 +30,7 @@ from web.http.routes.pages.common import (
     render,
 )
 from web.http.security import Principal
+from web.http.views.history import HISTORY, record_origin
 
 router = APIRouter(include_in_schema=False)
 
@@ -62,6 +63,7 @@ def _stored_record(container: Container, public_id: str) -> dict[str, object] | 
             "labels": FIELDS,
             "memory": resolution_service.memory_detail(db_session=db, incident_id=incident.id),
             "draft": drafts.accepted_for(db_session=db, public_id=public_id),
+            "origin": record_origin(incident, resolved=resolution is not None),
         }
 
 
@@ -73,7 +75,7 @@ async def record_page(
     container: Container = Depends(get_container),
 ) -> HTMLResponse:
     found = await run_in_threadpool(_stored_record, container, public_id)
-    context: dict[str, object] = {"nav": "memory", "public_id": public_id, "remote": None}
+    context: dict[str, object] = {"nav": "memory", "public_id": public_id, "remote": None, "history": HISTORY}
     if found is None:
         try:
             remote = await get_record(container.bank, public_id)
