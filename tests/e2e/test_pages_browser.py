@@ -313,3 +313,22 @@ def test_the_demo_alert_briefing_head_is_short_and_says_nothing_twice(site: Site
         assert fits_width(page)
         shot(page, name)
         page.context.close()
+
+
+def test_a_long_word_or_service_name_wraps_instead_of_widening_the_page(site: Site, browser: Browser) -> None:
+    service = "payments-reconciliation-" * 5 + "exporter"
+    incident = site.post_alert(
+        title="Reconciliation export stalled", service=service, description="token=" + "x" * 300
+    )
+    for width in (1280, 375):
+        page = new_page(browser, width=width)
+        sign_in(page, site, "ana", f"/incidents/{incident}")
+        assert fits_width(page), f"/incidents/{incident} at {width} px"
+        page.goto(f"{site.url}/records/{incident}")
+        assert fits_width(page), f"/records/{incident} at {width} px"
+        shot(page, f"long-words-record-{width}")
+        for path in ("/incidents", "/profile", "/memory"):  # the service filter lists the long name
+            page.goto(f"{site.url}{path}")
+            assert page.locator(f"option[value='{service}']").count() == 1
+            assert fits_width(page), f"{path} at {width} px"
+        page.context.close()
