@@ -5,11 +5,13 @@ import re
 from datetime import UTC, datetime
 
 import pytest
+from sqlalchemy import update
 
 from agent.briefing.head import build_head
 from agent.core.schema import Briefing, Claim, EvidenceItem, RelatedIncident
 from agent.core.similarity import Similarity
 from incidents.briefings import service as briefing_service
+from incidents.briefings.models import Job
 from incidents.database import transaction
 from incidents.incident import service as incident_service
 from incidents.resolution import service as resolution_service
@@ -322,3 +324,15 @@ def test_a_viewer_checks_a_move_in_the_box_and_the_timeline_records_it(site: Sit
     assert 'id="check-verdict"' in page and "no record" in page
     assert "checked &#39;update the status page&#39; against memory: no record" in page
     assert 'id="check-verdict"' not in site.client.get(f"/incidents/{public_id}").text  # shown once
+
+
+def test_the_page_checks_every_second_while_its_briefing_is_made_then_less_often(site: Site) -> None:
+    """README promises the briefing on the page within a second of the alert: it is stored in tens of
+    milliseconds, so the page's own check is what takes time."""
+    site.signed_in()
+    public_id = site.open_incident()
+    assert '<div id="incident-live" data-refresh="1">' in site.client.get(f"/incidents/{public_id}").text
+    with transaction(site.container.sessions) as db:
+        db.execute(update(Job).values(state="done"))
+    assert site.resolve_form(public_id, RESOLVED).status_code == 303
+    assert '<div id="incident-live" data-refresh="2">' in site.client.get(f"/incidents/{public_id}").text
