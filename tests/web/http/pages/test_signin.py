@@ -112,7 +112,8 @@ def test_sign_out_ends_the_session(site: Site) -> None:
     site.add_user("ana")
     site.sign_in("ana")
     response = site.post_form("/signout")
-    assert response.status_code == 303
+    assert response.status_code == 303 and response.headers["location"] == "/signin"
+    assert '<p class="flash flash-ok" role="status">Signed out.</p>' in site.client.get("/signin").text
     assert site.client.get("/incidents", follow_redirects=False).status_code == 303
 
 
@@ -197,6 +198,7 @@ def test_sign_out_everywhere_ends_every_browser(any_db_site: Site) -> None:
     site.sign_in("ana")
     assert laptop.get("/incidents").status_code == 200
     assert site.post_form("/signout/everywhere").status_code == 303
+    assert "Signed out everywhere: 2 sessions ended." in site.client.get("/signin").text
     assert laptop.get("/incidents", follow_redirects=False).status_code == 303
     assert site.client.get("/incidents", follow_redirects=False).status_code == 303
 

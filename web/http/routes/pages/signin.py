@@ -13,7 +13,7 @@ from incidents.locking import serialized_writes
 from incidents.timeutil import utcnow
 from web.http import sessions
 from web.http.deps import get_container, get_db
-from web.http.routes.pages.common import checked_form, page_user, redirect, render, safe_next
+from web.http.routes.pages.common import checked_form, flash, page_user, redirect, render, safe_next
 from web.http.security import Principal
 
 router = APIRouter(include_in_schema=False)
@@ -70,6 +70,7 @@ def signout(
     with serialized_writes(db):
         sessions.sign_out(request, db)
         db.commit()
+    flash(request, "Signed out.")
     return redirect("/signin")
 
 
@@ -82,9 +83,10 @@ def signout_everywhere(
 ) -> RedirectResponse:
     """End every session of the signed-in person, this one included (a lost laptop, a shared screen)."""
     with serialized_writes(db):
-        users.sign_out_everywhere(db_session=db, name=principal.name)
+        count = users.sign_out_everywhere(db_session=db, name=principal.name)
         db.commit()
     request.session.clear()
+    flash(request, f"Signed out everywhere: {count} session{'' if count == 1 else 's'} ended.")
     return redirect("/signin")
 
 
