@@ -1,4 +1,5 @@
-"""The incident page's precedent marks and the profile page's line on the confidence fit."""
+"""The incident page's precedent marks (a radio group per precedent, named by its fieldset's legend) and
+the profile page's line on the confidence fit."""
 
 import re
 
@@ -31,6 +32,9 @@ def test_an_engineer_marks_each_cited_precedent_on_the_incident_page(site: Site)
     page = site.client.get("/incidents/INC-0001").text
     assert 'value="same_failure" checked' in page
     assert re.search(r'marked by ana, <time datetime="\d{4}-\d{2}-\d{2}T', page), "who marked it, and when"
+    group = re.search(r'id="marks-PM-0001">\s*<legend>(.*?)</legend>(.*?)</fieldset>', page, re.S)
+    assert group is not None and 'href="/records/PM-0001"' in group.group(1)
+    assert group.group(2).count('type="radio" name="mark:PM-0001"') == 3
     bad = site.post_form(
         "/incidents/INC-0001/labels", {"mark:PM-0404": "related"}, csrf_from="/incidents/INC-0001"
     )
