@@ -91,7 +91,7 @@ def test_resolving_grades_every_briefing_version(seeded: LiveServer) -> None:
     page = http.get(f"/incidents/{incident}").text
     assert page.count('class="badge grade-') == 2 and "briefing v1" in page
     profile = http.get("/profile").text
-    assert "Briefings graded in the last 90 days: 2, mean score" in profile
+    assert "Briefings graded in the last 90 days: 2; mean score" in profile
     metrics = httpx.get(f"{server.url}/metrics", timeout=10).text
     assert 'recallops_briefing_grades_90d{figure="count"} 2.0' in metrics
     mean = re.search(r'recallops_briefing_grades_90d\{figure="mean_score"\} ([0-9.]+)', metrics)

@@ -1,10 +1,11 @@
 """The incident page's precedent marks (a radio group per precedent, named by its fieldset's legend) and
-the profile page's line on the confidence fit."""
+the profile page's lines on the grades and the confidence fit."""
 
 import re
 
 from incidents.briefings import service as briefings
 from incidents.database import transaction
+from incidents.grades import service as grades
 from incidents.labels import service as labels
 from incidents.resolution import service
 from tests.incidents.resolution.factories import make_incident, post_mortem
@@ -12,13 +13,16 @@ from tests.web.app.test_confidence import _briefing
 from tests.web.http.pages.conftest import Site
 
 
-def _resolved(site: Site) -> None:
+def _resolved(site: Site, score: int | None = None) -> None:
+    """INC-0001 briefed and resolved; its briefing graded ``score`` when one is given."""
     with transaction(site.container.sessions) as db:
         incident = make_incident(db)
-        briefings.store_briefing(
+        briefing = briefings.store_briefing(
             db_session=db, incident_id=incident.id, data=_briefing(), mode="evidence-only", memory="on"
         )
         service.resolve(db_session=db, incident=incident, fields=post_mortem(), actor="ana")
+        if score is not None:
+            grades.store_grade(db_session=db, briefing=briefing, score=score, reason="test", matched=None)
 
 
 def test_an_engineer_marks_each_cited_precedent_on_the_incident_page(site: Site) -> None:
@@ -89,4 +93,14 @@ def test_the_profile_page_says_which_confidence_fit_is_in_use(site: Site) -> Non
     assert (
         "Confidence: the shipped fit (0 label(s) from your incidents so far"
         in site.client.get("/profile").text
+    )
+
+
+def test_the_profile_page_says_the_share_of_briefings_that_scored_100_once(site: Site) -> None:
+    site.signed_in()
+    _resolved(site, score=100)
+    said = re.search(r'<p id="grades-summary">(.*?)</p>', site.client.get("/profile").text)
+    assert said is not None
+    assert said.group(1) == (
+        "Briefings graded in the last 90 days: 1; mean score 100.0 of 100; 100% of them scored 100."
     )
