@@ -3,9 +3,11 @@
 - ``drip``: reads the request, sends a status line and headers promising a body, then one byte every
   ``drip_s`` seconds for as long as the sender stays;
 - ``hang``: reads the request and never answers;
-- ``nan``: answers ``429`` with ``Retry-After: nan`` and an error body full of control characters.
+- ``nan``: answers ``429`` with ``Retry-After: nan`` and an error body full of control characters;
+- ``silent``: accepts a connection and never says a word (an SMTP server that never greets).
 
-Each counts the requests it read and the connections still open, so a test can wait on them.
+Each counts the connections it accepted, the requests it read and the connections still open, so a
+test can wait on them.
 """
 
 import socket
@@ -16,7 +18,7 @@ from typing import Literal
 
 from tests.support.net import free_port
 
-Mode = Literal["drip", "hang", "nan"]
+Mode = Literal["drip", "hang", "nan", "silent"]
 NAN_BODY = b"slow down\x1b[31m\r\n\x00" + b"x" * 5000
 
 
@@ -25,6 +27,7 @@ class ChaosReceiver:
     mode: Mode
     drip_s: float = 3.0
     port: int = 0
+    accepted: int = 0
     requests: int = 0
     open_connections: int = 0
     _stop: threading.Event = field(default_factory=threading.Event)
@@ -61,9 +64,13 @@ class ChaosReceiver:
 
     def _serve(self, conn: socket.socket) -> None:
         with self._lock:
+            self.accepted += 1
             self.open_connections += 1
         try:
             with conn:
+                if self.mode == "silent":
+                    self._hold(conn)
+                    return
                 if not _read_request(conn):
                     return
                 with self._lock:
@@ -79,13 +86,17 @@ class ChaosReceiver:
                     while not self._stop.wait(self.drip_s):
                         conn.sendall(b".")
                 else:
-                    while not self._stop.wait(0.5) and _peer_open(conn):
-                        pass
+                    self._hold(conn)
         except OSError:
             return  # the sender gave up and closed: what a deadline is for
         finally:
             with self._lock:
                 self.open_connections -= 1
+
+    def _hold(self, conn: socket.socket) -> None:
+        """Keep the connection open, saying nothing, until the sender leaves or the receiver stops."""
+        while not self._stop.wait(0.2) and _peer_open(conn):
+            pass
 
 
 def _read_request(conn: socket.socket) -> bool:

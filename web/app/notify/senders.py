@@ -8,7 +8,9 @@ same incident thread under) or ``None``, and raises ``SendError`` otherwise: ``r
 ``send`` bounds the whole send, not each read: a receiver that drips a byte at a time or never
 answers is cut off at ``timeout_s``. Slack and the webhook go through async clients, which the
 deadline cancels (the connection is closed); Apprise has only a blocking API, so it runs on a thread
-that is abandoned and counted at the deadline (``web.app.deadline``). What a receiver sends back is
+of its own that is abandoned and counted at the deadline (``web.app.deadline``), at most a few per
+channel. Apprise is told to send on that thread, not on its process-wide pool, where one hung
+receiver's sends would hold the workers every other channel's sends wait for. What a receiver sends back is
 untrusted: ``Retry-After`` is parsed and bounded (``incidents.queue.backoff``), and an error body is
 cut short and stripped of control characters before it is kept.
 """
@@ -116,8 +118,11 @@ async def send_slack(
 
 
 def send_apprise(channel: AppriseChannel, notice: Notice) -> None:
-    """Apprise says only whether it worked; the HTTP status, when a plugin logged one, decides a retry."""
-    sender = apprise.Apprise()
+    """Apprise says only whether it worked; the HTTP status, when a plugin logged one, decides a retry.
+
+    With no service timeout of its own (``send`` bounds the call), Apprise runs a single service on the
+    calling thread rather than on its shared pool."""
+    sender = apprise.Apprise(asset=apprise.AppriseAsset(service_timeout=0))
     if not sender.add(channel.url.get_secret_value()):
         raise SendError("Apprise does not recognise this channel's URL", retry=False)
     result = sender.notify(
@@ -179,7 +184,9 @@ async def send(
                 return await send_slack(channel, notice, thread=thread, timeout_s=timeout_s)
             if isinstance(channel, AppriseChannel):
                 apprise_send = functools.partial(send_apprise, channel, notice)
-                await call_with_deadline(apprise_send, timeout_s=timeout_s, what="apprise")
+                await call_with_deadline(
+                    apprise_send, timeout_s=timeout_s, what=f"Apprise channel {channel.name}"
+                )
                 return None
             await send_webhook(channel, notice, delivery_id=delivery_id, timeout_s=timeout_s)
             return None

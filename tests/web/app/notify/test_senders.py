@@ -6,15 +6,24 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from pydantic import SecretStr
 from sqlalchemy import select
 
 from incidents.delivery.models import Delivery
+from incidents.delivery.routing import TEST
 from incidents.timeutil import utcnow
 from tests.support.chaos import ChaosReceiver, Mode
 from tests.support.net import wait_for
+from tests.support.smtp import Mailbox, SmtpServer
 from tests.web.app.notify.test_slack import brief
 from web.app.container import Container
+from web.app.deadline import MAX_THREADS
+from web.app.notify.config import AppriseChannel
 from web.app.notify.deliver import deliver_due
+from web.app.notify.render import compose
+from web.app.notify.senders import SendError, send
+
+NO_INCIDENT = dict.fromkeys(("public_id", "service", "severity", "status", "title"), "")
 
 
 @pytest.fixture
@@ -103,3 +112,25 @@ async def test_a_row_for_a_channel_this_replica_lacks_waits_for_one_that_has_it(
     await asyncio.to_thread(
         wait_for, sent_to_it, timeout=30, interval=0.2, what="the row sent by its channel"
     )
+
+
+async def test_a_hung_email_receiver_uses_up_its_own_channels_calls_and_no_others() -> None:
+    """Apprise's sends of one channel never queue another's: each has threads of its own, capped."""
+    hung = ChaosReceiver("silent").start()
+    mail = SmtpServer().start()
+    try:
+        stuck_url = SmtpServer(port=hung.port).apprise_url()
+        stuck_mail = AppriseChannel(name="hung", kind="apprise", url=SecretStr(stuck_url))
+        healthy = AppriseChannel(name="mail", kind="apprise", url=SecretStr(mail.apprise_url()))
+        notice = compose(event=TEST, incident=NO_INCIDENT, payload={}, briefing=None, link=None)
+        stuck = await asyncio.gather(
+            *(send(stuck_mail, notice, delivery_id=n, thread=None, timeout_s=1.0) for n in range(40)),
+            return_exceptions=True,
+        )
+        assert all(isinstance(outcome, SendError) and outcome.retry for outcome in stuck)
+        assert hung.accepted <= MAX_THREADS  # the cap holds however many calls start at once
+        await send(healthy, notice, delivery_id=41, thread=None, timeout_s=5.0)
+        assert "If you can read this" in Mailbox.text(mail.mailbox.messages[0])
+    finally:
+        hung.stop()
+        mail.stop()
