@@ -32,7 +32,7 @@ SPACING_S = 0.5
 # fast it really is gets reported, not asserted.
 BRIEFING_BOUND_S = 5.0
 ALONE_S = 0.5
-MAX_ATTEMPTS = 3
+RETRY_WINDOW_S = 5  # each message to a broken receiver is tried a few times, then fails
 BROKEN = ("drip", "hang", "nan")
 # Each send to a dripping or hanging receiver lasts the whole timeout; the drip is faster than it, so
 # only a deadline on the whole send (not one on each read) ends it.
@@ -66,7 +66,7 @@ def server(
         "RECALLOPS_DATABASE_URL": database_url,
         "RECALLOPS_NOTIFY_CHANNELS": json.dumps(channels),
         "RECALLOPS_NOTIFY_TIMEOUT_S": str(TIMEOUT_S),
-        "RECALLOPS_NOTIFY_MAX_ATTEMPTS": str(MAX_ATTEMPTS),
+        "RECALLOPS_NOTIFY_RETRY_WINDOW_S": str(RETRY_WINDOW_S),
     }
     live = LiveServer(tmp_path / "data", env=env)
     live.start(timeout=300)
@@ -174,8 +174,8 @@ def test_broken_receivers_hold_up_no_briefing_and_no_healthy_message(
         channel = receiver.mode
         assert metric(text, f'recallops_deliveries_total{{channel="{channel}",outcome="failed"}}') == owed
         retried = metric(text, f'recallops_deliveries_total{{channel="{channel}",outcome="failing"}}')
-        assert retried == owed * (MAX_ATTEMPTS - 1), channel  # each row used its budget, no more
-        assert receiver.requests == owed * MAX_ATTEMPTS, channel
+        # Every try but each row's last was counted as failing: no row was tried past its window.
+        assert retried + owed == receiver.requests and retried >= owed, channel
     assert metric(text, 'recallops_deliveries_total{channel="phones",outcome="failed"}') == owed
     assert metric(text, 'recallops_lane_depth{lane="memory"}') == 0
 

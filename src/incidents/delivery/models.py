@@ -50,6 +50,7 @@ class Delivery(Base):
     last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
     next_attempt_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     locked_until: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    # When it was queued, or queued again by ``notify retry``: its retry window starts here.
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
     ref: Mapped[str | None] = mapped_column(

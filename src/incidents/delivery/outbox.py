@@ -7,8 +7,12 @@ Life of a row::
 
     pending --claim (lease)--> sent (ref kept: a Slack ts later posts thread under)
        ^                  \\--> failing (last_error, next_attempt_at) --due again--+
-       |                   \\-> failed (a 4xx, or too many attempts; retry makes it pending)
+       |                   \\-> failed (a 4xx, or its retry window spent; retry makes it pending)
        +-----------------------------------------------------------------------+
+
+A message is retried for a window of time from when it was queued (``retry_for_s``), not a number
+of tries: a receiver down for a few minutes loses nothing. ``MAX_CLAIMS`` only stops a message whose
+sends keep killing the worker before it can record an outcome.
 
 Guarantees, and how:
 - **Two workers never send the same row**, a claim's attempt number fences it and the attempt budget
@@ -25,7 +29,7 @@ Guarantees, and how:
 from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import ColumnElement, func, select, update
@@ -41,6 +45,7 @@ from incidents.timeutil import utcnow
 OPEN_STATES = OUTBOX_OPEN_STATES
 STATES = ("pending", "failing", "sent", "failed")
 MAX_ERROR_CHARS = 1000
+MAX_CLAIMS = 100
 
 MESSAGES = Queue.outbox(Delivery, done_state="sent", max_error_chars=MAX_ERROR_CHARS)
 
@@ -53,6 +58,7 @@ class Claim(Claimed):
     channel: str
     event: str
     payload: dict[str, Any]
+    created_at: datetime  # when it was queued (again, by ``retry``): its retry window starts here
 
 
 def owe(*, db_session: Session, incident: Incident, event: str, data: dict[str, Any] | None = None) -> int:
@@ -103,7 +109,7 @@ def claim_due(
     db_session: Session,
     limit: int,
     lease_s: float,
-    max_attempts: int | None = None,
+    max_attempts: int | None = MAX_CLAIMS,
     now: datetime | None = None,
     only_ids: list[int] | None = None,
     skip_channels: Collection[str] = (),
@@ -162,10 +168,11 @@ def fail(
     error: str,
     retry: bool,
     retry_after_s: float | None = None,
-    max_attempts: int,
+    retry_for_s: float,
     now: datetime | None = None,
 ) -> str:
-    """Record a failed attempt: failing with a next attempt (backoff, or ``Retry-After``), or failed.
+    """Record a failed attempt: failing with a next attempt (backoff, or ``Retry-After``), or failed
+    once ``retry_for_s`` seconds have passed since the message was queued (the last try comes then).
 
     Returns the state the row is left in (``lost`` if another worker holds it now).
     """
@@ -175,14 +182,14 @@ def fail(
         error=error,
         retry=retry,
         retry_after_s=retry_after_s,
-        max_attempts=max_attempts,
+        retry_until=claim.created_at + timedelta(seconds=retry_for_s),
         now=now,
     )
     return outcome[0] if outcome else "lost"
 
 
 def retry(*, db_session: Session, channel: str | None = None, now: datetime | None = None) -> int:
-    """Make failed and failing rows due now, with a fresh attempt budget. Returns how many.
+    """Make failed and failing rows due now, queued afresh (a new retry window). Returns how many.
 
     A row leased right now is left to its sender: reviving it would let a second worker send it too.
     """
@@ -191,7 +198,9 @@ def retry(*, db_session: Session, channel: str | None = None, now: datetime | No
     query = update(Delivery).where(Delivery.state.in_(("failed", "failing")), unleased)
     if channel is not None:
         query = query.where(Delivery.channel == channel)
-    changes = query.values(state="pending", attempts=0, next_attempt_at=now, locked_until=None)
+    changes = query.values(
+        state="pending", attempts=0, next_attempt_at=now, created_at=now, locked_until=None
+    )
     return rowcount(db_session.execute(changes.execution_options(synchronize_session=False)))
 
 

@@ -17,7 +17,8 @@ Guarantees, and how:
   completing, failing and releasing all match it, so a worker that lost its lease (it stalled past the
   expiry and another took the row over) can neither extend nor finish what it no longer holds.
 - **Attempts are bounded.** A row that keeps failing, or whose workers keep dying mid-attempt, ends
-  ``failed`` once it has used ``max_attempts`` claims (a queue may have no budget and never give up).
+  ``failed`` once it has used ``max_attempts`` claims, or when it fails at or after ``retry_until``
+  (a queue may have no budget and never give up).
 - **One backoff rule** (``incidents.queue.backoff``), or the receiver's ``Retry-After`` when it sent one.
 
 Functions flush nothing and commit nothing: the caller owns the transaction.
@@ -237,15 +238,23 @@ class Queue:
         retry: bool = True,
         retry_after_s: float | None = None,
         max_attempts: int | None = None,
+        retry_until: datetime | None = None,
         now: datetime | None = None,
         values: dict[str, Any] | None = None,
     ) -> tuple[str, datetime] | None:
-        """Record a failed attempt; returns the state left and when it is next due, or None if not held."""
+        """Record a failed attempt; returns the state left and when it is next due, or None if not held.
+
+        A budget by time (``retry_until``) brings the next attempt forward to its end at the latest, so
+        the last try comes when it runs out rather than a backoff past it."""
         now = now or utcnow()
         budget_left = max_attempts is None or lease.attempts < max_attempts
+        if retry_until is not None:
+            budget_left = budget_left and now < retry_until
         state = self.retry_state if retry and budget_left else FAILED
         delay = backoff_delay(lease.attempts) if retry_after_s is None else retry_after_s
         due_at = now + timedelta(seconds=delay)
+        if retry_until is not None:
+            due_at = max(now, min(due_at, retry_until))
         result = db_session.execute(
             update(self.model)
             .where(*self._fenced(lease))

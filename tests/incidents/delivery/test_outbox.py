@@ -1,7 +1,7 @@
 """The delivery outbox on SQLite and PostgreSQL: routing, leases, order per thread, failure states."""
 
 import threading
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -49,22 +49,45 @@ def test_a_thread_is_delivered_in_order_one_row_at_a_time(db: Session) -> None:
     assert outbox.thread_ref(db_session=db, incident_id=incident.id, channel="a") == "1700.1"
 
 
-def test_retryable_failures_back_off_until_the_budget_is_spent_and_retry_revives_them(db: Session) -> None:
+def fail_due(db: Session, now: datetime, window_s: float = 1800) -> tuple[str, datetime]:
+    """Claim the one due row at ``now``, fail it as a 503 would; its state and when it is due next."""
+    [claim] = outbox.claim_due(db_session=db, limit=1, lease_s=60, now=now)
+    state = outbox.fail(
+        db_session=db, claim=claim, error="503 from x", retry=True, retry_for_s=window_s, now=now
+    )
+    return state, db.get_one(Delivery, claim.id, populate_existing=True).next_attempt_at
+
+
+def test_a_receiver_down_for_minutes_loses_nothing_the_window_ends_with_a_last_try(db: Session) -> None:
+    """Retries are budgeted by time: however many failures ten minutes of outage bring, it stays owed."""
+    channels(db, "a")
+    outbox.owe(db_session=db, incident=make_incident(db), event="incident_acknowledged")
+    queued = db.scalars(select(Delivery)).one().created_at
+    now, tries = queued, 0
+    while now < queued + timedelta(minutes=10):
+        state, now = fail_due(db, now)
+        assert state == "failing"
+        tries += 1
+    assert tries > 8  # more than the old budget of attempts, and still owed
+    end = queued + timedelta(seconds=1800)
+    state, due = fail_due(db, end - timedelta(seconds=1))
+    assert state == "failing" and due <= end  # the backoff never carries a try past the window
+    assert fail_due(db, end)[0] == "failed"
+
+
+def test_retryable_failures_back_off_until_the_window_is_spent_and_retry_revives_them(db: Session) -> None:
     channels(db, "a")
     incident = make_incident(db)
     outbox.owe(db_session=db, incident=incident, event="incident_acknowledged")
     later = utcnow()
     for attempt in (1, 2):
         later += timedelta(hours=1)
-        [claim] = outbox.claim_due(db_session=db, limit=1, lease_s=60, now=later)
-        state = outbox.fail(
-            db_session=db, claim=claim, error="503 from x", retry=True, max_attempts=2, now=later
-        )
-        assert state == ("failing" if attempt == 1 else "failed")
+        assert fail_due(db, later, window_s=2 * 3600 - 1)[0] == ("failing" if attempt == 1 else "failed")
     assert outbox.claim_due(db_session=db, limit=1, lease_s=60, now=later + timedelta(days=1)) == []
     assert outbox.retry(db_session=db) == 1
     [claim] = outbox.claim_due(db_session=db, limit=1, lease_s=60)
     assert claim.attempts == 1  # a fresh budget: this claim is its first attempt
+    assert claim.created_at > later - timedelta(hours=2)  # and a fresh window from now
     [status] = outbox.channel_status(db_session=db)
     assert status.counts["pending"] == 1 and status.last_error is None
 

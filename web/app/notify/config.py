@@ -190,7 +190,8 @@ class NotifySettings(EnvSettings):
     notify_channels: list[dict[str, Any]] = Field(default_factory=list)
     public_url: str | None = None  # where links in messages point; the served address when unset
     notify_timeout_s: float = Field(default=10.0, gt=0, le=300)  # the whole send, not one read
-    notify_max_attempts: int = Field(default=8, ge=1)
+    # How long after it was queued a message is still retried; the last try comes at its end.
+    notify_retry_window_s: float = Field(default=1800.0, gt=0)
     notify_concurrency: int = Field(default=16, ge=1, le=256)  # sends in flight in the delivery lane
     notify_channel_concurrency: int = Field(default=4, ge=1, le=256)  # of which one channel may hold
 

@@ -78,12 +78,12 @@ async def deliver_claim(
 ) -> str:
     """Send one claimed row and record what happened; returns the row's new state."""
     channel = notifier.channels.get(claim.channel)
-    max_attempts = notifier.settings.notify_max_attempts
+    retry_for_s = notifier.settings.notify_retry_window_s
     if channel is None:
         # Another replica may have it: during a rolling change of the channels some have it and some
         # not yet. Retried with backoff, so a replica that has it sends it; failed once the budget is spent.
         error = f"channel {claim.channel!r} is not configured on this replica"
-        return _record_failure(sessions, claim, error, True, None, max_attempts)
+        return _record_failure(sessions, claim, error, True, None, retry_for_s)
     notice, thread = await asyncio.to_thread(_read_notice, sessions, notifier, claim)
     timeout = notifier.settings.notify_timeout_s if timeout_s is None else timeout_s
     try:
@@ -91,7 +91,7 @@ async def deliver_claim(
     except SendError as exc:
         error = redact(str(exc), channel.secrets())
         return await asyncio.to_thread(
-            _record_failure, sessions, claim, error, exc.retry, exc.retry_after_s, max_attempts
+            _record_failure, sessions, claim, error, exc.retry, exc.retry_after_s, retry_for_s
         )
     await asyncio.to_thread(_record_success, sessions, claim, ref)
     return "sent"
@@ -117,7 +117,7 @@ def _record_failure(
     error: str,
     retry: bool,
     retry_after_s: float | None,
-    max_attempts: int,
+    retry_for_s: float,
 ) -> str:
     with transaction(sessions) as db, serialized_writes(db):
         state = outbox.fail(
@@ -126,7 +126,7 @@ def _record_failure(
             error=error,
             retry=retry,
             retry_after_s=retry_after_s,
-            max_attempts=max_attempts,
+            retry_for_s=retry_for_s,
         )
         db.commit()
     DELIVERIES.labels(channel=claim.channel, outcome=state).inc()
@@ -177,7 +177,6 @@ def delivery_lane(
                 db_session=db,
                 limit=1,
                 lease_s=notifier.lease_s,
-                max_attempts=settings.notify_max_attempts,
                 only_ids=only_ids,
                 skip_channels=slots.full(),
             )

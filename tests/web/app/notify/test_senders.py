@@ -41,7 +41,7 @@ def only_row(container: Container) -> Delivery:
 
 
 def webhook(container_of: Any, receiver: ChaosReceiver, monkeypatch: pytest.MonkeyPatch) -> Container:
-    monkeypatch.setenv("RECALLOPS_NOTIFY_MAX_ATTEMPTS", "2")
+    monkeypatch.setenv("RECALLOPS_NOTIFY_RETRY_WINDOW_S", "2")
     container: Container = container_of({"name": "hook", "kind": "webhook", "url": receiver.url})
     container.notifier.settings.notify_timeout_s = 1.0
     return container
@@ -65,7 +65,7 @@ async def test_retry_after_nan_backs_off_and_the_row_ends_failed_within_its_budg
         return only_row(container).state == "failed"
 
     await asyncio.to_thread(wait_for, ended, timeout=30, interval=0.2, what="the row to use its budget")
-    assert (only_row(container).attempts, receiver.requests) == (2, 2)
+    assert only_row(container).attempts == receiver.requests >= 2
 
 
 @pytest.mark.parametrize("receiver", ["drip", "hang"], indirect=True)

@@ -49,7 +49,7 @@ def test_each_channel_shows_sent_failing_or_pending_without_secrets(notifying_si
             claim=claims["legacy"],
             error="404 from Slack: no_service",
             retry=False,
-            max_attempts=8,
+            retry_for_s=1800,
         )
     site.add_user("ana")
     site.sign_in("ana")
