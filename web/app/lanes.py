@@ -163,10 +163,23 @@ class Leases:
             db.commit()
         return True
 
+    def snapshot(self) -> list[Lease]:
+        with self.lock:
+            return list(self.held.values())
+
+    def release(self, leases: list[Lease]) -> None:
+        """Give the rows back, due at once: a restarted worker sends them now, not after the lease. Each
+        release is fenced, so a row whose outcome was recorded meanwhile is left as it is."""
+        if not leases:
+            return
+        with transaction(self.sessions) as db, serialized_writes(db):
+            for lease in leases:
+                self.queue.release(db, lease)
+            db.commit()
+
     def renew_in(self, db: Session) -> None:
         """Extend every lease held, in the caller's write transaction (it commits)."""
-        with self.lock:
-            leases = list(self.held.values())
+        leases = self.snapshot()
         if not leases:
             return
         kept = self.queue.renew(db, leases, lease_s=self.lease_s)
@@ -262,11 +275,19 @@ class QueueLane(Lane, Generic[C]):
                 if claims and len(busy) < self.concurrency:
                     continue  # there may be more due right now
                 await self.idle(set(busy))
-            if busy:  # stopping: what has not finished is cancelled, its rows due again after the lease
+            if busy:  # stopping: what has not finished is cancelled, and its rows given back
                 await asyncio.wait(busy, timeout=self.poll_s)
+                unfinished = self.leases.snapshot()
                 for task in busy:
                     task.cancel()
                 await asyncio.gather(*busy, return_exceptions=True)
+                await self._give_back(unfinished)
+
+    async def _give_back(self, leases: list[Lease]) -> None:
+        try:
+            await asyncio.to_thread(self.leases.release, leases)
+        except Exception:  # the leases still run out: the rows are due again after them
+            log.exception("lane release failed", extra={"lane": self.name})
 
 
 class Worker:

@@ -273,13 +273,14 @@ class Queue:
         return (state, due_at) if rowcount(result) else None
 
     def release(self, db_session: Session, lease: Lease) -> None:
-        """Give the row back unfinished (the attempt stays counted: tokens only grow)."""
+        """Give the row back unfinished (the attempt stays counted: tokens only grow). A row whose
+        outcome was recorded meanwhile holds no lease any more and is left as it is."""
         values: dict[str, Any] = {"locked_until": None}
         if self.leased_state:
             values["state"] = self.open_states[0]
         db_session.execute(
             update(self.model)
-            .where(*self._fenced(lease))
+            .where(*self._fenced(lease), self.model.locked_until.is_not(None))
             .values(**values)
             .execution_options(synchronize_session=False)
         )

@@ -11,6 +11,9 @@ from sqlalchemy import update
 from incidents.briefings import service as briefings
 from incidents.briefings.models import Job
 from incidents.database import transaction
+from incidents.delivery import outbox
+from incidents.delivery.models import Delivery
+from incidents.delivery.routing import INCIDENT_ACKNOWLEDGED
 from incidents.queue.table import Lease
 from incidents.timeutil import utcnow
 from tests.incidents.resolution.factories import make_incident
@@ -20,6 +23,7 @@ from tests.web.http.routes.conftest import configure
 from web.app.briefings import briefing_lane
 from web.app.container import Container
 from web.app.lanes import Worker
+from web.app.notify.deliver import delivery_lane
 from web.app.tasks import build_lanes, lane_status
 
 
@@ -81,6 +85,31 @@ def test_briefings_go_on_while_every_send_is_stuck_on_a_receiver(
     )
     status = lane_status(worker.lanes)
     assert status["delivery"]["in_flight"] >= 2 and status["briefing"]["depth"] == 0
+
+
+def test_a_stopping_lane_gives_back_the_rows_it_was_sending_so_a_restart_sends_them_at_once(
+    container: Container, stuck: list[ChaosReceiver]
+) -> None:
+    with transaction(container.sessions) as db:
+        owed = [
+            outbox.owe_one(db_session=db, channel=r.mode, event=INCIDENT_ACKNOWLEDGED, data={}).id
+            for r in stuck
+        ]
+        db.commit()
+    worker = Worker([delivery_lane(container.sessions, container.notifier, poll_s=0.1)])
+    worker.start()
+    wait_for(lambda: all(r.requests == 1 for r in stuck), timeout=30, what="both sends under way")
+    worker.stop()
+
+    def given_back() -> bool:
+        with container.sessions() as db:
+            rows = [db.get_one(Delivery, row_id) for row_id in owed]
+        return all(row.locked_until is None for row in rows)
+
+    wait_for(given_back, timeout=10, what="the rows given back")
+    with container.sessions() as db:
+        rows = [db.get_one(Delivery, row_id) for row_id in owed]
+    assert [(row.state, row.attempts) for row in rows] == [("pending", 1)] * 2  # the attempt counted
 
 
 @pytest.fixture
