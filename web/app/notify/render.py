@@ -11,7 +11,9 @@ reader has no evidence list to look them up in.
 Alert text is written by whoever holds an alert token, and chats act on some text: ``<!channel>``,
 ``@room`` or a link in a title would page a workspace or dress up a phishing link. Every formatter
 starts from ``chat_safe(notice)``, which passes each text the notice carries (but not RecallOps' own
-link) through ``neutral``, so whatever the notice comes to hold is covered.
+link) through ``neutral``, so whatever the notice comes to hold is covered. Then each format escapes
+what its own markup reads: ``&``, ``<`` and ``>`` in Slack's mrkdwn (the top-level text too) and in
+the Markdown Apprise turns into HTML for Matrix and email.
 """
 
 import re
@@ -46,7 +48,9 @@ _SLACK_HEADER_CHARS = 150
 _JOINER = "\u2060"  # invisible: splits a token so no chat parses it, and the reader sees the same text
 _CONTROL = re.compile(r"<(?=[!@#])")  # Slack's <!channel>, <@U…>, <#C…>; Discord's <@…>
 _MENTION = re.compile(r"(?i)@(?=(?:channel|here|everyone|room|all|group)\b)")
-_URL = re.compile(r"://([^\s/?#<>|\"'()\[\]]*)")
+# A link's ``//`` with the host after it: after a scheme (``https://``) or alone (``//host``, which a
+# browser or an HTML message resolves against its own scheme).
+_URL = re.compile(r"(:?)(//+)([^\s/?#<>|\"'()\[\]]*)")
 
 
 @dataclass(frozen=True)
@@ -203,11 +207,18 @@ def compose(
 
 def neutral(text: str) -> str:
     """Text shown as written but acted on by no chat: mention tokens and keywords are split by an
-    invisible joiner, links are defanged (``https[:]//host[.]example``), Markdown links broken."""
+    invisible joiner, links are defanged (``https[:]//host[.]example``; a scheme-relative ``//host``
+    gets a joiner between its slashes), Markdown links broken."""
     text = _CONTROL.sub("<" + _JOINER, text)
     text = _MENTION.sub("@" + _JOINER, text)
-    text = _URL.sub(lambda m: "[:]//" + m.group(1).replace(".", "[.]"), text)
+    text = _URL.sub(_defanged, text)
     return text.replace("](", "]" + _JOINER + "(")
+
+
+def _defanged(link: re.Match[str]) -> str:
+    colon, slashes, host = link.groups()
+    lead = "[:]" + slashes if colon else _JOINER.join("/" * len(slashes))
+    return lead + host.replace(".", "[.]")
 
 
 def _neutral_all(value: Any) -> Any:
@@ -244,13 +255,18 @@ def markdown(notice: Notice) -> str:
             parts.append(f"**{title}**\n" + "\n".join(f"- {item.line()}" for item in items))
         if notice.briefing.related:
             parts.append("Related: " + ", ".join(notice.briefing.related))
-    if notice.link:
-        parts.append(f"Open the incident: {notice.link}")
-    return "\n\n".join(part for part in parts if part)
+    body = "\n\n".join(_escaped(part) for part in parts if part)
+    return f"{body}\n\nOpen the incident: {notice.link}" if notice.link else body
 
 
-def _mrkdwn(text: str) -> str:
-    """Slack's mrkdwn treats &, < and > as markup; briefing text quotes alerts, so escape them."""
+def slack_text(notice: Notice) -> str:
+    """Slack's top-level text (the notification and the fallback), which Slack reads as mrkdwn."""
+    return _escaped(plain_text(notice))
+
+
+def _escaped(text: str) -> str:
+    """&, < and > as entities: Slack's mrkdwn reads them as markup, and so does the HTML that Markdown
+    becomes in Matrix and email, where alert text quoting ``<a href=...>`` would be a live link."""
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
@@ -267,16 +283,16 @@ def slack_blocks(notice: Notice) -> list[Block]:
         header = header[: _SLACK_HEADER_CHARS - 1] + "…"
     blocks: list[Block] = [HeaderBlock(text=header)]
     for line in notice.lines:
-        blocks.append(_section(_mrkdwn(line)))
+        blocks.append(_section(_escaped(line)))
     if notice.briefing is not None:
         if notice.briefing.summary:
-            blocks.append(_section(_mrkdwn(notice.briefing.summary)))
+            blocks.append(_section(_escaped(notice.briefing.summary)))
         for title, items in notice.briefing.sections():
-            body = "\n".join(f"• {_mrkdwn(item.line())}" for item in items)
+            body = "\n".join(f"• {_escaped(item.line())}" for item in items)
             blocks.append(_section(f"*{title}*\n{body}"))
     context: list[str] = []
     if notice.briefing is not None and notice.briefing.related:
-        context.append("Related: " + ", ".join(_mrkdwn(r) for r in notice.briefing.related))
+        context.append("Related: " + ", ".join(_escaped(r) for r in notice.briefing.related))
     if notice.link:
         context.append(f"<{notice.link}|Open {notice.incident_id or 'RecallOps'}>")
     if context:

@@ -37,7 +37,7 @@ from slack_sdk.webhook.async_client import AsyncWebhookClient
 from incidents.queue.backoff import retry_after_seconds
 from web.app.deadline import TooManyStuckCalls, call_with_deadline
 from web.app.notify.config import AppriseChannel, ChannelConfig, SlackChannel, WebhookChannel
-from web.app.notify.render import Notice, markdown, plain_text, slack_blocks, webhook_body
+from web.app.notify.render import Notice, markdown, plain_text, slack_blocks, slack_text, webhook_body
 
 SIGNATURE_HEADER = "X-RecallOps-Signature"
 TIMESTAMP_HEADER = "X-RecallOps-Timestamp"
@@ -82,7 +82,7 @@ async def send_slack(
     channel: SlackChannel, notice: Notice, *, thread: str | None, timeout_s: float
 ) -> str | None:
     blocks = slack_blocks(notice)
-    text = plain_text(notice)
+    text = slack_text(notice)
     timeout = max(1, int(timeout_s))
     if channel.webhook_url is not None:
         hook = AsyncWebhookClient(channel.webhook_url.get_secret_value(), timeout=timeout, retry_handlers=[])

@@ -16,6 +16,7 @@ from web.app.notify.render import (
     plain_text,
     short_briefing,
     slack_blocks,
+    slack_text,
     webhook_body,
 )
 
@@ -135,8 +136,12 @@ def test_every_channel_says_the_role_and_field_a_line_rests_on() -> None:
     assert (fix["role"], fix["field"]) == ("fix", "resolution_step")
 
 
-HOSTILE = "<!channel> <!here> <@U024BE7LH> @room @everyone @here [log in](https://evil.example/x) http://evil.example"
-ACTIVE = re.compile(r"<[!@#]|(?i:@(?:channel|here|everyone|room)\b)|://|\]\(")
+HOSTILE = (
+    "<!channel> <!here> <@U024BE7LH> @room @everyone @here [log in](https://evil.example/x) http://evil.example"
+    ' <a href="//evil.example/y">log in</a> //evil.example/z'
+)
+# A mention, a link after its scheme or a scheme-relative one (``[:]//`` is defanged), Markdown's link.
+ACTIVE = re.compile(r"<[!@#]|(?i:@(?:channel|here|everyone|room)\b)|://|(?<!\])//|\]\(")
 
 
 def hostile_notice() -> Notice:
@@ -169,6 +174,19 @@ def test_apprise_title_and_body_carry_no_mention_and_no_live_link_from_the_alert
     assert ACTIVE.search(title) is None
     assert ACTIVE.search(body.replace("Open the incident: https://r.example.org", "")) is None
     assert "room" in title and "Open the incident: https://r.example.org/incidents/INC-0007" in body
+
+
+def test_html_in_alert_text_reaches_matrix_and_email_as_text_not_markup() -> None:
+    body = markdown(hostile_notice())  # Apprise turns it into HTML for Matrix and email
+    assert "<" not in body and ">" not in body
+    assert '&lt;a href="/\u2060/evil[.]example/y"&gt;log in&lt;/a&gt;' in body
+    resolved = notice(event="incident_resolved", root_cause="pool < 60 & queue > 5")
+    assert "Root cause: pool &lt; 60 &amp; queue &gt; 5" in markdown(resolved)
+
+
+def test_slack_top_level_text_escapes_what_mrkdwn_reads() -> None:
+    assert "Checkout &lt;p99&gt; &amp; latency" in slack_text(notice())
+    assert ACTIVE.search(slack_text(hostile_notice())) is None
 
 
 def test_the_webhook_fields_carry_no_mention_and_no_live_link_from_the_alert() -> None:
