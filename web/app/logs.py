@@ -23,6 +23,9 @@ _STANDARD |= {"taskName", "color_message"}
 _URL = re.compile(r"\b([a-z][a-z0-9+.-]*://)([^\s/?#\"'<>]*)([^\s\"'<>]*)", re.IGNORECASE)
 _USERINFO = re.compile(r"^[^@]*@")
 QUIET = ("httpx", "httpcore", "urllib3", "apprise")  # per-request lines: WARNING and above only
+# Loggers left at every level because a library keeps what they say: Apprise returns each call's lines
+# with its result, and a refused email's SMTP reply is only at DEBUG (``send_apprise`` reads it there).
+KEPT = ("apprise",)
 
 
 def scrub_urls(text: str) -> str:
@@ -70,6 +73,15 @@ class Scrubbed(logging.Filter):
         return True
 
 
+class Quiet(logging.Filter):
+    """Drops the lines of the ``QUIET`` loggers below WARNING (those of ``KEPT`` are still made)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno >= logging.WARNING:
+            return True
+        return not any(record.name == name or record.name.startswith(name + ".") for name in QUIET)
+
+
 class _Handler(logging.StreamHandler):  # type: ignore[type-arg]
     """Ours, so ``configure_logging`` can tell it is already installed."""
 
@@ -83,12 +95,13 @@ def configure_logging(level: str = "INFO") -> None:
     if _ours() is None:
         handler = _Handler(sys.stderr)
         handler.setFormatter(logging.Formatter(FORMAT))
+        handler.addFilter(Quiet())
         handler.addFilter(Scrubbed())
         root = logging.getLogger()
         root.addHandler(handler)
         root.setLevel(level)
     for name in QUIET:
-        logging.getLogger(name).setLevel(logging.WARNING)
+        logging.getLogger(name).setLevel(logging.DEBUG if name in KEPT else logging.WARNING)
 
 
 def hide(secrets: list[str]) -> None:

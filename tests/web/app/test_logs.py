@@ -11,7 +11,7 @@ import httpx
 from tests.support.net import wait_for
 from tests.support.server import LiveServer
 from tests.support.webhook import WebhookReceiver
-from web.app.logs import FORMAT, Scrubbed, scrub_urls
+from web.app.logs import FORMAT, Quiet, Scrubbed, configure_logging, scrub_urls
 
 PATH_SECRET = "hook-path-secret-5150"
 QUERY_SECRET = "query-token-secret-8086"
@@ -87,3 +87,21 @@ def test_a_lines_extra_fields_follow_its_message_scrubbed_like_it() -> None:
         in line
     )
     assert SIGNING_SECRET not in line and PATH_SECRET not in line
+
+
+def test_apprise_lines_stay_in_each_result_and_the_log_shows_its_warnings_only() -> None:
+    configure_logging()
+    assert logging.getLogger("apprise").isEnabledFor(logging.DEBUG)  # a refused email's SMTP reply
+    assert not logging.getLogger("httpx").isEnabledFor(logging.INFO)
+    stream = io.StringIO()
+    ours = logging.StreamHandler(stream)
+    ours.addFilter(Quiet())
+    log = logging.getLogger("apprise.test.quiet")
+    log.addHandler(ours)
+    log.propagate = False
+    try:
+        log.debug("Socket Exception: (554, b'no')")
+        log.warning("Sending email failed.")
+    finally:
+        log.removeHandler(ours)
+    assert stream.getvalue() == "Sending email failed.\n"

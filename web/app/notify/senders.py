@@ -20,6 +20,7 @@ import functools
 import hashlib
 import hmac
 import json
+import logging
 import re
 import ssl
 import time
@@ -43,6 +44,10 @@ SIGNATURE_HEADER = "X-RecallOps-Signature"
 TIMESTAMP_HEADER = "X-RecallOps-Timestamp"
 DELIVERY_HEADER = "X-RecallOps-Delivery"
 _APPRISE_STATUS = re.compile(r"error=(\d{3})")
+# How Apprise's email plugin logs (at DEBUG) the error smtplib raised: the server's code and reply.
+_SMTP_REPLY = re.compile(r"^Socket Exception: .*?\((\d{3}), b?['\"](.*)['\"]\)")
+# Apprise writes an email's Subject as one line, quoted-printable; SMTP refuses a line over 1000 octets.
+MAX_SUBJECT_OCTETS = 900
 MAX_BODY_CHARS = 200
 
 
@@ -117,8 +122,23 @@ async def send_slack(
     return str(ts) if ts else None
 
 
+def subject(title: str) -> str:
+    """The title short enough for an email's Subject line: each character counted as quoted-printable
+    writes it (a letter, digit or space 1 octet, other ASCII 3, anything else 3 per UTF-8 byte)."""
+    octets = [1 if ch.isascii() and (ch.isalnum() or ch == " ") else 3 * len(ch.encode()) for ch in title]
+    if sum(octets) <= MAX_SUBJECT_OCTETS:
+        return title
+    room = MAX_SUBJECT_OCTETS - 3 * len("…".encode())
+    kept = 0
+    while octets[kept] <= room:
+        room -= octets[kept]
+        kept += 1
+    return title[:kept] + "…"
+
+
 def send_apprise(channel: AppriseChannel, notice: Notice) -> None:
-    """Apprise says only whether it worked; the HTTP status, when a plugin logged one, decides a retry.
+    """Apprise says only whether it worked; the HTTP status, when a plugin logged one, decides a retry,
+    and so does an email's SMTP reply (RFC 5321: a 4yz is transient, a 5yz refuses this message for good).
 
     With no service timeout of its own (``send`` bounds the call), Apprise runs a single service on the
     calling thread rather than on its shared pool."""
@@ -126,11 +146,19 @@ def send_apprise(channel: AppriseChannel, notice: Notice) -> None:
     if not sender.add(channel.url.get_secret_value()):
         raise SendError("Apprise does not recognise this channel's URL", retry=False)
     result = sender.notify(
-        title=plain_text(notice), body=markdown(notice), body_format=apprise.NotifyFormat.MARKDOWN
+        title=subject(plain_text(notice)),
+        body=markdown(notice),
+        body_format=apprise.NotifyFormat.MARKDOWN,
+        log_level=logging.DEBUG,
     )
     if result:
         return
-    messages = [entry.message for entry in result.logs() if entry.level in ("WARNING", "ERROR")]
+    entries = list(result.logs())
+    replies = [found for entry in entries if (found := _SMTP_REPLY.match(entry.message))]
+    if replies:
+        code, reply = int(replies[-1].group(1)), replies[-1].group(2)
+        raise SendError(receiver_text(f"{code} from the mail server: {reply}"), retry=code < 500)
+    messages = [entry.message for entry in entries if entry.level in ("WARNING", "ERROR")]
     statuses = [int(code) for message in messages for code in _APPRISE_STATUS.findall(message)]
     detail = receiver_text(messages[-1]) if messages else "the service did not accept the message"
     if statuses:

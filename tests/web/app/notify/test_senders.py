@@ -1,11 +1,14 @@
 """Receivers are untrusted: a total deadline cuts off one that drips, and what one answers is checked."""
 
 import asyncio
+import logging
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
 import pytest
+from aiosmtpd.smtp import SMTP, Envelope, Session
 from pydantic import SecretStr
 from sqlalchemy import select
 
@@ -134,3 +137,45 @@ async def test_a_hung_email_receiver_uses_up_its_own_channels_calls_and_no_other
     finally:
         hung.stop()
         mail.stop()
+
+
+@dataclass
+class Refusing(Mailbox):
+    """A mail server that answers every message with one reply."""
+
+    reply: str = ""
+
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        return self.reply
+
+
+@pytest.mark.parametrize(
+    ("reply", "retry"), [("554 5.7.1 Rejected as spam", False), ("451 4.3.0 Try again later", True)]
+)
+async def test_an_email_refused_for_good_fails_at_once_and_says_why(
+    reply: str, retry: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="apprise")  # as the server's logging leaves it
+    mail = SmtpServer(mailbox=Refusing(reply=reply)).start()
+    try:
+        channel = AppriseChannel(name="mail", kind="apprise", url=SecretStr(mail.apprise_url()))
+        notice = compose(event=TEST, incident=NO_INCIDENT, payload={}, briefing=None, link=None)
+        with pytest.raises(SendError) as refused:
+            await send(channel, notice, delivery_id=1, thread=None, timeout_s=5.0)
+    finally:
+        mail.stop()
+    assert refused.value.retry is retry
+    assert str(refused.value) == f"{reply[:3]} from the mail server: {reply[4:]}"
+
+
+async def test_a_long_non_ascii_title_reaches_email_with_its_subject_clipped() -> None:
+    mail = SmtpServer().start()
+    try:
+        channel = AppriseChannel(name="mail", kind="apprise", url=SecretStr(mail.apprise_url()))
+        incident = {**NO_INCIDENT, "public_id": "INC-0001", "title": "決済の遅延" * 60}
+        notice = compose(event="briefing_stored", incident=incident, payload={}, briefing=None, link=None)
+        await send(channel, notice, delivery_id=1, thread=None, timeout_s=5.0)
+    finally:
+        mail.stop()
+    [message] = mail.mailbox.messages
+    assert message["Subject"].startswith("INC-0001") and message["Subject"].endswith("遅延…")
