@@ -15,7 +15,9 @@ Guarantees, and how:
   SQLite the statement runs under the single write lock.
 - **Fencing.** Every claim counts an attempt, and the attempt number is the claim's token: renewing,
   completing, failing and releasing all match it, so a worker that lost its lease (it stalled past the
-  expiry and another took the row over) can neither extend nor finish what it no longer holds.
+  expiry and another took the row over) can neither extend nor finish what it no longer holds. Renewing
+  and releasing also need the lease still there: a heartbeat that comes just after a failure was
+  recorded must not lease the row again, past the next attempt it is due for.
 - **Attempts are bounded.** A row that keeps failing, or whose workers keep dying mid-attempt, ends
   ``failed`` once it has used ``max_attempts`` claims, or when it fails at or after ``retry_until``
   (a queue may have no budget and never give up).
@@ -119,6 +121,11 @@ class Queue:
         m = self.model
         return (m.id == lease.id, m.attempts == lease.attempts, m.state.in_(self.held_states))
 
+    def _leased(self, lease: Lease) -> tuple[ColumnElement[bool], ...]:
+        """Fenced, and still leased: a row failed, completed or released has no lease to renew or give
+        back (a failed one stays in an open state with the same attempt number)."""
+        return (*self._fenced(lease), self.model.locked_until.is_not(None))
+
     def claim(
         self,
         db_session: Session,
@@ -196,7 +203,7 @@ class Queue:
         for lease in leases:
             result = db_session.execute(
                 update(self.model)
-                .where(*self._fenced(lease))
+                .where(*self._leased(lease))
                 .values(locked_until=until)
                 .execution_options(synchronize_session=False)
             )
@@ -274,13 +281,13 @@ class Queue:
 
     def release(self, db_session: Session, lease: Lease) -> None:
         """Give the row back unfinished (the attempt stays counted: tokens only grow). A row whose
-        outcome was recorded meanwhile holds no lease any more and is left as it is."""
+        outcome was recorded meanwhile is left as it is."""
         values: dict[str, Any] = {"locked_until": None}
         if self.leased_state:
             values["state"] = self.open_states[0]
         db_session.execute(
             update(self.model)
-            .where(*self._fenced(lease), self.model.locked_until.is_not(None))
+            .where(*self._leased(lease))
             .values(**values)
             .execution_options(synchronize_session=False)
         )

@@ -75,6 +75,16 @@ def test_a_receiver_down_for_minutes_loses_nothing_the_window_ends_with_a_last_t
     assert fail_due(db, end)[0] == "failed"
 
 
+def test_a_heartbeat_after_a_failed_send_leaves_the_row_due_at_its_next_attempt(db: Session) -> None:
+    channels(db, "a")
+    outbox.owe(db_session=db, incident=make_incident(db), event="incident_acknowledged")
+    [claim] = outbox.claim_due(db_session=db, limit=1, lease_s=60)
+    outbox.fail(db_session=db, claim=claim, error="503 from x", retry=True, retry_for_s=1800)
+    assert outbox.MESSAGES.renew(db, [claim.lease], lease_s=60) == []
+    row = db.get_one(Delivery, claim.id, populate_existing=True)
+    assert row.state == "failing" and row.locked_until is None
+
+
 def test_retryable_failures_back_off_until_the_window_is_spent_and_retry_revives_them(db: Session) -> None:
     channels(db, "a")
     incident = make_incident(db)
