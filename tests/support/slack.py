@@ -3,7 +3,7 @@
 Every payload is checked as Block Kit with ``slack_sdk``'s own block models (each block parses back
 to its model and passes its validation), so a message Slack would reject is a test failure here.
 ``fail_with`` queues answers to give before succeeding: ``(500, None)`` or ``(429, "2")`` for a 429
-with ``Retry-After: 2``.
+with ``Retry-After: 2``; ``answer_raw`` queues one given as it is (a status, a content type, a body).
 """
 
 import json
@@ -36,6 +36,7 @@ class SlackReceiver:
     port: int = 0
     messages: list[SlackMessage] = field(default_factory=list)
     answers: list[tuple[int, str | None]] = field(default_factory=list)
+    raw: list[tuple[int, str, bytes]] = field(default_factory=list)
     attempts: int = 0
     invalid: list[str] = field(default_factory=list)
     _server: ThreadingHTTPServer | None = None
@@ -52,6 +53,10 @@ class SlackReceiver:
     def fail_with(self, *answers: tuple[int, str | None]) -> None:
         with self._lock:
             self.answers.extend(answers)
+
+    def answer_raw(self, status: int, content_type: str, body: bytes) -> None:
+        with self._lock:
+            self.raw.append((status, content_type, body))
 
     def start(self) -> "SlackReceiver":
         self.port = self.port or free_port()
@@ -78,6 +83,15 @@ class SlackReceiver:
         with self._lock:
             self.attempts += 1
             answer = self.answers.pop(0) if self.answers else None
+            raw = self.raw.pop(0) if self.raw else None
+        if raw is not None:
+            status, content_type, data = raw
+            request.send_response(status)
+            request.send_header("Content-Type", content_type)
+            request.send_header("Content-Length", str(len(data)))
+            request.end_headers()
+            request.wfile.write(data)
+            return
         if answer is not None:
             status, retry_after = answer
             request.send_response(status)

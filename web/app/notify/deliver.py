@@ -89,12 +89,16 @@ async def deliver_claim(
     try:
         ref = await send(channel, notice, delivery_id=claim.id, thread=thread, timeout_s=timeout)
     except SendError as exc:
-        error = redact(str(exc), channel.secrets())
-        return await asyncio.to_thread(
-            _record_failure, sessions, claim, error, exc.retry, exc.retry_after_s, retry_for_s
-        )
-    await asyncio.to_thread(_record_success, sessions, claim, ref)
-    return "sent"
+        failure = SendError(redact(str(exc), channel.secrets()), exc.retry, exc.retry_after_s)
+    except Exception as exc:  # a sender that broke on an answer: the row says so and is retried
+        log.exception("send failed unexpectedly", extra={"delivery_id": claim.id, "channel": claim.channel})
+        failure = SendError(f"unexpected {type(exc).__name__} while sending", retry=True)
+    else:
+        await asyncio.to_thread(_record_success, sessions, claim, ref)
+        return "sent"
+    return await asyncio.to_thread(
+        _record_failure, sessions, claim, failure.message, failure.retry, failure.retry_after_s, retry_for_s
+    )
 
 
 def _read_notice(

@@ -110,12 +110,9 @@ async def send_slack(
             channel=channel.channel or "", text=text, blocks=blocks, thread_ts=thread
         )
     except SlackApiError as exc:
-        error = exc.response.get("error") if isinstance(exc.response.data, dict) else None
-        raise _http_error(
-            exc.response.status_code,
-            f"Slack ({receiver_text(str(error or 'error'))})",
-            dict(exc.response.headers),
-        ) from exc
+        raise _slack_refusal(exc) from exc
+    except AttributeError as exc:  # slack_sdk reading a text/plain answer as if it were Slack's JSON
+        raise SendError("an answer from Slack that is not its JSON", retry=True) from exc
     except (SlackClientError, aiohttp.ClientError, OSError) as exc:
         raise SendError(f"network error reaching Slack: {type(exc).__name__}", retry=True) from exc
     ts = response.get("ts")
@@ -134,6 +131,23 @@ def subject(title: str) -> str:
         room -= octets[kept]
         kept += 1
     return title[:kept] + "…"
+
+
+def _slack_refusal(exc: SlackApiError) -> SendError:
+    """Slack's ``error`` code and status; or, for an answer that is not Slack's JSON at all (a proxy's
+    page, a body slack_sdk could not parse, whose response it hands over raw), its status, retried
+    unless a 4xx said no."""
+    response = exc.response
+    status = int(getattr(response, "status_code", None) or getattr(response, "status", None) or 0)
+    data = getattr(response, "data", None)
+    headers = dict(getattr(response, "headers", None) or {})
+    if isinstance(data, dict) and data.get("error"):
+        return _http_error(status, f"Slack ({receiver_text(str(data['error']))})", headers)
+    return SendError(
+        f"{status} from Slack: an answer that is not its JSON",
+        retry=status == 429 or not 400 <= status < 500,
+        retry_after_s=_retry_after(headers),
+    )
 
 
 def send_apprise(channel: AppriseChannel, notice: Notice) -> None:

@@ -4,6 +4,7 @@ import asyncio
 import time
 from typing import Any
 
+import pytest
 from sqlalchemy import select
 
 from incidents.briefings import service as briefings
@@ -15,6 +16,7 @@ from incidents.resolution import service as resolutions
 from tests.incidents.resolution.factories import make_incident, post_mortem
 from tests.support.slack import SlackReceiver
 from web.app.container import Container
+from web.app.notify import deliver
 from web.app.notify.deliver import deliver_due
 
 BRIEFING: dict[str, Any] = {
@@ -99,6 +101,44 @@ async def test_a_4xx_fails_the_row_with_the_error_and_no_secret(build: Any, slac
     assert row.last_error.startswith("404 from Slack")
     assert "webhook-secret-path" not in row.last_error
     assert (await deliver_due(container.sessions, container.notifier)).attempted == 0
+
+
+@pytest.mark.parametrize(
+    ("status", "content_type", "body"),
+    [
+        (200, "text/plain", b"ok"),
+        (200, "application/json", b"<html>sign in to the proxy</html>"),
+        (200, "text/html", b"<html>sign in to the proxy</html>"),
+        (502, "text/html", b"<html>bad gateway</html>"),
+    ],
+)
+async def test_an_answer_that_is_not_slacks_json_is_recorded_and_retried(
+    build: Any, slack: SlackReceiver, status: int, content_type: str, body: bytes
+) -> None:
+    container = build(
+        {"name": "oncall", "kind": "slack", "token": "xoxb-t", "channel": "#oncall", "api_url": slack.api_url}
+    )
+    brief(container)
+    slack.answer_raw(status, content_type, body)
+    assert (await deliver_due(container.sessions, container.notifier))["failing"] == 1
+    [row] = rows(container)
+    assert row.state == "failing" and "from Slack" in (row.last_error or "")
+    assert "not its JSON" in (row.last_error or "")
+
+
+async def test_a_sender_that_breaks_leaves_the_row_failing_with_what_broke(
+    build: Any, slack: SlackReceiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    container = build({"name": "oncall", "kind": "slack", "webhook_url": slack.webhook_url})
+    brief(container)
+
+    async def broken(*args: Any, **kwargs: Any) -> None:
+        raise KeyError("ts")
+
+    monkeypatch.setattr(deliver, "send", broken)
+    assert (await deliver_due(container.sessions, container.notifier))["failing"] == 1
+    [row] = rows(container)
+    assert (row.state, row.last_error) == ("failing", "unexpected KeyError while sending")
 
 
 async def test_a_bot_token_threads_updates_under_the_first_message(build: Any, slack: SlackReceiver) -> None:
