@@ -29,6 +29,8 @@ class DeliveryChannel(Base):
     events: Mapped[list[str]] = mapped_column(JSON, default=list)  # empty: every event
     enabled: Mapped[bool] = mapped_column(default=True)  # False once the configuration drops it
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    # A receiver's Retry-After: no message of the channel is sent before (it limits the channel).
+    held_until: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
 
 
 class Delivery(Base):

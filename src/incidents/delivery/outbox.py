@@ -21,6 +21,9 @@ Guarantees, and how:
   due again within one lease.
 - **In order per thread.** A row is due only when no earlier row of the same incident and channel is
   still open, so the first message (whose id later ones thread under) goes first.
+- **A Retry-After holds the channel.** A receiver's rate limit is the channel's, not one message's: the
+  wait it asks for is kept on the channel (``held_until``), and no row of it is claimed before then,
+  on any replica, queued before the answer or after.
 - **The send happens once per claim; the outcome is recorded after it.** The one window left is a
   crash after the receiver accepted and before ``complete`` committed; the generic webhook carries the
   row id (``X-RecallOps-Delivery``) so a receiver can drop that repeat.
@@ -36,7 +39,7 @@ from sqlalchemy import ColumnElement, func, select, update
 from sqlalchemy.orm import Session, aliased
 
 from incidents.database import rowcount
-from incidents.delivery.models import Delivery
+from incidents.delivery.models import Delivery, DeliveryChannel
 from incidents.delivery.routing import enabled_routes
 from incidents.incident.models import Incident
 from incidents.queue.table import OUTBOX_OPEN_STATES, Claimed, Queue
@@ -128,7 +131,13 @@ def claim_due(
         )
         .exists()
     )
-    where: list[ColumnElement[bool]] = [(Delivery.incident_id.is_(None)) | ~blocked]
+    now = now or utcnow()
+    held = (
+        select(DeliveryChannel.name)
+        .where(DeliveryChannel.name == Delivery.channel, DeliveryChannel.held_until > now)
+        .exists()
+    )
+    where: list[ColumnElement[bool]] = [(Delivery.incident_id.is_(None)) | ~blocked, ~held]
     if only_ids is not None:
         where.append(Delivery.id.in_(only_ids))
     if skip_channels:
@@ -173,9 +182,11 @@ def fail(
 ) -> str:
     """Record a failed attempt: failing with a next attempt (backoff, or ``Retry-After``), or failed
     once ``retry_for_s`` seconds have passed since the message was queued (the last try comes then).
+    A ``Retry-After`` holds the whole channel as long.
 
     Returns the state the row is left in (``lost`` if another worker holds it now).
     """
+    now = now or utcnow()
     outcome = MESSAGES.fail(
         db_session,
         claim.lease,
@@ -185,7 +196,24 @@ def fail(
         retry_until=claim.created_at + timedelta(seconds=retry_for_s),
         now=now,
     )
-    return outcome[0] if outcome else "lost"
+    if outcome is None:
+        return "lost"
+    if retry_after_s is not None:
+        _hold(db_session, claim.channel, until=now + timedelta(seconds=retry_after_s))
+    return outcome[0]
+
+
+def _hold(db_session: Session, channel: str, *, until: datetime) -> None:
+    """Send nothing to the channel before ``until`` (a later hold than one already set wins)."""
+    db_session.execute(
+        update(DeliveryChannel)
+        .where(
+            DeliveryChannel.name == channel,
+            DeliveryChannel.held_until.is_(None) | (DeliveryChannel.held_until < until),
+        )
+        .values(held_until=until)
+        .execution_options(synchronize_session=False)
+    )
 
 
 def retry(*, db_session: Session, channel: str | None = None, now: datetime | None = None) -> int:

@@ -85,6 +85,23 @@ def test_a_heartbeat_after_a_failed_send_leaves_the_row_due_at_its_next_attempt(
     assert row.state == "failing" and row.locked_until is None
 
 
+def test_a_retry_after_holds_every_message_of_the_channel_and_no_other_channel(db: Session) -> None:
+    channels(db, "a", "b")
+    for n in (1, 2):  # two incidents: their rows are not held back by thread order
+        outbox.owe(db_session=db, incident=make_incident(db, f"INC-{n}"), event="incident_acknowledged")
+    now = utcnow()
+    [claim] = outbox.claim_due(db_session=db, limit=1, lease_s=60, now=now, skip_channels=["b"])
+    outbox.fail(
+        db_session=db, claim=claim, error="429", retry=True, retry_after_s=30, retry_for_s=1800, now=now
+    )
+    queued_after = make_incident(db, "INC-3")
+    outbox.owe(db_session=db, incident=queued_after, event="incident_acknowledged")
+    due = outbox.claim_due(db_session=db, limit=10, lease_s=60, now=now + timedelta(seconds=29))
+    assert {c.channel for c in due} == {"b"}  # channel b is not held
+    later = outbox.claim_due(db_session=db, limit=10, lease_s=60, now=now + timedelta(seconds=31))
+    assert [c.channel for c in later] == ["a"] * 3
+
+
 def test_retryable_failures_back_off_until_the_window_is_spent_and_retry_revives_them(db: Session) -> None:
     channels(db, "a")
     incident = make_incident(db)
