@@ -85,7 +85,7 @@ def status() -> None:
 def retry(
     channel: str | None = typer.Argument(None, help="Only this channel (default: every channel)."),
 ) -> None:
-    """Make failed and failing messages due now, with a fresh retry window; the worker sends them."""
+    """Make failed and failing messages (other than test messages) due now, with a fresh retry window."""
     from incidents.database import transaction
     from incidents.delivery import outbox
     from incidents.locking import serialized_writes

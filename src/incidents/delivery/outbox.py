@@ -7,7 +7,8 @@ Life of a row::
 
     pending --claim (lease)--> sent (ref kept: a Slack ts later posts thread under)
        ^                  \\--> failing (last_error, next_attempt_at) --due again--+
-       |                   \\-> failed (a 4xx, or its retry window spent; retry makes it pending)
+       |                   \\-> failed (a 4xx, its retry window spent, or a test message's one try;
+       |                                retry makes it pending, but for a test message)
        +-----------------------------------------------------------------------+
 
 A message is retried for a window of time from when it was queued (``retry_for_s``), not a number
@@ -40,7 +41,7 @@ from sqlalchemy.orm import Session, aliased
 
 from incidents.database import rowcount
 from incidents.delivery.models import Delivery, DeliveryChannel
-from incidents.delivery.routing import enabled_routes
+from incidents.delivery.routing import TEST, enabled_routes
 from incidents.incident.models import Incident
 from incidents.queue.table import OUTBOX_OPEN_STATES, Claimed, Queue
 from incidents.timeutil import utcnow
@@ -182,7 +183,8 @@ def fail(
 ) -> str:
     """Record a failed attempt: failing with a next attempt (backoff, or ``Retry-After``), or failed
     once ``retry_for_s`` seconds have passed since the message was queued (the last try comes then).
-    A ``Retry-After`` holds the whole channel as long.
+    A ``Retry-After`` holds the whole channel as long. A test message is tried once: whoever sent it is
+    waiting for this answer, and a copy arriving later would say nothing about the channel then.
 
     Returns the state the row is left in (``lost`` if another worker holds it now).
     """
@@ -191,7 +193,7 @@ def fail(
         db_session,
         claim.lease,
         error=error,
-        retry=retry,
+        retry=retry and claim.event != TEST,
         retry_after_s=retry_after_s,
         retry_until=claim.created_at + timedelta(seconds=retry_for_s),
         now=now,
@@ -220,10 +222,12 @@ def retry(*, db_session: Session, channel: str | None = None, now: datetime | No
     """Make failed and failing rows due now, queued afresh (a new retry window). Returns how many.
 
     A row leased right now is left to its sender: reviving it would let a second worker send it too.
+    Test messages stay as they ended (``notify test`` sends a new one).
     """
     now = now or utcnow()
     unleased = Delivery.locked_until.is_(None) | (Delivery.locked_until < now)
-    query = update(Delivery).where(Delivery.state.in_(("failed", "failing")), unleased)
+    revivable = (Delivery.state.in_(("failed", "failing")), Delivery.event != TEST)
+    query = update(Delivery).where(*revivable, unleased)
     if channel is not None:
         query = query.where(Delivery.channel == channel)
     changes = query.values(

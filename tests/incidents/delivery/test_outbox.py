@@ -9,7 +9,7 @@ from sqlalchemy.orm import Session
 from incidents.database import make_engine, make_session_factory
 from incidents.delivery import outbox
 from incidents.delivery.models import Delivery
-from incidents.delivery.routing import ChannelRoute, sync_channels
+from incidents.delivery.routing import TEST, ChannelRoute, sync_channels
 from incidents.locking import serialized_writes
 from incidents.timeutil import utcnow
 from tests.incidents.resolution.factories import make_incident
@@ -100,6 +100,15 @@ def test_a_retry_after_holds_every_message_of_the_channel_and_no_other_channel(d
     assert {c.channel for c in due} == {"b"}  # channel b is not held
     later = outbox.claim_due(db_session=db, limit=10, lease_s=60, now=now + timedelta(seconds=31))
     assert [c.channel for c in later] == ["a"] * 3
+
+
+def test_a_test_message_is_tried_once_and_never_revived(db: Session) -> None:
+    channels(db, "a")
+    outbox.owe_one(db_session=db, channel="a", event=TEST, data={"channel": "a"})
+    state, _ = fail_due(db, utcnow())
+    assert state == "failed"
+    assert outbox.retry(db_session=db) == 0
+    assert db.scalars(select(Delivery)).one().state == "failed"
 
 
 def test_retryable_failures_back_off_until_the_window_is_spent_and_retry_revives_them(db: Session) -> None:
