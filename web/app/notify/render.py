@@ -252,7 +252,9 @@ def markdown(notice: Notice) -> str:
         if notice.briefing.summary:
             parts.append(notice.briefing.summary)
         for title, items in notice.briefing.sections():
-            parts.append(f"**{title}**\n" + "\n".join(f"- {item.line()}" for item in items))
+            # The blank line makes a list of the items: without it Markdown reads them as the
+            # heading's paragraph, and Matrix and email show them run together.
+            parts.append(f"**{title}**\n\n" + "\n".join(f"- {item.line()}" for item in items))
         if notice.briefing.related:
             parts.append("Related: " + ", ".join(notice.briefing.related))
     body = "\n\n".join(_escaped(part) for part in parts if part)

@@ -3,6 +3,8 @@
 import json
 import re
 
+import pytest
+from apprise.conversion.format import markdown_to_html
 from hypothesis import given
 from hypothesis import strategies as st
 from slack_sdk.models.blocks import Block
@@ -76,6 +78,21 @@ def test_markdown_and_the_webhook_say_the_same_thing() -> None:
     assert (
         body["delivery_id"] == 3 and body["text"] == text and body["briefing"]["related"] == ["INC-2023-0142"]
     )
+
+
+@pytest.mark.parametrize("extensions", [None, ()])  # as Apprise renders it, and as a passthrough body
+def test_each_line_of_a_section_is_an_item_of_a_list_in_matrix_and_email(
+    extensions: tuple[str] | None,
+) -> None:
+    stored = compose(
+        event="briefing_stored",
+        incident=INCIDENT,
+        payload={},
+        briefing={**BRIEFING, "first_checks": [{"text": "Check the pool"}, {"text": "Check the locks"}]},
+        link=None,
+    )
+    html = markdown_to_html(markdown(stored), extensions=extensions)
+    assert "<li>Check the pool</li>" in html and "<li>Check the locks</li>" in html
 
 
 def test_lifecycle_events_are_one_line_with_who_and_what() -> None:
