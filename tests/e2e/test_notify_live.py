@@ -175,7 +175,7 @@ def test_the_demo_alert_reaches_matrix_email_slack_and_the_webhook_within_second
     assert 'recallops_delivery_outbox_depth{state="pending"}' in metrics
     page = incident_page(server, incident)
     assert "Delivered to" in page
-    for label in ("Slack incoming webhook", "webhook http://127.0.0.1"):
+    for label in ("Slack incoming webhook", f"webhook http://127.0.0.1:{receivers.webhook.port}/…"):
         assert f"sent to <strong>{label}</strong>" in page
     for secret in ("bot-password", "audit-signing-secret", "webhook-secret-path"):
         assert secret not in page and secret not in server.log()

@@ -37,7 +37,7 @@ def test_notify_test_returns_at_its_timeout_against_a_receiver_that_drips(
     )
     assert done.returncode == 1
     assert "failed: no complete answer within" in done.stderr  # tried once, not retried later
-    assert "(drip, webhook http://127.0.0.1)" in done.stderr
+    assert f"(drip, webhook http://127.0.0.1:{dripping.port}/…)" in done.stderr
     assert "path-secret" not in done.stderr + done.stdout and "Traceback" not in done.stderr
 
 

@@ -177,8 +177,12 @@ class WebhookChannel(_Channel):
     secret: Secret | None = None
 
     def label(self) -> str:
+        """Scheme, host and port, as the log writes a URL: a path or query may carry a token, so only
+        ``/…`` says there is one."""
         parts = urlsplit(self.url.get_secret_value())
-        return f"webhook {parts.scheme}://{parts.hostname or ''}"
+        host = parts.netloc.rpartition("@")[2]  # never the credentials
+        rest = "/…" if parts.path.strip("/") or parts.query else ""
+        return f"webhook {parts.scheme}://{host}{rest}"
 
 
 ChannelConfig = Annotated[SlackChannel | AppriseChannel | WebhookChannel, Field(discriminator="kind")]

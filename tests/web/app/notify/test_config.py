@@ -107,3 +107,16 @@ def test_a_missing_variable_in_the_env_file_is_refused_as_in_the_environment(
     (tmp_path / ".env").write_text(f"RECALLOPS_NOTIFY_CHANNELS=[{channel}]\n")
     with pytest.raises(NotifyConfigError, match="MISSING_SECRET is not set"):
         load_channels(NotifySettings())
+
+
+@pytest.mark.parametrize(
+    ("url", "label"),
+    [
+        ("https://audit.example.org", "webhook https://audit.example.org"),
+        ("http://bot:pw@127.0.0.1:8080/hooks/secret-path", "webhook http://127.0.0.1:8080/…"),
+        ("https://[::1]:8443/?key=secret-key", "webhook https://[::1]:8443/…"),
+    ],
+)
+def test_a_webhooks_label_names_its_host_and_port_and_hides_its_path(url: str, label: str) -> None:
+    [hook] = load_channels(NotifySettings(notify_channels=[{"name": "h", "kind": "webhook", "url": url}]))
+    assert hook.label() == label
