@@ -25,6 +25,11 @@ NOT_MIGRATED = {"RECALLOPS_MIGRATE_ON_START": "false", "RECALLOPS_SCHEMA_WAIT_S"
         (["serve", "--port", "1"], {"RECALLOPS_NOTIFY_CHANNELS": BAD_CHANNEL}, "channel 1 (a): url"),
         (["serve", "--port", "1"], {"RECALLOPS_DATA_DIR": "/proc/nope"}, "/proc/nope (RECALLOPS_DATA_DIR"),
         (["serve", "--port", "1"], {"RECALLOPS_MAX_LABELS": "0"}, "RECALLOPS_MAX_LABELS"),
+        (
+            ["serve", "--port", "1"],
+            {"RECALLOPS_PUBLIC_URL": "recallops.example.org"},
+            "RECALLOPS_PUBLIC_URL: is not an http:// or https:// URL",
+        ),
         (["serve", "--port", "1"], NOT_MIGRATED, "run `recallops db upgrade`"),
         (["token", "list"], NOT_MIGRATED, "run `recallops db upgrade`"),  # a command migrates nothing either
         (["notify", "status"], NOT_MIGRATED, "run `recallops db upgrade`"),

@@ -192,7 +192,9 @@ _CHANNEL: TypeAdapter[ChannelConfig] = TypeAdapter(ChannelConfig)
 class NotifySettings(EnvSettings):
     notify_config: Path | None = None
     notify_channels: list[dict[str, Any]] = Field(default_factory=list)
-    public_url: str | None = None  # where links in messages point; the served address when unset
+    # Where links in messages point; the served address when unset. A link needs its scheme: without
+    # one every chat would show dead text, so it is refused at start.
+    public_url: HttpText | None = None
     notify_timeout_s: float = Field(default=10.0, gt=0, le=300)  # the whole send, not one read
     # How long after it was queued a message is still retried; the last try comes at its end.
     notify_retry_window_s: float = Field(default=1800.0, gt=0)

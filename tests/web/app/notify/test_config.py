@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from web.app.notify.config import NotifyConfigError, NotifySettings, load_channels, redact
 
@@ -120,3 +121,10 @@ def test_a_missing_variable_in_the_env_file_is_refused_as_in_the_environment(
 def test_a_webhooks_label_names_its_host_and_port_and_hides_its_path(url: str, label: str) -> None:
     [hook] = load_channels(NotifySettings(notify_channels=[{"name": "h", "kind": "webhook", "url": url}]))
     assert hook.label() == label
+
+
+@pytest.mark.parametrize("url", ["recallops.example.org", "//recallops.example.org", "ftp://r.example.org"])
+def test_a_public_url_without_an_http_scheme_is_refused(url: str) -> None:
+    with pytest.raises(ValidationError, match="public_url"):
+        NotifySettings(public_url=url)
+    assert NotifySettings(public_url="https://r.example.org/").public_url == "https://r.example.org/"
