@@ -57,7 +57,7 @@ def _require(notifier: Notifier, channel: str) -> None:
 
 @app.command()
 def status() -> None:
-    """Every channel: its label, messages by state, the last send and the last error."""
+    """Every channel: its label, messages by state, the last send, and the last error with its time."""
     from incidents.delivery import outbox
     from incidents.delivery.routing import channel_labels
 
@@ -77,7 +77,8 @@ def status() -> None:
         if line and line.last_sent_at:
             typer.echo(f"  last sent {line.last_sent_at.isoformat(timespec='seconds')}")
         if line and line.last_error:
-            typer.echo(f"  last error: {line.last_error}")
+            when = f" {line.last_error_at.isoformat(timespec='seconds')}" if line.last_error_at else ""
+            typer.echo(f"  last error{when}: {line.last_error}")
     typer.echo(f"outbox: {depth['pending']} pending, {depth['failing']} failing")
 
 

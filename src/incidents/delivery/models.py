@@ -50,6 +50,7 @@ class Delivery(Base):
     state: Mapped[str] = mapped_column(String(16), default="pending")  # pending | failing | sent | failed
     attempts: Mapped[int] = mapped_column(default=0)
     last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    last_error_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
     next_attempt_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     locked_until: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
     # When it was queued, or queued again by ``notify retry``: its retry window starts here.

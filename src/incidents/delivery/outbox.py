@@ -197,6 +197,7 @@ def fail(
         retry_after_s=retry_after_s,
         retry_until=claim.created_at + timedelta(seconds=retry_for_s),
         now=now,
+        values={"last_error_at": now},
     )
     if outcome is None:
         return "lost"
@@ -244,6 +245,7 @@ class ChannelStatus:
     counts: dict[str, int]
     last_sent_at: datetime | None
     last_error: str | None
+    last_error_at: datetime | None
 
 
 def channel_status(*, db_session: Session) -> list[ChannelStatus]:
@@ -257,18 +259,19 @@ def channel_status(*, db_session: Session) -> list[ChannelStatus]:
         last_sent = db_session.scalar(
             select(func.max(Delivery.sent_at)).where(Delivery.channel == channel, Delivery.state == "sent")
         )
-        last_error = db_session.scalar(
-            select(Delivery.last_error)
+        last_error = db_session.execute(
+            select(Delivery.last_error, Delivery.last_error_at)
             .where(Delivery.channel == channel, Delivery.state.in_(("failing", "failed")))
-            .order_by(Delivery.id.desc())
+            .order_by(Delivery.last_error_at.desc().nulls_last(), Delivery.id.desc())
             .limit(1)
-        )
+        ).first()
         result.append(
             ChannelStatus(
                 channel=channel,
                 counts={state: int(counts[channel].get(state, 0)) for state in STATES},
                 last_sent_at=last_sent,
-                last_error=last_error,
+                last_error=last_error[0] if last_error else None,
+                last_error_at=last_error[1] if last_error else None,
             )
         )
     return result

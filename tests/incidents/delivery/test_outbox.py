@@ -111,6 +111,17 @@ def test_a_test_message_is_tried_once_and_never_revived(db: Session) -> None:
     assert db.scalars(select(Delivery)).one().state == "failed"
 
 
+def test_a_channels_status_says_when_its_last_error_happened(db: Session) -> None:
+    channels(db, "a")
+    for n in (1, 2):
+        outbox.owe(db_session=db, incident=make_incident(db, f"INC-{n}"), event="incident_acknowledged")
+    first = utcnow()
+    fail_due(db, first)
+    fail_due(db, first + timedelta(seconds=5))  # the other row, failing later
+    [status] = outbox.channel_status(db_session=db)
+    assert (status.last_error, status.last_error_at) == ("503 from x", first + timedelta(seconds=5))
+
+
 def test_retryable_failures_back_off_until_the_window_is_spent_and_retry_revives_them(db: Session) -> None:
     channels(db, "a")
     incident = make_incident(db)

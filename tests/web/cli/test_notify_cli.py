@@ -1,6 +1,7 @@
 """``recallops notify test --timeout N`` answers in about N seconds, whatever the receiver does."""
 
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -39,6 +40,9 @@ def test_notify_test_returns_at_its_timeout_against_a_receiver_that_drips(
     assert "failed: no complete answer within" in done.stderr  # tried once, not retried later
     assert f"(drip, webhook http://127.0.0.1:{dripping.port}/…)" in done.stderr
     assert "path-secret" not in done.stderr + done.stdout and "Traceback" not in done.stderr
+    status = server.cli("notify", "status").stdout
+    when = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00"
+    assert re.search(rf"\n  last error {when}: no complete answer", status), status
 
 
 @pytest.mark.parametrize("command", ["retry", "test"])
