@@ -174,8 +174,9 @@ def test_broken_receivers_hold_up_no_briefing_and_no_healthy_message(
         channel = receiver.mode
         assert metric(text, f'recallops_deliveries_total{{channel="{channel}",outcome="failed"}}') == owed
         retried = metric(text, f'recallops_deliveries_total{{channel="{channel}",outcome="failing"}}')
-        # Every try but each row's last was counted as failing: no row was tried past its window.
-        assert retried + owed == receiver.requests and retried >= owed, channel
+        # Every try but each row's last was counted as failing, and none came after its row's window:
+        # each wait is a second at least, and the last try comes at the window's end.
+        assert retried + owed == receiver.requests <= owed * (RETRY_WINDOW_S + 1), channel
     assert metric(text, 'recallops_deliveries_total{channel="phones",outcome="failed"}') == owed
     assert metric(text, 'recallops_lane_depth{lane="memory"}') == 0
 
