@@ -3,7 +3,9 @@
 Each file is read whole (``memory.extraction.readers``); each of its documents not drafted before
 (content hash) is extracted and queued as a draft in its own transaction, so a run stopped half-way
 keeps what it drafted and the next run drafts only the rest (``incidents.drafts.drafting`` makes
-each draft and flags near-duplicates). Nothing reaches memory here: accepting owes memory the record
+each draft and flags near-duplicates). A changed version of a document drafted before revises the
+incident its accepted version became, and supersedes its pending one (``incidents.drafts.revisions``).
+Nothing reaches memory here: accepting owes memory the record
 through the memory outbox, which the worker (or ``recallops memory sync``) delivers.
 """
 
@@ -13,6 +15,7 @@ from pydantic import BaseModel
 from sqlalchemy.orm import Session, sessionmaker
 
 from incidents.database import transaction
+from incidents.drafts import revisions
 from incidents.drafts import service as drafts
 from incidents.drafts.drafting import Seen, draft_of
 from incidents.drafts.models import Draft
@@ -39,6 +42,8 @@ class ImportReport(BaseModel):
     drafts: int = 0
     unchanged: int = 0  # documents drafted by an earlier import
     near_duplicates: int = 0
+    revisions: int = 0  # drafts that would replace the record of an incident imported before
+    superseded: list[int] = []  # pending drafts a later version of their document replaced
     filled: dict[str, int] = {}  # per drafted field, over the new drafts
     unreadable: list[UnreadableReport] = []
     draft_ids: list[int] = []
@@ -55,7 +60,7 @@ def import_documents(
 ) -> ImportReport:
     """Draft every new document of ``reads``; ``draft_ids`` are the pending drafts of these files."""
     report = ImportReport(filled={name: 0 for name in drafts.DRAFTED})
-    seen = Seen([])
+    seen = Seen()
     with sessions() as db:
         for label, text in drafts.comparable_texts(db_session=db):
             seen.add(label, text)
@@ -73,11 +78,18 @@ def import_documents(
                     report.unchanged += 1
                     continue
                 known.add(document.content_hash)
-                new = draft_of(document, seen)
+                revised = revisions.of_source(db_session=db, source_name=document.name)
+                older = revisions.pending_of_source(db_session=db, source_name=document.name)
+                for draft in older:
+                    seen.drop(f"draft {draft.id}")
+                new = draft_of(document, seen, revised)
                 row = drafts.add(db_session=db, draft=new, actor=actor)
+                revisions.supersede(db_session=db, older=older, by=row, actor=actor)
+                report.superseded += [draft.id for draft in older]
                 seen.add(f"draft {row.id}", drafts.comparison_text(new.fields))
                 report.drafts += 1
                 report.near_duplicates += new.near_duplicate is not None
+                report.revisions += new.revises is not None
                 for name in drafts.DRAFTED:
                     report.filled[name] += bool(drafts.value(row, name))
             db.commit()
@@ -93,16 +105,18 @@ def accept_all(
     sessions: sessionmaker[Session],
     report: ImportReport,
     actor: str,
+    revisions_too: bool = False,
     on_progress: Callable[[int], None] | None = None,
 ) -> ImportReport:
     """Accept each pending draft of the import in its own transaction; a draft with required fields
-    missing, or flagged as a near-duplicate, stays pending for a person, with the reason reported."""
+    missing, flagged as a near-duplicate, or (unless ``revisions_too``) revising an incident's record,
+    stays pending for a person, with the reason reported."""
     for draft_id in report.draft_ids:
         with transaction(sessions) as db, serialized_writes(db):
             draft = drafts.get(db_session=db, draft_id=draft_id)
             if draft is None:
                 continue
-            reasons = _held_back(draft)
+            reasons = _held_back(draft, revisions_too)
             if not reasons:
                 try:
                     drafts.accept(db_session=db, draft=draft, actor=actor)
@@ -119,10 +133,15 @@ def accept_all(
     return report
 
 
-def _held_back(draft: Draft) -> list[str]:
+def _held_back(draft: Draft, revisions_too: bool) -> list[str]:
     reasons = (
         [f"required fields not found in the source: {', '.join(draft.missing)}"] if draft.missing else []
     )
     if draft.near_duplicate:
         reasons.append(f"near-duplicate of {draft.near_duplicate}; compare them on its page")
+    if draft.revises and not revisions_too:
+        reasons.append(
+            f"revision of {draft.revises} ({draft.revision_reason}); accepting it replaces that record, "
+            "compare them on its page"
+        )
     return reasons

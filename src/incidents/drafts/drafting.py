@@ -3,11 +3,15 @@
 A draft close to a stored post-mortem or another pending draft is flagged as a near-duplicate, for the
 reviewer to compare: the same incident is often written up twice (a status page and an internal
 review, one post-mortem posted under two products). Closeness is the content-word overlap (Jaccard)
-of the symptom, root cause and resolution.
+of the symptom, root cause and resolution. A draft closest to the incident an accepted draft became
+is a revision of that incident instead (a post-mortem edited and moved), as is a changed version of
+an accepted document's source (``incidents.drafts.revisions``); the incident it revises is no
+near-duplicate of it.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from incidents.drafts.revisions import Revised
 from incidents.drafts.service import NewDraft, comparison_text, missing_of
 from memory.extraction.document import SourceDocument
 from memory.extraction.draft import incident_id_for
@@ -18,27 +22,41 @@ NEAR_DUPLICATE = 0.6
 MIN_TOKENS = 8  # shorter texts overlap by chance
 
 
+@dataclass(frozen=True)
+class Match:
+    label: str
+    overlap: float
+
+    def __str__(self) -> str:
+        return f"{self.label} ({self.overlap:.0%} of words shared)"
+
+
 @dataclass
 class Seen:
-    """The content words of every post-mortem a new draft could duplicate, by label."""
+    """The content words of every post-mortem a new draft could duplicate, by label; ``revisable``
+    labels the incidents accepted drafts became."""
 
-    texts: list[tuple[str, frozenset[str]]]
+    texts: dict[str, frozenset[str]] = field(default_factory=dict)
+    revisable: set[str] = field(default_factory=set)
 
     def add(self, label: str, text: str) -> None:
-        self.texts.append((label, frozenset(tokens(text))))
+        self.texts[label] = frozenset(tokens(text))
 
-    def closest(self, text: str) -> str | None:
+    def drop(self, label: str) -> None:
+        self.texts.pop(label, None)
+
+    def closest(self, text: str, skip: str | None = None) -> Match | None:
         words = frozenset(tokens(text))
         if len(words) < MIN_TOKENS:
             return None
-        best, label = NEAR_DUPLICATE, None
-        for other, other_words in self.texts:
-            if len(other_words) < MIN_TOKENS:
+        found = None
+        for other, other_words in self.texts.items():
+            if other == skip or len(other_words) < MIN_TOKENS:
                 continue
             overlap = len(words & other_words) / len(words | other_words)
-            if overlap >= best:
-                best, label = overlap, f"{other} ({overlap:.0%} of words shared)"
-        return label
+            if overlap >= (found.overlap if found else NEAR_DUPLICATE):
+                found = Match(other, overlap)
+        return found
 
 
 def _fields(extraction: Extraction) -> dict[str, dict[str, object]]:
@@ -53,9 +71,13 @@ def _fields(extraction: Extraction) -> dict[str, dict[str, object]]:
     }
 
 
-def draft_of(document: SourceDocument, seen: Seen) -> NewDraft:
+def draft_of(document: SourceDocument, seen: Seen, revised: Revised | None = None) -> NewDraft:
+    """``revised``: the incident an earlier version of the same source was accepted as."""
     extraction = extract(document)
     fields = _fields(extraction)
+    match = seen.closest(comparison_text(fields), skip=revised.incident_id if revised else None)
+    if revised is None and match is not None and match.label in seen.revisable:
+        revised, match = Revised(match.label, f"near-duplicate, {match.overlap:.0%} of words shared"), None
     return NewDraft(
         content_hash=document.content_hash,
         source_name=document.name,
@@ -66,5 +88,7 @@ def draft_of(document: SourceDocument, seen: Seen) -> NewDraft:
         fields=fields,
         missing=tuple(missing_of(fields)),
         fill_rate=extraction.fill_rate,
-        near_duplicate=seen.closest(comparison_text(fields)),
+        near_duplicate=None if match is None else str(match),
+        revises=revised.incident_id if revised else None,
+        revision_reason=revised.reason if revised else None,
     )

@@ -4,7 +4,9 @@ Nothing reaches memory until a person accepts a draft. Accepting validates the d
 history import row (``memory.history.HistoryRow``), writes the resolved incident, its resolution and
 timeline (``incidents.history``) and owes memory the labeled record through the memory outbox, all in
 the caller's transaction; the record carries its source file and who imported and accepted it.
-Rejecting keeps the draft with the reason, so the same document read again stays decided.
+Rejecting keeps the draft with the reason, so the same document read again stays decided. A draft
+that revises an incident (``incidents.drafts.revisions``) replaces that incident's post-mortem when
+accepted, through the same edit a resolved incident's record takes.
 """
 
 from collections.abc import Iterable, Mapping, Sequence
@@ -17,12 +19,18 @@ from sqlalchemy.orm import Session
 
 from incidents.drafts.models import Draft, DraftState
 from incidents.field_errors import errors_by_field
-from incidents.history import HistoryConflict, historical, upsert_historical
+from incidents.history import HistoricalIncident, HistoryConflict, historical, upsert_historical
 from incidents.incident.models import Incident
 from incidents.incident.service import add_event, get_by_public_id
 from incidents.resolution import outbox
-from incidents.resolution.models import Resolution
-from incidents.resolution.service import get_resolution, list_corrections, record_payload
+from incidents.resolution.models import Resolution, ResolutionUpdate
+from incidents.resolution.service import (
+    ResolutionConflict,
+    get_resolution,
+    list_corrections,
+    record_payload,
+    update_resolution,
+)
 from incidents.timeutil import plausible, utcnow
 from memory.extraction.extract import REQUIRED as TEMPLATE_REQUIRED
 from memory.history import HistoryRow
@@ -69,6 +77,8 @@ class NewDraft:
     missing: tuple[str, ...]
     fill_rate: float
     near_duplicate: str | None
+    revises: str | None = None
+    revision_reason: str | None = None
 
 
 def known_hashes(*, db_session: Session, hashes: Iterable[str]) -> set[str]:
@@ -107,6 +117,8 @@ def add(*, db_session: Session, draft: NewDraft, actor: str) -> Draft:
         missing=list(draft.missing),
         fill_rate=draft.fill_rate,
         near_duplicate=draft.near_duplicate,
+        revises=draft.revises,
+        revision_reason=draft.revision_reason,
         state="pending",
         imported_by=actor[:255],
         created_at=utcnow(),
@@ -135,9 +147,12 @@ def counts(*, db_session: Session) -> dict[str, int]:
 
 
 def accepted_for(*, db_session: Session, public_id: str) -> Draft | None:
-    """The accepted draft an incident was imported from, if it was."""
+    """The accepted draft an incident was imported from, if it was: its latest revision."""
     return db_session.scalars(
-        select(Draft).where(Draft.incident_id == public_id, Draft.state == "accepted").limit(1)
+        select(Draft)
+        .where(Draft.incident_id == public_id, Draft.state == "accepted")
+        .order_by(Draft.id.desc())
+        .limit(1)
     ).one_or_none()
 
 
@@ -218,23 +233,85 @@ def edit(*, db_session: Session, draft: Draft, values: Mapping[str, str]) -> lis
     return changed
 
 
-def accept(*, db_session: Session, draft: Draft, actor: str) -> Incident:
-    """The draft into the incident store as resolved history, with its memory write owed (flush only)."""
+def accept(*, db_session: Session, draft: Draft, actor: str, as_new: bool = False) -> Incident:
+    """The draft into the incident store as resolved history, with its memory write owed (flush only).
+
+    A revision replaces the post-mortem of the incident it revises, as an edit of that record does;
+    ``as_new`` files it as an incident of its own instead (another outage that reused a file name)."""
     _pending(draft)
     try:
         row = HistoryRow.model_validate(row_of(draft))
     except ValidationError as exc:
         raise DraftRefused.fields(errors_by_field(exc)) from exc
+    history = historical(row)
+    if draft.revises is not None and not as_new:
+        incident = _revise(db_session, draft.revises, history, actor)
+        message = f"Revised from {draft.source_name}, accepted by {actor}"
+        draft.incident_id = incident.public_id
+    else:
+        incident = _file(db_session, history, actor)
+        message = f"Imported from {draft.source_name}, accepted by {actor}"
+        if draft.revises is not None:
+            message += f", as a new incident rather than a revision of {draft.revises}"
+            draft.revises = draft.revision_reason = None
+    _owe_record(db_session, draft, incident, actor)
+    add_event(
+        db_session=db_session,
+        incident=incident,
+        kind="draft_accepted",
+        actor=actor,
+        message=message,
+        data={"draft": draft.id, "source": draft.source_name},
+    )
+    draft.state, draft.decided_by, draft.decided_at = "accepted", actor[:255], utcnow()
+    db_session.flush()
+    return incident
+
+
+def _file(db_session: Session, history: HistoricalIncident, actor: str) -> Incident:
     try:
-        upsert_historical(
-            db_session=db_session, history=historical(row), origin="import", actor=actor, replace=False
-        )
+        upsert_historical(db_session=db_session, history=history, origin="import", actor=actor, replace=False)
     except HistoryConflict as exc:
         raise DraftRefused([str(exc)]) from exc
-    incident = get_by_public_id(db_session=db_session, public_id=row.incident_id)
-    resolution = get_resolution(db_session=db_session, incident_id=incident.id) if incident else None
-    if incident is None or resolution is None:
-        raise DraftRefused([f"{row.incident_id} was not stored"])
+    incident = get_by_public_id(db_session=db_session, public_id=history.public_id)
+    if incident is None:
+        raise DraftRefused([f"{history.public_id} was not stored"])
+    return incident
+
+
+def _revise(db_session: Session, public_id: str, history: HistoricalIncident, actor: str) -> Incident:
+    """The revised post-mortem into the incident's record through the edit of a resolved incident: a
+    new version, the replaced values on its timeline. Accepting a reviewed revision of what review
+    accepted is the right to rewrite it. The service stays the incident's: another service is another
+    outage, or a typo to fix before accepting."""
+    incident = get_by_public_id(db_session=db_session, public_id=public_id)
+    if incident is None:
+        raise DraftRefused([f"{public_id} is no longer stored; accept the draft as a new incident"])
+    if history.service != incident.service:
+        raise DraftRefused(
+            [
+                f"service: the revision names {history.service}, {public_id} is filed under "
+                f"{incident.service}; set the service to {incident.service}, or accept it as a new incident"
+            ]
+        )
+    try:
+        update_resolution(
+            db_session=db_session,
+            incident=incident,
+            changes=ResolutionUpdate(**history.template),
+            actor=actor,
+            rewrite_history=True,
+        )
+    except ResolutionConflict as exc:
+        raise DraftRefused([str(exc)]) from exc
+    return incident
+
+
+def _owe_record(db_session: Session, draft: Draft, incident: Incident, actor: str) -> None:
+    """Owe memory the incident's record, with the file it came from and who imported and accepted it."""
+    resolution = get_resolution(db_session=db_session, incident_id=incident.id)
+    if resolution is None:
+        raise DraftRefused([f"{incident.public_id} has no resolution"])
     payload = record_payload(
         incident, resolution, list_corrections(db_session=db_session, incident_id=incident.id)
     )
@@ -252,17 +329,6 @@ def accept(*, db_session: Session, draft: Draft, actor: str) -> Incident:
         kind="incident",
         payload=payload,
     )
-    add_event(
-        db_session=db_session,
-        incident=incident,
-        kind="draft_accepted",
-        actor=actor,
-        message=f"Imported from {draft.source_name}, accepted by {actor}",
-        data={"draft": draft.id, "source": draft.source_name},
-    )
-    draft.state, draft.decided_by, draft.decided_at = "accepted", actor[:255], utcnow()
-    db_session.flush()
-    return incident
 
 
 def reject(*, db_session: Session, draft: Draft, actor: str, reason: str) -> None:

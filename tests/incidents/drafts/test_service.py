@@ -6,11 +6,14 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from incidents.drafts import revisions
 from incidents.drafts import service as drafts
 from incidents.drafts.drafting import Seen, draft_of
 from incidents.drafts.models import Draft
 from incidents.incident.models import Incident
+from incidents.incident.service import timeline
 from incidents.resolution.models import OutboxEntry
+from incidents.resolution.service import get_resolution
 from memory.extraction.readers import read_bytes
 
 FILES = Path(__file__).parents[2] / "memory" / "extraction" / "files"
@@ -18,7 +21,7 @@ FILES = Path(__file__).parents[2] / "memory" / "extraction" / "files"
 
 def _queued(db: Session, name: str = "checkout-db-failover.md") -> Draft:
     [document] = read_bytes(name, (FILES / name).read_bytes()).documents
-    return drafts.add(db_session=db, draft=draft_of(document, Seen([])), actor="cli:dana")
+    return drafts.add(db_session=db, draft=draft_of(document, Seen()), actor="cli:dana")
 
 
 def test_a_draft_keeps_its_source_and_each_field_points_into_it(db: Session) -> None:
@@ -98,7 +101,7 @@ def test_the_same_incident_written_up_twice_is_flagged_as_a_near_duplicate(db: S
     first = _queued(db)
     text = (FILES / "checkout-db-failover.md").read_text().replace("18%", "about a fifth")
     [copy] = read_bytes("copy.md", text.encode()).documents
-    seen = Seen([])
+    seen = Seen()
     seen.add(f"draft {first.id}", drafts.comparison_text(first.fields))
     flagged = draft_of(copy, seen)
     assert flagged.near_duplicate is not None and flagged.near_duplicate.startswith(f"draft {first.id} (")
@@ -131,7 +134,7 @@ def test_accepting_an_incomplete_draft_says_which_fields_in_words(db: Session) -
 
 def test_a_document_naming_no_service_is_drafted_with_service_missing() -> None:
     [document] = read_bytes("notes.md", b"## Root cause\n\nThe disk filled.\n").documents
-    assert draft_of(document, Seen([])).missing[0] == "service"
+    assert draft_of(document, Seen()).missing[0] == "service"
 
 
 @pytest.mark.parametrize(
@@ -147,3 +150,69 @@ def test_an_edit_accepting_would_refuse_is_refused_when_typed(
         drafts.edit(db_session=db, draft=draft, values={field: typed})
     assert refused.value.reasons[0].startswith(f"{field}: ")
     assert draft.fields == before
+
+
+FIRST_CAUSE = (
+    "The orders primary was failed over for a kernel patch. checkout-api held its pooled connections to\n"
+    "the old primary and did not reconnect, because the pool's health check was disabled in the\n"
+    "2026-02 release."
+)
+DEEPER_CAUSE = (
+    "The orders primary was failed over for a kernel patch. PgBouncer kept sending checkout-api to the\n"
+    "old primary because it cached the primary's DNS name for an hour."
+)
+
+
+def _revision(db: Session, name: str = "checkout-db-failover.md") -> Draft:
+    """The same file with its root cause rewritten after a deeper look, drafted as the import does."""
+    text = (FILES / "checkout-db-failover.md").read_text().replace(FIRST_CAUSE, DEEPER_CAUSE)
+    [document] = read_bytes(name, text.encode()).documents
+    revised = revisions.of_source(db_session=db, source_name=name)
+    return drafts.add(db_session=db, draft=draft_of(document, Seen(), revised), actor="cli:dana")
+
+
+def test_accepting_a_revision_replaces_the_record_of_the_incident_it_revises(db: Session) -> None:
+    first = drafts.accept(db_session=db, draft=_queued(db), actor="oncall")
+    revision = _revision(db)
+    assert revision.revises == first.public_id != revision.incident_id
+    incident = drafts.accept(db_session=db, draft=revision, actor="lead")
+    assert incident is first and db.scalars(select(Incident)).all() == [first]
+    resolution = get_resolution(db_session=db, incident_id=first.id)
+    assert resolution is not None and resolution.version == 2
+    assert "PgBouncer kept sending checkout-api to the old primary" in resolution.root_cause
+    events = {e.kind: e for e in timeline(db_session=db, incident=first)}
+    assert events["history_updated"].data["fields"] == ["root_cause"]
+    assert (
+        events["history_updated"].data["previous"]["root_cause"].endswith("disabled in the 2026-02 release.")
+    )
+    assert "Revised from checkout-db-failover.md, accepted by lead" in events["draft_accepted"].message
+    [entry] = db.scalars(select(OutboxEntry)).all()
+    assert entry.document_id == first.public_id and entry.payload["version"] == 2
+    assert entry.payload["record"]["root_cause"] == resolution.root_cause
+    assert entry.payload["history"]["accepted_by"] == "lead"
+    assert revision.incident_id == first.public_id
+    assert drafts.accepted_for(db_session=db, public_id=first.public_id) is revision
+
+
+def test_a_revision_accepted_as_new_is_an_incident_of_its_own(db: Session) -> None:
+    first = drafts.accept(db_session=db, draft=_queued(db), actor="oncall")
+    revision = _revision(db)
+    other = drafts.accept(db_session=db, draft=revision, actor="lead", as_new=True)
+    assert other.public_id == revision.incident_id != first.public_id
+    assert revision.revises is None
+    resolution = get_resolution(db_session=db, incident_id=first.id)
+    assert resolution is not None and resolution.version == 1
+    [line] = [e for e in timeline(db_session=db, incident=other) if e.kind == "draft_accepted"]
+    assert f"as a new incident rather than a revision of {first.public_id}" in line.message
+
+
+def test_a_revision_naming_another_service_is_refused_until_the_service_is_the_incidents(
+    db: Session,
+) -> None:
+    first = drafts.accept(db_session=db, draft=_queued(db), actor="oncall")
+    revision = _revision(db)
+    drafts.edit(db_session=db, draft=revision, values={"service": "orders-db"})
+    with pytest.raises(drafts.DraftRefused, match="set the service to checkout-api"):
+        drafts.accept(db_session=db, draft=revision, actor="lead")
+    drafts.edit(db_session=db, draft=revision, values={"service": "checkout-api"})
+    assert drafts.accept(db_session=db, draft=revision, actor="lead") is first

@@ -1,0 +1,62 @@
+"""Which incident a changed document revises, and the pending drafts a later version supersedes.
+
+A team that edits a post-mortem (a deeper look found another root cause) and imports it again means
+the one outage: its new version is a revision of the incident the last accepted version of the same
+source became, so accepting it replaces that record instead of filing a second, contradicting one.
+A pending draft of the same source is superseded by the new version (rejected, naming it): only the
+latest text is reviewed. A rejected draft stays rejected and revises nothing; its rejection was of
+its own text.
+"""
+
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from incidents.drafts.models import Draft
+from incidents.timeutil import utcnow
+
+
+@dataclass(frozen=True)
+class Revised:
+    incident_id: str
+    reason: str
+
+
+def of_source(*, db_session: Session, source_name: str) -> Revised | None:
+    """The incident an earlier version of this source was accepted as, or that a still pending
+    version already revises."""
+    earlier = db_session.scalars(
+        select(Draft)
+        .where(Draft.source_name == source_name[:500], Draft.state.in_(("accepted", "pending")))
+        .order_by(Draft.state, Draft.id.desc())  # "accepted" sorts first, then the latest
+    ).first()
+    if earlier is None:
+        return None
+    if earlier.state == "accepted":
+        return Revised(earlier.incident_id, f"a new version of {source_name}")
+    if earlier.revises is not None and earlier.revision_reason is not None:
+        return Revised(earlier.revises, earlier.revision_reason)
+    return None
+
+
+def accepted_incidents(*, db_session: Session) -> set[str]:
+    """The incidents accepted drafts became: the records a near-duplicate document would revise."""
+    return set(db_session.scalars(select(Draft.incident_id).where(Draft.state == "accepted")))
+
+
+def pending_of_source(*, db_session: Session, source_name: str) -> list[Draft]:
+    """The pending drafts of a source, which a new version of it supersedes."""
+    return list(
+        db_session.scalars(
+            select(Draft).where(Draft.source_name == source_name[:500], Draft.state == "pending")
+        )
+    )
+
+
+def supersede(*, db_session: Session, older: list[Draft], by: Draft, actor: str) -> None:
+    """Reject ``older`` as superseded by ``by``, a later version of their source."""
+    for draft in older:
+        draft.state, draft.decided_by, draft.decided_at = "rejected", actor[:255], utcnow()
+        draft.reason = f"superseded by draft {by.id}, a later version of {by.source_name}"
+    db_session.flush()

@@ -1,0 +1,72 @@
+"""Importing a post-mortem again after it was edited: a revision of its incident, held for review."""
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from incidents.database import make_engine, make_session_factory, upgrade
+from incidents.drafts import service as drafts
+from incidents.incident.models import Incident
+from memory.extraction.readers import read_bytes
+from web.app.drafts import ImportReport, accept_all, import_documents
+
+FILES = Path(__file__).parents[2] / "memory" / "extraction" / "files"
+NAME = "postmortems/checkout-db-failover.md"
+TEXT = (FILES / "checkout-db-failover.md").read_text()
+CAUSE = "because the pool's health check was disabled in the\n2026-02 release."
+
+
+@pytest.fixture
+def sessions(database_url: str) -> Iterator[sessionmaker[Session]]:
+    engine = make_engine(database_url)
+    upgrade(engine)
+    yield make_session_factory(engine)
+    engine.dispose()
+
+
+def _import(sessions: sessionmaker[Session], text: str) -> ImportReport:
+    return import_documents(sessions=sessions, reads=[read_bytes(NAME, text.encode())], actor="dana")
+
+
+def _incidents(sessions: sessionmaker[Session]) -> int:
+    with sessions() as db:
+        return int(db.scalar(select(func.count()).select_from(Incident)) or 0)
+
+
+def test_an_edited_post_mortem_is_a_revision_left_for_review_unless_the_operator_says_so(
+    sessions: sessionmaker[Session],
+) -> None:
+    first = accept_all(sessions=sessions, report=_import(sessions, TEXT), actor="dana")
+    assert first.accepted == 1
+    with sessions() as db:
+        public_id = db.scalars(select(Incident.public_id)).one()
+    assert (_import(sessions, TEXT).unchanged, _import(sessions, TEXT).revisions) == (1, 0)
+
+    edited = TEXT.replace(CAUSE, "because PgBouncer cached the old primary's address.")
+    report = _import(sessions, edited)
+    assert (report.drafts, report.revisions, report.near_duplicates) == (1, 1, 0)
+    held = accept_all(sessions=sessions, report=report, actor="dana")
+    [refusal] = held.not_accepted
+    assert refusal.reasons == [
+        f"revision of {public_id} (a new version of {NAME}); accepting it replaces that record, "
+        "compare them on its page"
+    ]
+    again = ImportReport(draft_ids=report.draft_ids)
+    applied = accept_all(sessions=sessions, report=again, actor="dana", revisions_too=True)
+    assert (applied.accepted, applied.not_accepted, _incidents(sessions)) == (1, [], 1)
+
+
+def test_a_later_version_supersedes_the_pending_draft_of_the_earlier_one(
+    sessions: sessionmaker[Session],
+) -> None:
+    first = _import(sessions, TEXT)
+    [pending] = first.draft_ids
+    later = _import(sessions, TEXT.replace(CAUSE, "because PgBouncer cached the old primary's address."))
+    assert (later.superseded, later.revisions, later.near_duplicates) == ([pending], 0, 0)
+    with sessions() as db:
+        older = drafts.get(db_session=db, draft_id=pending)
+        assert older is not None and older.state == "rejected"
+        assert str(older.reason).startswith(f"superseded by draft {later.draft_ids[0]}")
