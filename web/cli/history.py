@@ -89,6 +89,11 @@ def import_(
     accept_all: bool = typer.Option(
         False, "--accept-all", help="Accept every complete draft at once instead of reviewing each."
     ),
+    accept_revisions: bool = typer.Option(
+        False,
+        "--accept-revisions",
+        help="With --accept-all, accept revisions too: each replaces the record of the incident it revises.",
+    ),
     replace: bool = typer.Option(
         False, "--replace", help="Rewrite labeled records already in history (the replaced version is kept)."
     ),
@@ -100,7 +105,10 @@ def import_(
     post-mortems and tools' exports become drafts to review (`recallops review`, the /review page), or
     with --accept-all go to memory in bulk.
 
-    A labeled row whose id is already history with other content is rejected unless --replace.
+    A changed version of a post-mortem imported before is drafted as a revision of its incident:
+    accepting it replaces that incident's record, and --accept-all leaves it for review unless
+    --accept-revisions. A labeled row whose id is already history with other content is rejected
+    unless --replace.
     Exits 1 when any record or file was rejected, when the paths hold no file at all, or (with
     --accept-all) when a draft was left for review; the rest is imported. Drafting without --accept-all
     is the review flow, and exits 0.
@@ -113,7 +121,10 @@ def import_(
     free_form = [p for p in paths if p not in labeled]
     failed = any([_import_labeled(path, actor, replace, rejected_after) for path in labeled])
     if free_form:
-        failed = import_free_form(free_form, actor=actor, accept_all=accept_all) or failed
+        failed = (
+            import_free_form(free_form, actor=actor, accept_all=accept_all, accept_revisions=accept_revisions)
+            or failed
+        )
     if failed:
         raise typer.Exit(code=1)
 

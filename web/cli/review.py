@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 app = typer.Typer(help="Review imported drafts before they reach memory.", no_args_is_help=True)
 
 
-def import_free_form(paths: list[Path], *, actor: str, accept_all: bool) -> bool:
+def import_free_form(paths: list[Path], *, actor: str, accept_all: bool, accept_revisions: bool) -> bool:
     """Draft every document under ``paths``; True when a file was unreadable or a draft not accepted."""
     from memory.service import MemoryUnavailable, collect, read_files
     from web.app.container import Container
@@ -54,6 +54,7 @@ def import_free_form(paths: list[Path], *, actor: str, accept_all: bool) -> bool
                         sessions=container.sessions,
                         report=report,
                         actor=actor,
+                        revisions_too=accept_revisions,
                         on_progress=lambda n: progress.advance(accepting, n),
                     )
             if not report.accepted:
@@ -77,8 +78,13 @@ def _print_report(report: ImportReport, synced: int) -> None:
     typer.echo(
         f"files read {report.files}, documents {report.documents}, new drafts {report.drafts}, "
         f"already imported {report.unchanged}, near-duplicates {report.near_duplicates}, "
-        f"unreadable {len(report.unreadable)}"
+        f"revisions {report.revisions}, unreadable {len(report.unreadable)}"
     )
+    if report.superseded:
+        typer.echo(
+            f"superseded by a later version of their file (rejected): drafts "
+            f"{', '.join(str(n) for n in report.superseded)}"
+        )
     if report.drafts:
         typer.echo(
             "fields filled: " + ", ".join(f"{k} {v}/{report.drafts}" for k, v in report.filled.items())
@@ -107,8 +113,14 @@ def _queued(waiting: int) -> None:
         )
 
 
+def _revision(draft: Draft) -> str:
+    return f"revision of {draft.revises} ({draft.revision_reason})" if draft.revises else ""
+
+
 def _line(draft: Draft) -> str:
     flag = f"  near-duplicate of {draft.near_duplicate}" if draft.near_duplicate else ""
+    if draft.revises and draft.state == "pending":
+        flag += f"  {_revision(draft)}"
     missing = f"  missing: {', '.join(draft.missing)}" if draft.missing and draft.state == "pending" else ""
     return f"{draft.id:>5}  {draft.state:<8}  {draft.fill_rate:>4.0%}  {draft.source_name}{missing}{flag}"
 
@@ -152,7 +164,7 @@ def show(draft_id: int = typer.Argument(..., help="The draft's number (from `rev
     with cli_session() as db:
         draft = _load(db, draft_id)
         typer.echo(_line(draft))
-        typer.echo(f"source: {draft.source_name} ({draft.source_kind}); will be {draft.incident_id}")
+        typer.echo(f"source: {draft.source_name} ({draft.source_kind}); {_becomes(draft)}")
         for name in DRAFTED:
             field = draft.fields.get(name) or {}
             value = str(field.get("value") or "")
@@ -163,6 +175,17 @@ def show(draft_id: int = typer.Argument(..., help="The draft's number (from `rev
                 typer.echo("  " + value.replace("\n", "\n  "))
         if draft.reason:
             typer.echo(f"\nrejected: {draft.reason}")
+
+
+def _becomes(draft: Draft) -> str:
+    if draft.state == "accepted":
+        return f"accepted as {draft.incident_id}"
+    if draft.revises:
+        return (
+            f"{_revision(draft)}: accepting replaces its post-mortem; "
+            f"`--as-new` files it as {draft.incident_id} instead"
+        )
+    return f"will be {draft.incident_id}"
 
 
 def _actor(by: str) -> str:
@@ -219,8 +242,16 @@ def edit(
 def accept(
     draft_ids: list[int] = typer.Argument(..., help="Drafts to accept."),
     by: str = typer.Option("", "--by", help="Who accepts (kept with the record); default: the OS user."),
+    as_new: bool = typer.Option(
+        False,
+        "--as-new",
+        help="File a revision as a new incident instead of replacing the record it revises "
+        "(another outage written in a reused file).",
+    ),
 ) -> None:
-    """Accept drafts into memory as imported history (a draft with required fields missing is refused)."""
+    """Accept drafts into memory as imported history (a draft with required fields missing is refused).
+    A revision of an incident replaces that incident's post-mortem, keeping the earlier version on its
+    timeline."""
     from incidents.drafts import service as drafts
     from web.app.container import Container
     from web.cli.memory import drain
@@ -232,8 +263,10 @@ def accept(
             with cli_session() as db:
                 draft = _load(db, draft_id)
                 missing = list(draft.missing) if draft.state == "pending" else []
-                incident = drafts.accept(db_session=db, draft=draft, actor=_actor(by))
-                typer.echo(f"draft {draft_id} accepted as {incident.public_id}")
+                revises = None if as_new else draft.revises
+                incident = drafts.accept(db_session=db, draft=draft, actor=_actor(by), as_new=as_new)
+                revised = f", replacing its post-mortem (a revision of {revises})" if revises else ""
+                typer.echo(f"draft {draft_id} accepted as {incident.public_id}{revised}")
         except drafts.DraftRefused as exc:
             refused += 1
             typer.echo(f"error: draft {draft_id} not accepted: {exc}", err=True)

@@ -116,3 +116,66 @@ def test_a_folder_with_nothing_to_import_says_so_and_exits_1(tmp_path: Path) -> 
     (empty / ".git").mkdir(parents=True)
     done = LiveServer(data_dir=tmp_path / "data").cli("import", str(empty), check=False)
     assert done.returncode == 1 and f"no file to import in {empty}" in done.stderr
+
+
+FIRST_CAUSE = "because the pool's health check was disabled in the\n2026-02 release."
+DEEPER_CAUSE = "because PgBouncer cached the old primary's address for an hour after the failover."
+
+
+def _draft_of(listed: str, name: str) -> str:
+    return next(line.split()[0] for line in listed.splitlines() if name in line)
+
+
+def test_a_post_mortem_edited_and_imported_again_replaces_its_incidents_record(tmp_path: Path) -> None:
+    operator = LiveServer(data_dir=tmp_path / "data")
+    folder = tmp_path / "postmortems"
+    folder.mkdir()
+    postmortem = folder / "checkout-db-failover.md"
+    shutil.copy(FILES / "checkout-db-failover.md", postmortem)
+    operator.cli("import", str(folder), "--by", "dana")
+    first = _draft_of(operator.cli("review", "list").stdout, "checkout-db-failover.md")
+    public_id = operator.cli("review", "accept", first).stdout.split(" accepted as ")[1].split()[0]
+
+    postmortem.write_text(postmortem.read_text().replace(FIRST_CAUSE, DEEPER_CAUSE))
+    held = operator.cli("import", str(folder), "--by", "dana", "--accept-all", check=False)
+    assert held.returncode == 1
+    assert "new drafts 1, already imported 0, near-duplicates 0, revisions 1" in held.stdout
+    assert f"revision of {public_id} (a new version of postmortems/checkout-db-failover.md)" in held.stdout
+    listed = operator.cli("review", "list").stdout
+    assert f"revision of {public_id}" in listed
+    revision = _draft_of(listed, "checkout-db-failover.md")
+    shown = operator.cli("review", "show", revision).stdout
+    assert f"revision of {public_id}" in shown and "accepting replaces its post-mortem" in shown
+
+    accepted = operator.cli("review", "accept", revision, "--by", "lead")
+    assert f"draft {revision} accepted as {public_id}, replacing its post-mortem" in accepted.stdout
+    assert "written to memory: 1" in accepted.stdout
+    with sqlite3.connect(tmp_path / "data" / "recallops.db") as store:
+        assert store.execute("SELECT count(*) FROM incidents").fetchone()[0] == 1
+        [cause] = store.execute("SELECT root_cause FROM resolutions").fetchone()
+    assert "PgBouncer cached the old primary's address" in cause
+    assert _memory(tmp_path, public_id)["version"] == "2"
+    asked = operator.cli("ask", "checkout 503 psycopg server closed the connection unexpectedly", "--json")
+    assert public_id in asked.stdout and "PgBouncer cached the old primary" in asked.stdout
+    assert "pool's health check was disabled" not in asked.stdout
+
+
+def test_accept_all_applies_revisions_when_told_and_a_reused_file_name_is_filed_as_new(
+    tmp_path: Path,
+) -> None:
+    operator = LiveServer(data_dir=tmp_path / "data")
+    postmortem = tmp_path / "checkout-db-failover.md"
+    shutil.copy(FILES / "checkout-db-failover.md", postmortem)
+    operator.cli("import", str(postmortem), "--accept-all")
+    postmortem.write_text(postmortem.read_text().replace(FIRST_CAUSE, DEEPER_CAUSE))
+    applied = operator.cli("import", str(postmortem), "--accept-all", "--accept-revisions")
+    assert "revisions 1" in applied.stdout and "accepted 1 (written to memory: 1)" in applied.stdout
+
+    postmortem.write_text(postmortem.read_text().replace("18%", "a third"))
+    operator.cli("import", str(postmortem))
+    revision = _draft_of(operator.cli("review", "list").stdout, "checkout-db-failover.md")
+    filed = operator.cli("review", "accept", revision, "--as-new")
+    assert "replacing" not in filed.stdout
+    with sqlite3.connect(tmp_path / "data" / "recallops.db") as store:
+        assert store.execute("SELECT count(*) FROM incidents").fetchone()[0] == 2
+        assert store.execute("SELECT max(version) FROM resolutions").fetchone()[0] == 2

@@ -43,6 +43,10 @@ class DraftSummary(BaseModel):
     missing: list[str]
     near_duplicate: str | None
     incident_id: str
+    revises: str | None = Field(
+        description="the incident whose record accepting replaces (a new version of its post-mortem)"
+    )
+    revision_reason: str | None = Field(description="why the draft is taken for a revision")
 
 
 class DraftField(BaseModel):
@@ -71,6 +75,7 @@ class Rejection(BaseModel):
 class Accepted(BaseModel):
     draft: int
     incident_id: str
+    revised: bool = Field(description="the draft replaced the post-mortem of an incident stored before")
 
 
 def summary(draft: Draft) -> DraftSummary:
@@ -83,6 +88,8 @@ def summary(draft: Draft) -> DraftSummary:
         missing=list(draft.missing),
         near_duplicate=draft.near_duplicate,
         incident_id=draft.incident_id,
+        revises=draft.revises,
+        revision_reason=draft.revision_reason,
     )
 
 
@@ -190,13 +197,19 @@ def edit_draft(
 def accept_draft(
     request: Request,
     draft_id: DraftId,
+    as_new: Annotated[
+        bool, Query(description="file a revision as a new incident instead of replacing the one it revises")
+    ] = False,
     principal: Principal = Depends(require("incidents:write")),
     db: Session = Depends(get_db),
 ) -> Accepted:
-    """Accept the draft: stored as resolved history, its record owed to memory, accepted by the caller."""
+    """Accept the draft: stored as resolved history, its record owed to memory, accepted by the caller.
+    A revision replaces the post-mortem of the incident it revises (the earlier one kept on its
+    timeline), unless ``as_new``."""
     with _deciding(db, draft_id) as draft:
-        incident = drafts.accept(db_session=db, draft=draft, actor=principal.name)
-    accepted = Accepted(draft=draft_id, incident_id=incident.public_id)
+        revised = draft.revises is not None and not as_new
+        incident = drafts.accept(db_session=db, draft=draft, actor=principal.name, as_new=as_new)
+    accepted = Accepted(draft=draft_id, incident_id=incident.public_id, revised=revised)
     worker = get_container(request).worker
     if worker is not None:
         worker.wake()

@@ -1,6 +1,7 @@
 """The review queue's API: a file in, drafts read with their spans, edited, accepted or rejected."""
 
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -92,3 +93,35 @@ def test_readers_read_the_queue_but_cannot_import_or_decide(api: Api) -> None:
     assert api.client.post("/api/v1/drafts/1/accept", headers=api.auth("reader")).status_code == 403
     assert api.client.get("/api/v1/drafts/9", headers=api.auth("reader")).status_code == 404
     assert api.client.get(f"/api/v1/drafts/{'9' * 25}", headers=api.auth("reader")).status_code == 422
+
+
+def _revised(api: Api, old: str, new: str) -> dict[str, Any]:
+    text = (FILES / "checkout-db-failover.md").read_text()
+    assert _import(api, "checkout-db-failover.md", text.replace(old, new).encode()).json()["revisions"] == 1
+    [listed] = api.client.get(
+        "/api/v1/drafts", params={"state": "pending"}, headers=api.auth("reader")
+    ).json()
+    return dict(listed)
+
+
+def test_an_edited_file_is_a_revision_that_replaces_its_incidents_record_or_is_filed_as_new(api: Api) -> None:
+    _import(api, "checkout-db-failover.md")
+    [listed] = api.client.get("/api/v1/drafts", headers=api.auth("reader")).json()
+    public_id = api.client.post(
+        f"/api/v1/drafts/{listed['id']}/accept", headers=api.auth("automation")
+    ).json()["incident_id"]
+
+    revision = _revised(api, "health check was disabled", "health check was turned off")
+    assert revision["revises"] == public_id
+    assert revision["revision_reason"] == "a new version of checkout-db-failover.md"
+    accepted = api.client.post(f"/api/v1/drafts/{revision['id']}/accept", headers=api.auth("automation"))
+    assert accepted.json() == {"draft": revision["id"], "incident_id": public_id, "revised": True}
+    record = api.client.get(f"/api/v1/incidents/{public_id}/resolution", headers=api.auth("reader")).json()
+    assert record["resolution"]["version"] == 2 and "turned off" in record["resolution"]["root_cause"]
+
+    other = _revised(api, "18%", "a third")
+    filed = api.client.post(
+        f"/api/v1/drafts/{other['id']}/accept", params={"as_new": "true"}, headers=api.auth("automation")
+    ).json()
+    assert filed == {"draft": other["id"], "incident_id": other["incident_id"], "revised": False}
+    assert filed["incident_id"] != public_id

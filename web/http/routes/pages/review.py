@@ -2,8 +2,9 @@
 
 A draft page shows the source text with every span a field was extracted from marked, each field
 linking to its spans; the engineer edits the fields, then accepts (the draft goes to memory through
-the memory outbox as imported history, accepted by them) or rejects it with a reason. Viewers read
-the queue; only engineers decide.
+the memory outbox as imported history, accepted by them) or rejects it with a reason. A revision of
+an incident replaces that incident's post-mortem when accepted, or is filed as a new incident with
+``action=accept-new``. Viewers read the queue; only engineers decide.
 """
 
 from typing import Annotated
@@ -117,8 +118,11 @@ def decide(
     principal: Principal = Depends(page_writer),
     db: Session = Depends(get_db),
 ) -> RedirectResponse:
-    """Save the edited fields; with ``action=accept`` accept the draft too, with ``reject`` reject it."""
+    """Save the edited fields; with ``action=accept`` (or ``accept-new``, a revision as a new incident)
+    accept the draft too, with ``reject`` reject it."""
     action = str(form.get("action", "save"))
+    as_new = action == "accept-new"
+    accepting = action == "accept" or as_new
     values = {f.name: str(form[f.name]) for f in DRAFT_FIELDS if isinstance(form.get(f.name), str)}
     try:
         with serialized_writes(db):  # the edits are kept even when accepting then refuses the draft
@@ -129,18 +133,21 @@ def decide(
             else:
                 drafts.edit(db_session=db, draft=draft, values=values)
             db.commit()
-        if action == "accept":
+        if accepting:
             with serialized_writes(db):
-                incident = drafts.accept(db_session=db, draft=_load(db, draft_id), actor=principal.name)
+                draft = _load(db, draft_id)
+                revises = None if as_new else draft.revises
+                incident = drafts.accept(db_session=db, draft=draft, actor=principal.name, as_new=as_new)
                 db.commit()
     except drafts.DraftRefused as exc:
-        flash(request, f"Not {'accepted' if action == 'accept' else 'saved'}: {_refusal(exc)}", "error")
+        flash(request, f"Not {'accepted' if accepting else 'saved'}: {_refusal(exc)}", "error")
         return redirect(f"/review/{draft_id}")
-    if action == "accept":
+    if accepting:
         worker = get_container(request).worker
         if worker is not None:
             worker.wake()
-        flash(request, f"Accepted as {incident.public_id}; memory will hold it within seconds.")
+        what = f"its post-mortem replaced (revision of {revises})" if revises else "imported"
+        flash(request, f"Accepted as {incident.public_id}, {what}; memory will hold it within seconds.")
         return redirect(f"/records/{incident.public_id}")
     if action == "reject":
         flash(request, "Rejected; importing the same file again leaves it rejected.")

@@ -1,0 +1,56 @@
+"""The review pages: a revision of an imported incident is shown as one, and accepted as one or as new."""
+
+from pathlib import Path
+
+from sqlalchemy import func, select
+
+from incidents.database import transaction
+from incidents.drafts import service as drafts
+from incidents.incident.models import Incident
+from memory.extraction.readers import read_bytes
+from tests.web.http.pages.conftest import Site
+from web.app.drafts import import_documents
+
+FILES = Path(__file__).parents[3] / "memory" / "extraction" / "files"
+TEXT = (FILES / "checkout-db-failover.md").read_text()
+
+
+def _import(site: Site, text: str) -> int:
+    read = read_bytes("checkout-db-failover.md", text.encode())
+    [draft_id] = import_documents(sessions=site.container.sessions, reads=[read], actor="dana").draft_ids
+    return draft_id
+
+
+def _incidents(site: Site) -> int:
+    with site.container.sessions() as db:
+        return int(db.scalar(select(func.count()).select_from(Incident)) or 0)
+
+
+def test_a_revision_is_shown_as_one_and_accepted_into_the_incident_it_revises_or_as_new(site: Site) -> None:
+    site.signed_in()
+    with transaction(site.container.sessions) as db:
+        draft = drafts.get(db_session=db, draft_id=_import(site, TEXT))
+        assert draft is not None
+        public_id = drafts.accept(db_session=db, draft=draft, actor="ana").public_id
+        db.commit()
+    revision = _import(site, TEXT.replace("health check was disabled", "health check was turned off"))
+
+    listed = site.client.get("/review").text
+    assert f'revision of <a href="/records/{public_id}">{public_id}</a> (a new version of' in listed
+    page = site.client.get(f"/review/{revision}").text
+    assert f"Accept as revision of {public_id}" in page and 'id="accept-new"' in page
+    assert f'Accepting replaces the post-mortem of <a id="revised-record" href="/records/{public_id}"' in page
+
+    path = f"/review/{revision}"
+    accepted = site.post_form(path, {"action": "accept"}, csrf_from=path)
+    assert accepted.headers["location"] == f"/records/{public_id}"
+    assert (
+        f"its post-mortem replaced (revision of {public_id})" in site.client.get(f"/records/{public_id}").text
+    )
+    assert _incidents(site) == 1
+
+    other = _import(site, TEXT.replace("18%", "a third"))
+    path = f"/review/{other}"
+    filed = site.post_form(path, {"action": "accept-new"}, csrf_from=path)
+    assert filed.headers["location"] != f"/records/{public_id}"
+    assert _incidents(site) == 2
