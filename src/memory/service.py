@@ -40,6 +40,7 @@ from memory.corrections import (
     format_correction,
 )
 from memory.embedder import Embedder
+from memory.extraction.document import SourceDocument
 from memory.extraction.readers import FileRead, collect, is_labeled_history, read_bytes, read_files
 from memory.history import (
     HistoryRow,
@@ -108,6 +109,7 @@ __all__ = [
     "Rejections",
     "Retain",
     "Runbook",
+    "SourceDocument",
     "UnreadableImport",
     "collect",
     "describe",

@@ -20,7 +20,7 @@ from incidents.drafts import service as drafts
 from incidents.drafts.drafting import Seen, draft_of
 from incidents.drafts.models import Draft
 from incidents.locking import serialized_writes
-from memory.service import FileRead
+from memory.service import FileRead, SourceDocument
 
 
 class UnreadableReport(BaseModel):
@@ -78,26 +78,32 @@ def import_documents(
                     report.unchanged += 1
                     continue
                 known.add(document.content_hash)
-                revised = revisions.of_source(db_session=db, source_name=document.name)
-                older = revisions.pending_of_source(db_session=db, source_name=document.name)
-                for draft in older:
-                    seen.drop(f"draft {draft.id}")
-                new = draft_of(document, seen, revised)
-                row = drafts.add(db_session=db, draft=new, actor=actor)
-                revisions.supersede(db_session=db, older=older, by=row, actor=actor)
-                report.superseded += [draft.id for draft in older]
-                seen.add(f"draft {row.id}", drafts.comparison_text(new.fields))
-                report.drafts += 1
-                report.near_duplicates += new.near_duplicate is not None
-                report.revisions += new.revises is not None
-                for name in drafts.DRAFTED:
-                    report.filled[name] += bool(drafts.value(row, name))
+                _draft(db, document, seen, actor, report)
             db.commit()
         if on_progress is not None:
             on_progress(read)
     with sessions() as db:
         report.draft_ids = drafts.pending_ids(db_session=db, hashes=pending)
     return report
+
+
+def _draft(db: Session, document: SourceDocument, seen: Seen, actor: str, report: ImportReport) -> None:
+    """One new document drafted: a revision of what its source was accepted as, superseding the pending
+    drafts of its earlier versions; counted in the report."""
+    revised = revisions.of_source(db_session=db, source_name=document.name)
+    older = revisions.pending_of_source(db_session=db, source_name=document.name)
+    for draft in older:
+        seen.drop(f"draft {draft.id}")
+    new = draft_of(document, seen, revised)
+    row = drafts.add(db_session=db, draft=new, actor=actor)
+    revisions.supersede(db_session=db, older=older, by=row, actor=actor)
+    seen.add(f"draft {row.id}", drafts.comparison_text(new.fields))
+    report.drafts += 1
+    report.near_duplicates += new.near_duplicate is not None
+    report.revisions += new.revises is not None
+    report.superseded += [draft.id for draft in older]
+    for name in drafts.DRAFTED:
+        report.filled[name] += bool(drafts.value(row, name))
 
 
 def accept_all(

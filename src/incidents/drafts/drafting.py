@@ -3,10 +3,10 @@
 A draft close to a stored post-mortem or another pending draft is flagged as a near-duplicate, for the
 reviewer to compare: the same incident is often written up twice (a status page and an internal
 review, one post-mortem posted under two products). Closeness is the content-word overlap (Jaccard)
-of the symptom, root cause and resolution. A draft closest to the incident an accepted draft became
-is a revision of that incident instead (a post-mortem edited and moved), as is a changed version of
-an accepted document's source (``incidents.drafts.revisions``); the incident it revises is no
-near-duplicate of it.
+of the symptom, root cause and resolution. A draft closest to the incident an accepted draft became,
+of the same service, is a revision of that incident instead (a post-mortem edited and moved), as is
+a changed version of an accepted document's source (``incidents.drafts.revisions``); the incident it
+revises is no near-duplicate of it.
 """
 
 from dataclasses import dataclass, field
@@ -34,10 +34,15 @@ class Match:
 @dataclass
 class Seen:
     """The content words of every post-mortem a new draft could duplicate, by label; ``revisable``
-    labels the incidents accepted drafts became."""
+    maps the incidents accepted drafts became to their services."""
 
     texts: dict[str, frozenset[str]] = field(default_factory=dict)
-    revisable: set[str] = field(default_factory=set)
+    revisable: dict[str, str] = field(default_factory=dict)
+
+    def revises(self, label: str, service: str) -> bool:
+        """A near-duplicate of this label is a revision of it: one outage of one service (a post-mortem
+        posted under two products stays a near-duplicate of the other)."""
+        return label in self.revisable and (not service or self.revisable[label] == service)
 
     def add(self, label: str, text: str) -> None:
         self.texts[label] = frozenset(tokens(text))
@@ -76,7 +81,7 @@ def draft_of(document: SourceDocument, seen: Seen, revised: Revised | None = Non
     extraction = extract(document)
     fields = _fields(extraction)
     match = seen.closest(comparison_text(fields), skip=revised.incident_id if revised else None)
-    if revised is None and match is not None and match.label in seen.revisable:
+    if revised is None and match is not None and seen.revises(match.label, extraction.service.value):
         revised, match = Revised(match.label, f"near-duplicate, {match.overlap:.0%} of words shared"), None
     return NewDraft(
         content_hash=document.content_hash,

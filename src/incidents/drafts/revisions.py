@@ -14,6 +14,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from incidents.drafts.models import Draft
+from incidents.incident.models import Incident
 from incidents.timeutil import utcnow
 
 
@@ -40,9 +41,15 @@ def of_source(*, db_session: Session, source_name: str) -> Revised | None:
     return None
 
 
-def accepted_incidents(*, db_session: Session) -> set[str]:
-    """The incidents accepted drafts became: the records a near-duplicate document would revise."""
-    return set(db_session.scalars(select(Draft.incident_id).where(Draft.state == "accepted")))
+def accepted_incidents(*, db_session: Session) -> dict[str, str]:
+    """The incidents accepted drafts became, with their services: the records a near-duplicate
+    document would revise."""
+    rows = db_session.execute(
+        select(Incident.public_id, Incident.service)
+        .join(Draft, Draft.incident_id == Incident.public_id)
+        .where(Draft.state == "accepted")
+    )
+    return {public_id: service for public_id, service in rows}
 
 
 def pending_of_source(*, db_session: Session, source_name: str) -> list[Draft]:

@@ -21,10 +21,13 @@ def test_a_near_duplicate_of_an_incident_an_accepted_draft_became_is_a_revision_
     flagged = draft_of(moved, seen)
     assert flagged.revises is None and str(flagged.near_duplicate).startswith("INC-7 (")
 
-    seen.revisable = {"INC-7"}
+    seen.revisable = {"INC-7": "checkout-api"}
     revision = draft_of(moved, seen)
     assert (revision.revises, revision.near_duplicate) == ("INC-7", None)
     assert str(revision.revision_reason).startswith("near-duplicate, ")
+
+    seen.revisable = {"INC-7": "orders-db"}  # the same write-up posted for another service
+    assert draft_of(moved, seen).revises is None
 
 
 def test_the_incident_a_new_version_revises_is_no_near_duplicate_of_it() -> None:

@@ -34,7 +34,7 @@ def test_a_new_version_of_an_accepted_source_revises_the_incident_it_became(db: 
     found = revisions.of_source(db_session=db, source_name="pm/search.md")
     assert found == revisions.Revised(first.incident_id, "a new version of pm/search.md")
     assert revisions.of_source(db_session=db, source_name="pm/other.md") is None
-    assert revisions.accepted_incidents(db_session=db) == {first.incident_id}
+    assert revisions.accepted_incidents(db_session=db) == {first.incident_id: "search-api"}
 
 
 def test_a_rejected_version_revises_nothing_but_an_accepted_one_before_it_still_counts(db: Session) -> None:
