@@ -173,7 +173,12 @@ def test_accept_all_applies_revisions_when_told_and_a_reused_file_name_is_filed_
 
     postmortem.write_text(postmortem.read_text().replace("18%", "a third"))
     operator.cli("import", str(postmortem))
+    pending = _draft_of(operator.cli("review", "list").stdout, "checkout-db-failover.md")
+    postmortem.write_text(postmortem.read_text().replace("a third", "a quarter"))
+    later = operator.cli("import", str(postmortem)).stdout
+    assert f"superseded by a later version of their file (rejected): drafts {pending}" in later
     revision = _draft_of(operator.cli("review", "list").stdout, "checkout-db-failover.md")
+    assert revision != pending
     filed = operator.cli("review", "accept", revision, "--as-new")
     assert "replacing" not in filed.stdout
     with sqlite3.connect(tmp_path / "data" / "recallops.db") as store:
