@@ -5,8 +5,8 @@ Each file is read whole (``memory.extraction.readers``); each of its documents n
 keeps what it drafted and the next run drafts only the rest (``incidents.drafts.drafting`` makes
 each draft and flags near-duplicates). A changed version of a document drafted before revises the
 incident its accepted version became, and supersedes its pending one (``incidents.drafts.revisions``).
-Nothing reaches memory here: accepting owes memory the record
-through the memory outbox, which the worker (or ``recallops memory sync``) delivers.
+Nothing reaches memory here: accepting owes memory the record through the memory outbox, which the
+worker (or ``recallops memory sync``) delivers.
 """
 
 from collections.abc import Callable, Iterable

@@ -146,8 +146,8 @@ def decide(
         worker = get_container(request).worker
         if worker is not None:
             worker.wake()
-        what = f"its post-mortem replaced (revision of {revises})" if revises else "imported"
-        flash(request, f"Accepted as {incident.public_id}, {what}; memory will hold it within seconds.")
+        what = f", its post-mortem replaced (revision of {revises})" if revises else ""
+        flash(request, f"Accepted as {incident.public_id}{what}; memory will hold it within seconds.")
         return redirect(f"/records/{incident.public_id}")
     if action == "reject":
         flash(request, "Rejected; importing the same file again leaves it rejected.")
