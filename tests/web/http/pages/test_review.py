@@ -54,5 +54,6 @@ def test_a_revision_is_shown_as_one_and_accepted_into_the_incident_it_revises_or
     filed = site.post_form(path, {"action": "accept-new"}, csrf_from=path)
     assert filed.headers["location"] != f"/records/{public_id}"
     flashed = site.client.get(filed.headers["location"]).text
-    assert "; memory will hold it within seconds." in flashed and "post-mortem replaced" not in flashed
+    filed_id = filed.headers["location"].removeprefix("/records/")
+    assert f"Accepted as {filed_id}; memory will hold it within seconds." in flashed
     assert _incidents(site) == 2
