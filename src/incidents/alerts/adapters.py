@@ -116,18 +116,7 @@ def from_pagerduty(
     summary, severity, description = f"{event.event_action} {dedup_key}", None, ""
     starts_at = None
     if payload is not None:
-        labels = {
-            name: value
-            for name, value in (
-                ("source", payload.source),
-                ("component", payload.component),
-                ("group", payload.group),
-                ("class", payload.class_),
-                ("severity", payload.severity),
-            )
-            if value
-        }
-        labels.update({k: v for k, v in (payload.custom_details or {}).items() if isinstance(v, str)})
+        labels = payload.labels
         summary, severity, starts_at = payload.summary, payload.severity, payload.timestamp
         if payload.custom_details:
             description = json.dumps(payload.custom_details, sort_keys=True, ensure_ascii=False)

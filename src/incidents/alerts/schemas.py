@@ -16,6 +16,7 @@ from pydantic import (
     Field,
     StringConstraints,
     ValidationInfo,
+    field_validator,
     model_validator,
 )
 
@@ -37,14 +38,36 @@ def _limits(info: ValidationInfo) -> LabelLimits:
     return limits if isinstance(limits, LabelLimits) else LabelLimits()
 
 
-def _check_labels(value: dict[str, str], info: ValidationInfo) -> dict[str, str]:
-    limits = _limits(info)
-    if len(value) > limits.max_labels:
-        raise ValueError(f"{len(value)} entries; at most {limits.max_labels} are accepted")
+def _check_count(count: int, limits: LabelLimits) -> None:
+    if count > limits.max_labels:
+        raise ValueError(f"{count} entries; at most {limits.max_labels} are accepted")
+
+
+def _check_lengths(value: dict[str, str], limits: LabelLimits) -> None:
     for key, item in value.items():
         if len(key) > limits.max_label_chars or len(item) > limits.max_label_chars:
             raise ValueError(f"entry {key[:40]!r} is longer than {limits.max_label_chars} characters")
+
+
+def _check_labels(value: dict[str, str], info: ValidationInfo) -> dict[str, str]:
+    limits = _limits(info)
+    _check_count(len(value), limits)
+    _check_lengths(value, limits)
     return value
+
+
+# A PagerDuty payload's fields kept as labels, by label name and attribute.
+_PD_LABEL_FIELDS = {"source": "source", "component": "component", "group": "group", "class": "class_"}
+
+
+def pagerduty_labels(fields: dict[str, Any], details: dict[str, Any] | None) -> dict[str, str]:
+    """The labels a PagerDuty payload makes: its naming fields, its severity, and every string-valued
+    custom detail (the nested or numeric ones stay in the description)."""
+    labels = {name: fields[attr] for name, attr in _PD_LABEL_FIELDS.items() if fields.get(attr)}
+    if fields.get("severity"):
+        labels["severity"] = fields["severity"]
+    labels.update({key: value for key, value in (details or {}).items() if isinstance(value, str)})
+    return labels
 
 
 def _to_utc(value: datetime) -> datetime:
@@ -132,6 +155,22 @@ class PagerDutyPayload(_Open):
     group: Name | None = None
     class_: Name | None = Field(default=None, alias="class")
     custom_details: dict[str, Any] | None = None
+
+    @field_validator("custom_details")
+    @classmethod
+    def _details_within_label_limits(
+        cls, value: dict[str, Any] | None, info: ValidationInfo
+    ) -> dict[str, Any] | None:
+        """String details become labels, so they meet the label limits: counted with the payload's own
+        fields, as they are stored together (those fields have lengths of their own)."""
+        limits = _limits(info)
+        _check_count(len(pagerduty_labels(info.data, value)), limits)
+        _check_lengths(pagerduty_labels({}, value), limits)
+        return value
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return pagerduty_labels(dict(self), self.custom_details)
 
 
 class PagerDutyEvent(_Open):

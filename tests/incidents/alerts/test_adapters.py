@@ -186,6 +186,27 @@ def test_label_limits_follow_settings() -> None:
 
 
 @pytest.mark.parametrize(
+    ("details", "problem"),
+    [
+        ({f"k{i}": "v" for i in range(7)}, "9 entries; at most 8"),  # with source and severity
+        ({"service": "z" * 11}, "longer than 10"),
+        ({"z" * 11: "v"}, "longer than 10"),
+    ],
+)
+def test_pagerduty_custom_details_meet_the_label_limits(details: dict[str, str], problem: str) -> None:
+    """String-valued custom_details become labels, so they count against the same limits."""
+    raw = capture("pagerduty", "pdpyras-1-trigger")
+    raw["payload"]["custom_details"] = details
+    limits = LabelLimits(max_labels=8, max_label_chars=10)
+    with pytest.raises(ValidationError, match=f"custom_details\n.*{problem}"):
+        normalize("pagerduty", raw, limits)
+    raw["payload"]["custom_details"] = {f"k{i}": "v" for i in range(6)}
+    assert len(normalize("pagerduty", raw, limits)[0].labels) == 8
+    raw["payload"]["custom_details"] = {"nested": {"x": "z" * 11}, "n": 1}  # not labels: not limited
+    assert normalize("pagerduty", raw, limits)[0].labels == {"source": "checkout-api", "severity": "critical"}
+
+
+@pytest.mark.parametrize(
     "stamp",
     ["yesterday", "2026-13-01T00:00:00Z", "0001-01-01T00:00:00+05:00", "9999-12-31T23:59:59-05:00", ""],
 )

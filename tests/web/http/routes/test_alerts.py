@@ -92,6 +92,20 @@ def test_pagerduty_errors_come_in_pagerduty_shape(api: Api) -> None:
     assert len(api.incidents()) == 1
 
 
+@pytest.mark.parametrize(
+    "details", [{f"k{i}": "v" for i in range(2000)}, {"service": "z" * 5000}], ids=["many", "long"]
+)
+def test_pagerduty_custom_details_are_held_to_the_label_limits(api: Api, details: dict[str, str]) -> None:
+    trigger = capture("pagerduty", "pdpyras-1-trigger")
+    trigger["payload"]["custom_details"] = details
+    response = api.client.post(
+        "/v2/enqueue", json={**trigger, "routing_key": api.secrets["sender"]}, headers=api.auth("sender")
+    )
+    assert response.status_code == 400, response.text
+    assert "custom_details" in response.json()["detail"]
+    assert api.incidents() == []
+
+
 def test_senders_need_a_token_with_alerts_write(api: Api) -> None:
     raw = capture("alertmanager", "amtool-1-firing")
     missing = api.client.post(AM, json=raw)
