@@ -89,19 +89,23 @@ def _insert_statement(dialect: str) -> Any:
 
 
 def _anchor(db_session: Session, alert: NormalizedAlert) -> datetime:
-    """The start of the episode an event without a start time belongs to.
+    """The start of the episode an event without a start time, or keyed by a dedup key, belongs to.
+
+    PagerDuty's ``timestamp`` is when an event was sent, not which episode it is (the dedup key says
+    that): a repeated trigger with a new timestamp is the same event, stored once.
 
     A trigger while the fingerprint's last event is not a resolution, and its incident is not resolved,
     repeats the open episode (so it is a duplicate); acknowledge and resolve belong to the last episode;
-    anything else starts now. An engineer's resolution ends the episode as the source's resolve does:
-    a sender that never sends one (a script, a PagerDuty client whose incident was closed here) would
-    otherwise have every later trigger swallowed as a repeat of an incident already resolved.
+    anything else starts at the event's own start time, else now. An engineer's resolution ends the
+    episode as the source's resolve does: a sender that never sends one (a script, a PagerDuty client
+    whose incident was closed here) would otherwise have every later trigger swallowed as a repeat of
+    an incident already resolved.
     """
     latest = db_session.execute(
         _LATEST_OF_FINGERPRINT, {"source": alert.source, "fingerprint": alert.fingerprint}
     ).first()
     if latest is None or (alert.status == "firing" and "resolved" in (latest.status, latest.incident_status)):
-        return utcnow()
+        return alert.starts_at or utcnow()
     starts_at: datetime = latest.starts_at
     return starts_at
 
@@ -137,8 +141,12 @@ def _insert(
 
 def _ingest_one(db_session: Session, alert: NormalizedAlert, via: str) -> IngestResult:
     """Find where the alert belongs (reads only), then insert it there; routing writes happen only
-    when the insert was not a duplicate, so a redelivery leaves no trace."""
-    starts_at = alert.starts_at or _anchor(db_session, alert)
+    when the insert was not a duplicate, so a redelivery leaves no trace, unless it comes with a worse
+    severity: then the open incident's severity rises (generic and PagerDuty senders escalate so)."""
+    if alert.starts_at is not None and alert.dedup_key is None:
+        starts_at = alert.starts_at
+    else:
+        starts_at = _anchor(db_session, alert)
     key = idempotency_key(alert.source, alert.fingerprint, alert.status, starts_at)
     group = group_of(alert)
     incident: Incident | OpenIncident | None
@@ -147,8 +155,14 @@ def _ingest_one(db_session: Session, alert: NormalizedAlert, via: str) -> Ingest
     else:
         incident = _incident_of_episode(db_session, alert, starts_at, group)
         alert = _described_by(alert, incident)
+    actor = f"{alert.source} ({via})"
     alert_id = _insert(db_session, alert, key, starts_at, incident.id if incident else None)
     if alert_id is None:
+        if isinstance(incident, OpenIncident):  # a sender escalating a repeat: its severity still counts
+            data = {"fingerprint": alert.fingerprint, "source": alert.source}
+            incidents.escalate(
+                db_session=db_session, incident=incident, severity=alert.severity, actor=actor, data=data
+            )
         known = db_session.connection().scalar(_PUBLIC_ID_OF_KEY, {"key": key})
         return IngestResult(alert.fingerprint, alert.status, "duplicate", known, False)
     # A transient row (never added to the session) carries the stored values to the incident service.
@@ -164,7 +178,6 @@ def _ingest_one(db_session: Session, alert: NormalizedAlert, via: str) -> Ingest
         starts_at=starts_at,
         incident_id=incident.id if incident else None,
     )
-    actor = f"{alert.source} ({via})"
     opened = False
     if alert.status == "firing" and incident is None:
         incident = incidents.open_incident(db_session=db_session, alert=row, group=group, actor=actor)

@@ -123,6 +123,12 @@ _COUNT_ALERT = (
     )
 )
 
+_RAISE_SEVERITY = (
+    update(_INCIDENTS)
+    .where(_INCIDENTS.c.id == bindparam("incident_id"))
+    .values(severity=bindparam("raised_to", type_=String), updated_at=bindparam("now"))
+)
+
 
 def find_open(*, db_session: Session, group: GroupKey) -> OpenIncident | None:
     if group.dedup_key:
@@ -212,33 +218,64 @@ def join(*, db_session: Session, incident: OpenIncident, alert: Alert, actor: st
     One UPDATE counts it in SQL (right even if another transaction counted first) and raises the
     severity when the alert's is worse than the one read with the incident."""
     now = utcnow()
-    raised = SEVERITY_RANK.get(alert.severity, 0) > SEVERITY_RANK.get(incident.severity, 0)
+    raised = _outranks(alert.severity, incident.severity)
     connection = db_session.connection()
     connection.execute(
         _COUNT_ALERT,
         {"incident_id": incident.id, "now": now, "raised_to": alert.severity if raised else None},
     )
+    data = {"alert_id": alert.id, "fingerprint": alert.fingerprint, "source": alert.source}
     add_event(
         db_session=db_session,
         incident=incident,
         kind="alert_firing",
         actor=actor,
         message=f"{alert.source} alert {alert.alertname} firing ({alert.fingerprint})",
-        data={"alert_id": alert.id, "fingerprint": alert.fingerprint, "source": alert.source},
+        data=data,
         at=now,
     )
     if raised:
-        add_event(
-            db_session=db_session,
-            incident=incident,
-            kind="severity_raised",
-            actor=actor,
-            message=f"severity {incident.severity} -> {alert.severity}",
-            data={"from": incident.severity, "to": alert.severity, "alert_id": alert.id},
-            at=now,
-        )
+        _severity_raised(db_session, incident, alert.severity, actor, data, now)
+    _expire_loaded(db_session, incident)
+
+
+def escalate(
+    *, db_session: Session, incident: OpenIncident, severity: str, actor: str, data: dict[str, Any]
+) -> None:
+    """A repeat of an alert the incident already counts, sent again with a worse severity (a generic or
+    PagerDuty sender escalating under one fingerprint): the severity rises, the count does not."""
+    if not _outranks(severity, incident.severity):
+        return
+    now = utcnow()
+    db_session.connection().execute(
+        _RAISE_SEVERITY, {"incident_id": incident.id, "now": now, "raised_to": severity}
+    )
+    _severity_raised(db_session, incident, severity, actor, data, now)
+    _expire_loaded(db_session, incident)
+
+
+def _outranks(severity: str, than: str) -> bool:
+    return SEVERITY_RANK.get(severity, 0) > SEVERITY_RANK.get(than, 0)
+
+
+def _severity_raised(
+    db_session: Session, incident: OpenIncident, severity: str, actor: str, data: dict[str, Any], at: datetime
+) -> None:
+    add_event(
+        db_session=db_session,
+        incident=incident,
+        kind="severity_raised",
+        actor=actor,
+        message=f"severity {incident.severity} -> {severity}",
+        data={"from": incident.severity, "to": severity, **data},
+        at=at,
+    )
+
+
+def _expire_loaded(db_session: Session, incident: OpenIncident) -> None:
+    """An incident opened by an earlier alert of the payload is loaded: it reads the new values next."""
     loaded = db_session.identity_map.get(identity_key(Incident, incident.id))
-    if loaded is not None:  # opened by an earlier alert of the payload: it reads the new count next
+    if loaded is not None:
         db_session.expire(loaded)
 
 
