@@ -35,6 +35,16 @@ def page_path(path: str) -> bool:
     return not (path.startswith(("/api/", "/v2/")) or path == "/mcp")
 
 
+def _not_json(exc: RequestValidationError) -> str | None:
+    """A body FastAPI could not parse, said as the intake routes say it (a 400): FastAPI reports it as
+    a 422 located at the character offset (``1: JSON decode error``), which names no field."""
+    for error in exc.errors():
+        if error.get("type") == "json_invalid":
+            reason = error.get("ctx", {}).get("error") or "cannot be parsed"
+            return f"body is not valid JSON: {reason} at character {error['loc'][-1]}"
+    return None
+
+
 def browsing(request: Request) -> bool:
     """A browser asking for a page, not a client of the API."""
     return "text/html" in request.headers.get("accept", "") and not request.url.path.startswith("/api/")
@@ -66,6 +76,10 @@ def install(
     async def validation(request: Request, exc: RequestValidationError) -> Response:
         if invalid_page is not None and page_path(request.url.path):
             return await invalid_page(request, exc)
+        unreadable = _not_json(exc)
+        if unreadable is not None:
+            problem = {"field": "body", "message": unreadable}
+            return JSONResponse(status_code=400, content={"detail": unreadable, "errors": [problem]})
         problems = [{"field": _loc(e.get("loc", ())), "message": e.get("msg", "")} for e in exc.errors()]
         detail = "; ".join(f"{p['field']}: {p['message']}" for p in problems)
         return JSONResponse(status_code=422, content={"detail": detail, "errors": problems})

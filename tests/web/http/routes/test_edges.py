@@ -89,3 +89,24 @@ def test_an_imported_post_mortem_from_year_9999_is_rejected_with_the_reason(api:
     summary = import_(api, jsonl(post_mortem("PM-50", timestamp="9999-12-31T00:00:00Z"))).json()
     assert summary["imported"] == 0
     assert "more than a day in the future" in summary["rejected"][0]["reasons"][0]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "who"),
+    [
+        ("post", "/api/v1/ask", "reader"),
+        ("post", "/api/v1/incidents/INC-0001/resolve", "automation"),
+        ("put", "/api/v1/incidents/INC-0001/resolution", "automation"),
+    ],
+)
+@pytest.mark.parametrize("body", [b"{not json", b'{"text": "a"', b"[1,]"], ids=["syntax", "cut", "comma"])
+def test_a_body_that_is_not_json_is_a_400_saying_so(
+    api: Api, method: str, path: str, who: str, body: bytes
+) -> None:
+    """As on the intake routes: a 400 that says the body is not JSON, not a 422 located at an offset."""
+    headers = {**api.auth(who), "Content-Type": "application/json"}
+    response = api.client.request(method, path, content=body, headers=headers)
+    assert response.status_code == 400, response.text
+    detail = response.json()["detail"]
+    assert detail.startswith("body is not valid JSON") and "decode error" not in detail
+    assert response.json()["errors"] == [{"field": "body", "message": detail}]
