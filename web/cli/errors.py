@@ -18,6 +18,7 @@ def _named(loc: tuple[str | int, ...], settings: bool) -> str:
 
 def user_error(exc: BaseException) -> str | None:
     """A one-line reason when ``exc`` comes from the operator's settings, address or file, else None."""
+    import httpx
     from pydantic import ValidationError
     from pydantic_settings import SettingsError
     from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
@@ -44,4 +45,8 @@ def user_error(exc: BaseException) -> str | None:
         return f"cannot reach the database: {reason[0] if reason else type(exc.orig).__name__}"
     if isinstance(exc, UnicodeDecodeError):
         return f"a file is not UTF-8 (byte {exc.start}); save it as UTF-8"
+    if isinstance(exc, OSError) and exc.filename is not None:
+        return f"cannot read {exc.filename}: {exc.strerror}"
+    if isinstance(exc, httpx.TransportError):  # the address answers nothing (refused, no route, timeout)
+        return f"cannot reach {exc.request.url}: {exc}"
     return None

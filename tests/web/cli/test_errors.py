@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.net import free_port
 from tests.support.server import LiveServer
 
 BAD_CHANNEL = '[{"name": "a", "kind": "webhook", "url": "ftp://zz/x"}]'
@@ -43,3 +44,17 @@ def test_a_bad_setting_is_a_message_not_a_traceback(
     assert "Traceback" not in result.stderr and "╭" not in result.stderr
     assert result.stderr.startswith("recallops: ") and reason in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_a_missing_seed_folder_or_a_closed_port_is_a_message_not_a_traceback(tmp_path: Path) -> None:
+    operator = LiveServer(tmp_path / "data")
+    closed = f"http://127.0.0.1:{free_port()}"
+    for command, reason in (
+        (["seed", "--dir", str(tmp_path / "nowhere")], f"cannot read {tmp_path / 'nowhere'}"),
+        (["bench", "ingest", "--url", closed, "--token", "t", "--alerts", "2"], f"cannot reach {closed}"),
+    ):
+        result = operator.cli(*command, check=False)
+        assert result.returncode == 2, result.stderr
+        assert "Traceback" not in result.stderr and "╭" not in result.stderr
+        assert result.stderr.startswith(f"recallops: {reason}"), result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1, result.stderr
