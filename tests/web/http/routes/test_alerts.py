@@ -1,6 +1,7 @@
 """Alert intake over the HTTP API: every capture, authentication, and every kind of bad input."""
 
 import json
+import logging
 from collections.abc import Iterator
 from typing import Any
 
@@ -264,3 +265,46 @@ def test_metrics_count_outcomes(api: Api) -> None:
         "recallops_open_incidents 1.0",
     ):
         assert line in text, line
+
+
+@pytest.mark.parametrize(
+    ("path", "who"),
+    [("/api/v1/alerts", "sender"), ("/v2/enqueue", "sender"), ("/api/v1/drafts/import", "automation")],
+)
+def test_a_client_gone_before_its_body_is_no_server_error(
+    api: Api, caplog: pytest.LogCaptureFixture, path: str, who: str
+) -> None:
+    """The sender hung up: logged at INFO with the path, not as an error of the server."""
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "root_path": "",
+        "query_string": b"name=pm.md",
+        "headers": [
+            (b"host", b"testserver"),
+            (b"content-type", b"application/json"),
+            *((k.lower().encode(), v.encode()) for k, v in api.auth(who).items()),
+        ],
+        "client": ("127.0.0.1", 50000),
+        "server": ("testserver", 80),
+        "state": {},
+    }
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    with caplog.at_level(logging.DEBUG):
+        assert api.client.portal is not None
+        api.client.portal.call(api.client.app, scope, receive, send)
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING], caplog.text
+    assert any("client went away" in r.getMessage() and r.levelno == logging.INFO for r in caplog.records)
+    assert api.incidents() == []
