@@ -44,6 +44,12 @@ def _label_fingerprint(*parts: object) -> str:
     return digest.hexdigest()[:16]
 
 
+def _filled(*texts: str) -> str:
+    """The first text with more than whitespace in it: a blank summary (or Grafana title) says nothing,
+    so the next one stands in for it, as for a missing one, down to the alert name."""
+    return next((text for text in texts if text.strip()), "")
+
+
 def _webhook_alert(
     source: str,
     alert: AlertmanagerAlert,
@@ -63,8 +69,8 @@ def _webhook_alert(
         alertname=alertname,
         service=service_from(labels, service_labels),
         severity=severity_from(labels.get("severity")),
-        summary=annotations.get("summary") or fallback_summary or alertname,
-        description=annotations.get("description") or fallback_description,
+        summary=_filled(annotations.get("summary", ""), fallback_summary, alertname),
+        description=_filled(annotations.get("description", ""), fallback_description),
         labels=dict(labels),
         annotations=dict(annotations),
         starts_at=_go_time(alert.startsAt),

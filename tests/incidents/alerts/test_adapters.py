@@ -128,6 +128,21 @@ def test_grafana_payload(name: str) -> None:
         assert second.generator_url is None
 
 
+@given(blank=st.text(alphabet=" \t\n\r\u00a0\u2003", max_size=8))
+def test_a_blank_summary_or_title_falls_back_to_the_alert_name(blank: str) -> None:
+    """Whitespace is no summary: the alert is named by what names it next, never shown blank."""
+    am_raw = capture("alertmanager", "amtool-1-firing")
+    for item in am_raw["alerts"]:
+        item["annotations"] = {"summary": blank, "description": blank}
+    grafana_raw = {**grafana("firing"), "title": blank}
+    grafana_raw["alerts"] = [
+        {**a, "annotations": {"summary": blank}, "valueString": ""} for a in grafana_raw["alerts"]
+    ]
+    for alert in normalize("alertmanager", am_raw) + normalize("grafana", grafana_raw):
+        assert alert.summary == alert.alertname and alert.alertname.strip()
+        assert alert.description == ""
+
+
 def test_generic_minimal_and_full() -> None:
     [minimal] = normalize("generic", {"title": "Disk almost full"})
     assert (minimal.service, minimal.alertname, minimal.status, minimal.severity) == (
