@@ -65,6 +65,11 @@ class DraftRefused(Exception):
         return cls([f"{name}: {problem}" for name, problem in by_field.items()], by_field)
 
 
+class FieldRefused(DraftRefused):
+    """An edit names a field drafts do not have, or gives one a value it cannot hold: the request is
+    wrong, not the draft's state (each reason starts with the field's name)."""
+
+
 @dataclass(frozen=True)
 class NewDraft:
     content_hash: str
@@ -187,23 +192,23 @@ def _valid(row: dict[str, str], edited: Sequence[str]) -> None:
     except ValidationError as exc:
         wrong = {name: problem for name, problem in errors_by_field(exc).items() if name in typed}
         if wrong:
-            raise DraftRefused.fields(wrong) from exc
+            raise FieldRefused.fields(wrong) from exc
         return
     if "timestamp" in typed:
         try:
             plausible(historical(valid).timestamp)
         except ValueError as exc:
-            raise DraftRefused.fields({"timestamp": str(exc)}) from exc
+            raise FieldRefused.fields({"timestamp": str(exc)}) from exc
 
 
 def _storable(name: str, text: str) -> None:
     """NUL and unpaired surrogates mean nothing in a post-mortem, and PostgreSQL refuses both."""
     if "\x00" in text:
-        raise DraftRefused.fields({name: "contains a NUL character"})
+        raise FieldRefused.fields({name: "contains a NUL character"})
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise DraftRefused.fields({name: "contains an unpaired surrogate"}) from exc
+        raise FieldRefused.fields({name: "contains an unpaired surrogate"}) from exc
 
 
 def _pending(draft: Draft) -> None:
@@ -217,7 +222,7 @@ def edit(*, db_session: Session, draft: Draft, values: Mapping[str, str]) -> lis
     _pending(draft)
     unknown = sorted(set(values) - set(DRAFTED))
     if unknown:
-        raise DraftRefused([f"{name}: not a drafted field" for name in unknown])
+        raise FieldRefused([f"{name}: not a drafted field" for name in unknown])
     fields = dict(draft.fields)
     changed = []
     for name, text in values.items():

@@ -32,6 +32,10 @@ DraftId = Annotated[int, Path(ge=1, le=2**31 - 1, description="The draft's numbe
 NOT_FOUND = {404: "no such draft"}
 REFUSED = {409: "the draft was already decided, or misses what the template requires; the detail says what"}
 WRITE_ERRORS = errors("incidents:write", NOT_FOUND | REFUSED)
+EDIT_ERRORS = errors(
+    "incidents:write",
+    NOT_FOUND | REFUSED | {422: "a field that drafts do not have, or a value it cannot hold"},
+)
 
 
 class DraftSummary(BaseModel):
@@ -122,11 +126,14 @@ def _load(db: Session, draft_id: int) -> Draft:
 
 @contextmanager
 def _deciding(db: Session, draft_id: int) -> Iterator[Draft]:
-    """One change to a draft under the write lock, committed; a refusal is a 409 with its reasons."""
+    """One change to a draft under the write lock, committed; a field the edit names wrongly is a 422,
+    any other refusal (decided already, incomplete) a 409, each with its reasons."""
     with serialized_writes(db):
         draft = _load(db, draft_id)
         try:
             yield draft
+        except drafts.FieldRefused as exc:
+            raise HTTPException(422, str(exc)) from exc
         except drafts.DraftRefused as exc:
             raise HTTPException(409, str(exc)) from exc
         db.commit()
@@ -180,7 +187,7 @@ def get_draft(
     return read(_load(db, draft_id))
 
 
-@router.patch("/{draft_id}", response_model=DraftRead, responses=WRITE_ERRORS)
+@router.patch("/{draft_id}", response_model=DraftRead, responses=EDIT_ERRORS)
 def edit_draft(
     draft_id: DraftId,
     edit: DraftEdit,

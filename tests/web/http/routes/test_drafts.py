@@ -4,6 +4,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from tests.web.http.routes.conftest import Api
 
@@ -66,6 +67,29 @@ def test_a_draft_is_edited_then_accepted_by_the_caller_and_only_once(api: Api) -
     assert again.status_code == 409 and "already accepted" in again.json()["detail"]
     refused = api.client.patch(url, json={"fields": {"symptom": "x"}}, headers=api.auth("automation"))
     assert refused.status_code == 409
+
+
+@pytest.mark.parametrize(
+    ("fields", "named"),
+    [
+        ({"symtpom": "pool exhausted"}, "symtpom: not a drafted field"),
+        ({"symptom": "ok", "owner": "dana"}, "owner: not a drafted field"),
+        ({"symptom": "pool\u0000 exhausted"}, "symptom: contains a NUL character"),
+        ({"timestamp": "1969-07-20T20:17:00Z"}, "timestamp: "),
+    ],
+)
+def test_an_edit_naming_a_wrong_field_or_value_is_a_422_naming_it(
+    api: Api, fields: dict[str, str], named: str
+) -> None:
+    """The request is wrong, not the draft's state (that is a 409): the draft is left as it was."""
+    _import(api, "checkout-db-failover.md")
+    [listed] = api.client.get("/api/v1/drafts", headers=api.auth("reader")).json()
+    url = f"/api/v1/drafts/{listed['id']}"
+    before = api.client.get(url, headers=api.auth("reader")).json()
+    refused = api.client.patch(url, json={"fields": fields}, headers=api.auth("automation"))
+    assert refused.status_code == 422, refused.text
+    assert named in refused.json()["detail"]
+    assert api.client.get(url, headers=api.auth("reader")).json() == before
 
 
 def test_incomplete_drafts_are_refused_and_rejections_need_a_reason(api: Api) -> None:
