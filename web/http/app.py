@@ -84,9 +84,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(profile.router)
     app.include_router(memory.router)
     app.include_router(drafts.router)
-    # inside the session cookie, so a form refused for want of a session can leave word on the sign-in page
+    # Inside the session cookie, so a form refused for want of a session can leave word on the sign-in
+    # page; the router is read per request, so routes mounted later are in it.
     app.add_middleware(
-        BodyGate, settings=settings, identify=gate_identify, sign_in=form_sign_in, nul_page=pages.nul_page
+        BodyGate,
+        settings=settings,
+        identify=gate_identify,
+        sign_in=form_sign_in,
+        nul_page=pages.nul_page,
+        router=app.router,
     )
     pages.install(app, settings.web)
     mcp_sessions = mcp_http.mount(app)

@@ -10,6 +10,8 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
+from web.http.methods import allowed_methods
+
 log = logging.getLogger(__name__)
 
 # The database refused or dropped the connection (down, restarting, out of connections): a 503 the
@@ -96,4 +98,10 @@ def install(
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         if exc.status_code == 404 and browsing(request) and not_found_page is not None:
             return await not_found_page(request)
-        return JSONResponse(status_code=exc.status_code, content={"detail": exc.detail}, headers=exc.headers)
+        headers = exc.headers
+        if exc.status_code == 405:  # the router names the first route's methods; the path may have more
+            headers = {
+                **(headers or {}),
+                "Allow": ", ".join(allowed_methods(request.app.router.routes, request.scope)),
+            }
+        return JSONResponse(status_code=exc.status_code, content={"detail": exc.detail}, headers=headers)

@@ -5,12 +5,14 @@ will answer, then, before the first byte of the body is read:
 
 0. refuses a NUL in the path or the query (422): no id or filter can hold one, and PostgreSQL
    cannot even compare with one (a page's address gets ``nul_page``, the site's page saying where);
-1. refuses a declared ``Content-Length`` over the route's limit (413);
-2. for a method that carries a body (anything but GET, HEAD, OPTIONS), checks the credential the
+1. for a method that carries a body (anything but GET, HEAD, OPTIONS), checks the credential the
    headers carry (bearer token, session cookie with its CSRF header, SSO header) and answers 401
    without reading anything when there is none (a page form goes where ``sign_in`` sends it instead:
-   the sign-in page, then back to the form's page). Routes whose body *is* the credential (sign-in, the
+   the sign-in page, then back to the form's page), or 405 with ``Allow`` when no route at that path
+   takes the method. Routes whose body *is* the credential (sign-in, the
    PagerDuty ``routing_key``) are marked ``anonymous`` and only get the size cap;
+2. refuses a declared ``Content-Length`` over the route's limit (413): after the credential, so a
+   caller without one learns nothing of the limits;
 3. counts the body as it streams in and answers 413 the moment it passes the limit, whatever
    ``Content-Length`` said; the handler then sees a disconnect and its own answer is dropped.
 
@@ -35,12 +37,13 @@ from time import monotonic
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import compile_path
+from starlette.routing import Router, compile_path
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from incidents.auth.tokens import hash_secret
 from web.app.settings import Settings
 from web.http.errors import DATABASE_DOWN, RETRY_AFTER, UNAVAILABLE, page_path, pagerduty_error
+from web.http.methods import allowed_methods
 from web.http.security import Principal, bearer_secret
 
 log = logging.getLogger(__name__)
@@ -106,9 +109,17 @@ class BodyGate:
     """See the module docstring. ``identify`` finds the caller from headers (in a worker thread)."""
 
     def __init__(
-        self, app: ASGIApp, *, settings: Settings, identify: Identify, sign_in: SignIn, nul_page: NulPage
+        self,
+        app: ASGIApp,
+        *,
+        settings: Settings,
+        identify: Identify,
+        sign_in: SignIn,
+        nul_page: NulPage,
+        router: Router,
     ) -> None:
         self.app = app
+        self.router = router
         self.settings = settings
         self.identify = identify
         self.sign_in = sign_in
@@ -129,34 +140,48 @@ class BodyGate:
             await _json(send, 422, "the URL contains a NUL character, which no field can hold")
             return
         rule = rule_for(scope["path"])
+        if not rule.anonymous and scope["method"] not in SAFE_METHODS:
+            principal = await self._caller(scope, receive, send, rule)
+            if principal is None:
+                return
+            scope.setdefault("state", {})[PRINCIPAL_KEY] = principal
         limit = rule.limit(self.settings)
         declared = request.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limit:
             detail = f"body of {declared} bytes is over the {limit}-byte limit{rule.advice}"
             await _json(send, 413, detail, rule.pagerduty)
             return
-        if not rule.anonymous and scope["method"] not in SAFE_METHODS:
-            principal = self.recent.get(request) if rule.rechecked else None
-            if principal is None:
-                page = page_path(scope["path"])
-                try:
-                    principal = await run_in_threadpool(self.identify, request, page)
-                except DATABASE_DOWN as exc:
-                    log.warning("database unavailable", extra={"path": scope["path"], "error": str(exc.orig)})
-                    await _json(send, 503, UNAVAILABLE)
-                    return
-                if principal is None and page:
-                    answer = self.sign_in(request)
-                    answer.headers["connection"] = "close"  # the body was never read
-                    await answer(scope, receive, send)
-                    return
-                if principal is None:
-                    await _json(send, 401, "missing or invalid credentials")
-                    return
-                if rule.rechecked:
-                    self.recent.remember(request, principal)
-            scope.setdefault("state", {})[PRINCIPAL_KEY] = principal
         await self._capped(scope, receive, send, limit, rule)
+
+    async def _caller(self, scope: Scope, receive: Receive, send: Send, rule: BodyRule) -> Principal | None:
+        """Who sends this body, or None once the refusal is sent: a 405 naming the allowed methods
+        when no route takes this one (a page would otherwise send it to sign in, for nothing), else a
+        401, or, for a page form, where ``sign_in`` sends it."""
+        request = Request(scope)
+        principal = self.recent.get(request) if rule.rechecked else None
+        if principal is not None:
+            return principal
+        page = page_path(scope["path"])
+        try:
+            principal = await run_in_threadpool(self.identify, request, page)
+        except DATABASE_DOWN as exc:
+            log.warning("database unavailable", extra={"path": scope["path"], "error": str(exc.orig)})
+            await _json(send, 503, UNAVAILABLE)
+            return None
+        if principal is None:
+            allowed = allowed_methods(self.router.routes, scope)
+            if allowed and request.method not in allowed:
+                await _not_allowed(send, request.method, allowed)
+            elif page:
+                answer = self.sign_in(request)
+                answer.headers["connection"] = "close"  # the body was never read
+                await answer(scope, receive, send)
+            else:
+                await _json(send, 401, "missing or invalid credentials")
+            return None
+        if rule.rechecked:
+            self.recent.remember(request, principal)
+        return principal
 
     async def _capped(self, scope: Scope, receive: Receive, send: Send, limit: int, rule: BodyRule) -> None:
         received = 0
@@ -221,10 +246,12 @@ class RecentTokens:
             self._seen.popitem(last=False)
 
 
-async def _json(send: Send, status: int, detail: str, pagerduty: bool = False) -> None:
+async def _json(
+    send: Send, status: int, detail: str, pagerduty: bool = False, more: tuple[tuple[bytes, bytes], ...] = ()
+) -> None:
     content = pagerduty_error("invalid event", "Event object is too large", [detail]) if pagerduty else None
     body = json.dumps(content or {"detail": detail}).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *more]
     if status == 401:
         headers.append(CHALLENGE)
     if status == 503:
@@ -232,6 +259,11 @@ async def _json(send: Send, status: int, detail: str, pagerduty: bool = False) -
     headers.append((b"connection", b"close"))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
+
+
+async def _not_allowed(send: Send, method: str, allowed: list[str]) -> None:
+    listed = ", ".join(allowed)
+    await _json(send, 405, f"{method} is not allowed here; use {listed}", more=((b"allow", listed.encode()),))
 
 
 def gate_principal(request: Request) -> Principal | None:

@@ -57,6 +57,38 @@ def test_a_declared_length_over_the_limit_is_413_unread(api: Api) -> None:
     assert body.sent == 0
 
 
+@pytest.mark.parametrize("path", ["/api/v1/ask", "/api/v1/alerts", "/incidents/INC-0001/acknowledge"])
+def test_without_a_credential_the_size_limit_is_not_told(api: Api, path: str) -> None:
+    """The credential is judged first: a caller without one learns nothing of the body limits."""
+    headers = {**JSON, "Content-Length": str(DEFAULT_MAX_BYTES * 1000)}
+    response = api.client.post(path, content=CountedBody(chunks=1), headers=headers, follow_redirects=False)
+    assert response.status_code in (401, 303), response.text
+    assert "limit" not in response.text
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allow"),
+    [
+        ("DELETE", "/incidents", "GET"),
+        ("PUT", "/incidents/INC-0001/resolve", "GET, POST"),
+        ("PATCH", "/signin", "GET, POST"),
+        ("DELETE", "/api/v1/incidents/INC-0001/resolution", "GET, PUT, PATCH"),
+        ("POST", "/api/v1/drafts/1", "GET, PATCH"),
+        ("GET", "/api/v1/alerts/alertmanager", "POST"),
+    ],
+)
+@pytest.mark.parametrize("who", [None, "automation"])
+def test_a_method_no_route_takes_is_405_listing_every_one_that_does(
+    api: Api, method: str, path: str, allow: str, who: str | None
+) -> None:
+    """Signed in or not: a page does not send a wrong method to sign in, and Allow names the methods of
+    every route at the path, not only the first one's."""
+    headers = api.auth(who) if who else {}
+    response = api.client.request(method, path, headers=headers, follow_redirects=False)
+    assert response.status_code == 405, response.text
+    assert response.headers["allow"] == allow
+
+
 def test_a_streamed_body_over_the_limit_is_413_on_every_json_route(api: Api) -> None:
     for path in ("/api/v1/ask", "/api/v1/incidents/INC-0001/resolve"):
         response = api.client.post(
