@@ -8,7 +8,6 @@ import hashlib
 import json
 import uuid
 from collections.abc import Callable, Sequence
-from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel
@@ -30,13 +29,6 @@ from incidents.alerts.schemas import (
 Adapter = Callable[[Any, dict[str, Any], Sequence[str]], list[NormalizedAlert]]
 
 PD_STATUS = {"trigger": "firing", "acknowledge": "acknowledged", "resolve": "resolved"}
-
-
-def _go_time(value: datetime | None) -> datetime | None:
-    """Go's zero time (``0001-01-01T00:00:00Z``) means "not set", not the first year of the era."""
-    if value is None or value.year == 1:
-        return None
-    return value
 
 
 def _label_fingerprint(*parts: object) -> str:
@@ -73,8 +65,8 @@ def _webhook_alert(
         description=_filled(annotations.get("description", ""), fallback_description),
         labels=dict(labels),
         annotations=dict(annotations),
-        starts_at=_go_time(alert.startsAt),
-        ends_at=_go_time(alert.endsAt),
+        starts_at=alert.startsAt,
+        ends_at=alert.endsAt,
         generator_url=alert.generatorURL or None,
         runbook_url=annotations.get("runbook_url") or annotations.get("runbook") or None,
         dedup_key=None,

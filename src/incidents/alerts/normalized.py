@@ -1,8 +1,8 @@
 """The one shape every source is mapped to before anything is stored.
 
 Adapters are pure functions from a validated payload to ``NormalizedAlert`` values, so each source's
-quirks (Alertmanager's zero ``endsAt``, PagerDuty's actions, Grafana's extras) stay in its adapter and
-the intake service sees one vocabulary.
+quirks (PagerDuty's actions, Grafana's extras) stay in its adapter and the intake service sees one
+vocabulary; what a value means whatever the source (Go's zero time as "no end") is read in the schemas.
 """
 
 from collections.abc import Mapping, Sequence

@@ -79,8 +79,20 @@ def _to_utc(value: datetime) -> datetime:
         raise ValueError("timestamp is out of range") from exc
 
 
+def _unset_if_zero(value: datetime) -> datetime | None:
+    """Go's zero time (``0001-01-01T00:00:00Z``, Alertmanager's ``endsAt`` of a firing alert) means
+    "not set", not the first year of the era."""
+    return None if value.year == 1 else value
+
+
+def _ends_after_start(start: datetime | None, end: datetime | None, names: tuple[str, str]) -> None:
+    if start is not None and end is not None and end < start:
+        raise ValueError(f"{names[1]} {end.isoformat()} is before {names[0]} {start.isoformat()}")
+
+
 LabelMap = Annotated[dict[str, str], AfterValidator(_check_labels)]
 Timestamp = Annotated[datetime, AfterValidator(_to_utc)]
+EndTime = Annotated[datetime, AfterValidator(_to_utc), AfterValidator(_unset_if_zero)]
 StartTime = Annotated[datetime, AfterValidator(_to_utc), AfterValidator(plausible)]  # what lists sort by
 Text = Annotated[str, Field(max_length=MAX_TEXT_CHARS)]
 Name = Annotated[str, Field(max_length=255)]
@@ -101,9 +113,14 @@ class AlertmanagerAlert(_Open):
     labels: LabelMap
     annotations: LabelMap = Field(default_factory=dict)
     startsAt: StartTime
-    endsAt: Timestamp | None = None
+    endsAt: EndTime | None = None
     generatorURL: Text = ""
     fingerprint: Name = ""
+
+    @model_validator(mode="after")
+    def _ends_after_it_starts(self) -> "AlertmanagerAlert":
+        _ends_after_start(self.startsAt, self.endsAt, ("startsAt", "endsAt"))
+        return self
 
 
 class _Webhook(_Open):
@@ -213,6 +230,11 @@ class GenericAlert(BaseModel):
     annotations: LabelMap = Field(default_factory=dict)
     fingerprint: Name | None = None
     starts_at: StartTime | None = None
-    ends_at: Timestamp | None = None
+    ends_at: EndTime | None = None
     runbook_url: Text | None = None
     generator_url: Text | None = None
+
+    @model_validator(mode="after")
+    def _ends_after_it_starts(self) -> "GenericAlert":
+        _ends_after_start(self.starts_at, self.ends_at, ("starts_at", "ends_at"))
+        return self

@@ -230,6 +230,28 @@ def test_invalid_timestamps_are_validation_errors(stamp: str) -> None:
         normalize("generic", {"title": "t", "starts_at": stamp})
 
 
+moments = st.datetimes(
+    min_value=datetime(1971, 1, 1), max_value=datetime(2026, 11, 1), timezones=st.just(UTC)
+)
+
+
+@given(start=moments, end=moments | st.just(datetime(1, 1, 1, tzinfo=UTC)))
+def test_an_end_is_unset_when_zero_and_refused_before_the_start(start: datetime, end: datetime) -> None:
+    """Go's zero time is no end; an end before the start is a 422 naming both, in either format."""
+    generic = {"title": "t", "starts_at": start.isoformat(), "ends_at": end.isoformat()}
+    am_alert = {"status": "resolved", "labels": {"alertname": "A"}, "startsAt": start.isoformat()}
+    am = {"version": "4", "status": "resolved", "alerts": [{**am_alert, "endsAt": end.isoformat()}]}
+    if end.year != 1 and end < start:
+        with pytest.raises(ValidationError, match=r"ends_at .* is before starts_at"):
+            normalize("generic", generic)
+        with pytest.raises(ValidationError, match=r"endsAt .* is before startsAt"):
+            normalize("alertmanager", am)
+        return
+    expected = None if end.year == 1 else end
+    assert normalize("generic", generic)[0].ends_at == expected
+    assert normalize("alertmanager", am)[0].ends_at == expected
+
+
 def test_naive_timestamp_is_utc() -> None:
     [alert] = normalize("generic", {"title": "t", "starts_at": "2026-11-29T21:00:00"})
     assert alert.starts_at == datetime(2026, 11, 29, 21, tzinfo=UTC)
