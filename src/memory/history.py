@@ -23,12 +23,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     StringConstraints,
     ValidationError,
     field_validator,
 )
 
+from incidents.timeutil import written_out
 from memory import runbooks
 from memory.schema import IncidentRecord, normalize_resolution_kind
 from memory.template import FIELDS, TemplateField, model_of
@@ -74,7 +76,7 @@ def _imported(field: TemplateField) -> Any:
     """How the import validates one template field: its kind and whether a post-mortem requires it.
     Text is held to ``MAX_TEXT`` whatever the form allows, so any stored history can come back in."""
     if field.kind == "time":
-        return datetime | date, ...
+        return Annotated[datetime | date, BeforeValidator(written_out)], ...
     if field.kind == "line":
         return Annotated[str, StringConstraints(strip_whitespace=True, max_length=field.max_length)], ""
     if field.kind == "kind":

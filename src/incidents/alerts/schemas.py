@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     StringConstraints,
@@ -20,7 +21,7 @@ from pydantic import (
     model_validator,
 )
 
-from incidents.timeutil import plausible
+from incidents.timeutil import plausible, written_out
 
 MAX_ALERTS_PER_PAYLOAD = 1000
 MAX_TEXT_CHARS = 65536
@@ -91,9 +92,9 @@ def _ends_after_start(start: datetime | None, end: datetime | None, names: tuple
 
 
 LabelMap = Annotated[dict[str, str], AfterValidator(_check_labels)]
-Timestamp = Annotated[datetime, AfterValidator(_to_utc)]
-EndTime = Annotated[datetime, AfterValidator(_to_utc), AfterValidator(_unset_if_zero)]
-StartTime = Annotated[datetime, AfterValidator(_to_utc), AfterValidator(plausible)]  # what lists sort by
+Timestamp = Annotated[datetime, BeforeValidator(written_out), AfterValidator(_to_utc)]
+EndTime = Annotated[Timestamp, AfterValidator(_unset_if_zero)]
+StartTime = Annotated[Timestamp, AfterValidator(plausible)]  # what lists sort by
 Text = Annotated[str, Field(max_length=MAX_TEXT_CHARS)]
 Name = Annotated[str, Field(max_length=255)]
 # What names an alert (a title, PagerDuty's summary and source): blank or whitespace alone is a 422, not

@@ -110,3 +110,26 @@ def test_a_body_that_is_not_json_is_a_400_saying_so(
     detail = response.json()["detail"]
     assert detail.startswith("body is not valid JSON") and "decode error" not in detail
     assert response.json()["errors"] == [{"field": "body", "message": detail}]
+
+
+@pytest.mark.parametrize("since", ["0.5", "0", "1700000000", "-1e3"])
+def test_a_since_given_as_a_number_is_a_422_naming_it(api: Api, since: str) -> None:
+    """Read as seconds since 1970, 0.5 would list every incident with no word said."""
+    response = api.client.get("/api/v1/incidents", params={"since": since}, headers=api.auth("reader"))
+    assert response.status_code == 422, response.text
+    assert "since: " in response.json()["detail"] and "not a time" in response.json()["detail"]
+
+
+@pytest.mark.parametrize(("field", "value"), [("ends_at", 0), ("starts_at", 1764450000), ("ends_at", "0.5")])
+def test_an_alert_time_given_as_a_number_is_a_422_naming_it(api: Api, field: str, value: object) -> None:
+    response = api.post("/api/v1/alerts", {"title": "x", "service": "checkout", field: value})
+    assert response.status_code == 422, response.text
+    assert f"{field}: " in response.json()["detail"] and "not a time" in response.json()["detail"]
+    assert api.incidents() == []
+
+
+def test_an_imported_time_given_as_a_number_is_a_rejected_line(api: Api) -> None:
+    response = import_(api, jsonl(post_mortem("PM-8", timestamp=1730541600)))
+    assert response.status_code == 200, response.text
+    [rejected] = response.json()["rejected"]
+    assert "timestamp" in " ".join(rejected["reasons"]) and "not a time" in " ".join(rejected["reasons"])
