@@ -9,10 +9,10 @@ refused up front instead of failing at commit. The size is not counted here: the
 import json
 import math
 import re
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import Request
-from pydantic import BaseModel
+from pydantic import AfterValidator, BaseModel
 
 MAX_DEPTH = 32
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
@@ -26,6 +26,17 @@ class BodyError(Exception):
         self.status = status
         self.detail = detail
         self.errors = errors or [detail]
+
+
+def storable(value: str) -> str:
+    """For a text field of a request model: NUL and unpaired surrogates mean nothing in alert text or
+    notes, PostgreSQL refuses both, and JSON cannot answer them back, so they are a 422 naming it."""
+    if _UNSTORABLE.search(value):
+        raise ValueError("must not contain NUL characters or unpaired surrogates")
+    return value
+
+
+StorableText = Annotated[str, AfterValidator(storable)]
 
 
 def _no_constants(name: str) -> Any:

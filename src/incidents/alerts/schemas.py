@@ -15,6 +15,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    Strict,
     StringConstraints,
     ValidationInfo,
     field_validator,
@@ -96,6 +97,8 @@ Timestamp = Annotated[datetime, BeforeValidator(written_out), AfterValidator(_to
 EndTime = Annotated[Timestamp, AfterValidator(_unset_if_zero)]
 StartTime = Annotated[Timestamp, AfterValidator(plausible)]  # what lists sort by
 Text = Annotated[str, Field(max_length=MAX_TEXT_CHARS)]
+# A value Grafana measured: a JSON number, never a string read as one ("NaN" would be stored as NaN).
+Measured = Annotated[float, Strict(), Field(allow_inf_nan=False)]
 Name = Annotated[str, Field(max_length=255)]
 # What names an alert (a title, PagerDuty's summary and source): blank or whitespace alone is a 422, not
 # an incident without a name whose every such alert shares one fingerprint.
@@ -149,7 +152,7 @@ class GrafanaAlert(AlertmanagerAlert):
     dashboardURL: Text = ""
     panelURL: Text = ""
     imageURL: Text = ""
-    values: dict[str, float | None] | None = None
+    values: dict[str, Measured | None] | None = None
     valueString: Text = ""
 
 

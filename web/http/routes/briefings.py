@@ -21,6 +21,7 @@ from web.app import briefings as wiring
 from web.app.agent import alert_for_incident, open_agent
 from web.app.container import Container
 from web.http.auth import require
+from web.http.body import StorableText
 from web.http.deps import get_container
 from web.http.routes.common import PublicId, errors
 from web.http.security import Principal
@@ -48,11 +49,11 @@ class BriefingVersionRead(BaseModel):
 class AskRequest(BaseModel):
     model_config = ConfigDict(str_strip_whitespace=True)
 
-    text: str = Field(min_length=1, max_length=20_000, description="The alert text, as it fired")
-    service: str | None = Field(
+    text: StorableText = Field(min_length=1, max_length=20_000, description="The alert text, as it fired")
+    service: StorableText | None = Field(
         default=None, max_length=255, description="Scope recall to this service first"
     )
-    title: str = Field(default="", max_length=500)
+    title: StorableText = Field(default="", max_length=500)
     memory: MemorySwitch = "on"
 
 

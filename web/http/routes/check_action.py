@@ -15,6 +15,7 @@ from web.app.check_action import (
 )
 from web.app.container import Container
 from web.http.auth import require
+from web.http.body import StorableText
 from web.http.deps import get_container
 from web.http.routes.common import NO_INCIDENT, PublicId, errors, incident_errors
 from web.http.security import Principal
@@ -25,7 +26,7 @@ router = APIRouter(prefix="/api/v1/incidents", tags=["incidents"])
 class CheckActionRequest(BaseModel):
     model_config = ConfigDict(str_strip_whitespace=True)
 
-    action: str = Field(
+    action: StorableText = Field(
         min_length=1,
         max_length=MAX_ACTION_CHARS,
         description="The move you are about to make, in your words",

@@ -6,44 +6,33 @@ resolution service (``resolved_by`` = the caller). Without it nothing is written
 confirms the draft (``resolve_body``) with ``POST .../resolve``.
 """
 
-import re
-
 from fastapi import APIRouter, Depends
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from agent.resolution.conversation import MAX_NOTES_CHARS, ResolutionDraft
 from web.app import resolution_drafts
 from web.app.container import Container
 from web.http.auth import require
+from web.http.body import StorableText
 from web.http.deps import get_container
 from web.http.routes.common import NO_INCIDENT, PublicId, errors, incident_errors
 from web.http.security import Principal
 
 router = APIRouter(prefix="/api/v1/incidents", tags=["resolutions"])
 
-_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
-
 
 class ConversationRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
-    notes: str = Field(
+    notes: StorableText = Field(
         min_length=1,
         max_length=MAX_NOTES_CHARS,
         description="What happened and what fixed it, in the engineer's words. Labeled lines "
         "('Root cause: ...', 'Outcome: ...') go to their fields.",
     )
-    commit: bool = Field(
+    commit: StrictBool = Field(
         default=False, description="Store the post-mortem as the resolution when it is complete"
     )
-
-    @field_validator("notes")
-    @classmethod
-    def _storable(cls, value: str) -> str:
-        """A NUL or a lone surrogate can be neither stored nor answered back as JSON."""
-        if _UNSTORABLE.search(value):
-            raise ValueError("must not contain NUL characters or unpaired surrogates")
-        return value
 
 
 @router.post(

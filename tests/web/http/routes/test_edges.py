@@ -5,6 +5,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from tests.incidents.alerts.captures import grafana
 from tests.web.http.routes.conftest import Api
 from tests.web.http.routes.test_memory import import_, jsonl, post_mortem
 
@@ -133,3 +134,39 @@ def test_an_imported_time_given_as_a_number_is_a_rejected_line(api: Api) -> None
     assert response.status_code == 200, response.text
     [rejected] = response.json()["rejected"]
     assert "timestamp" in " ".join(rejected["reasons"]) and "not a time" in " ".join(rejected["reasons"])
+
+
+CONVERSATION = "/api/v1/incidents/INC-0001/resolution-conversation"
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "field"),
+    [
+        (
+            "/api/v1/incidents/INC-0001/resolution-conversation",
+            {"notes": "fixed it", "commit": "yes"},
+            "commit",
+        ),
+        ("/api/v1/incidents/INC-0001/resolution-conversation", {"notes": "fixed it", "commit": 1}, "commit"),
+        ("/api/v1/ask", {"text": "pool\u0000 exhausted"}, "text"),
+        ("/api/v1/ask", {"text": "pool exhausted", "service": "check\u0000out"}, "service"),
+        ("/api/v1/incidents/INC-0001/check-action", {"action": "scale\u0000 up"}, "action"),
+    ],
+)
+def test_a_value_read_as_something_else_is_a_422_naming_it(
+    api: Api, path: str, body: dict[str, object], field: str
+) -> None:
+    """No silent coercion: "yes" is no boolean, and a NUL is no character of alert text."""
+    response = api.post(path, body, who="automation")
+    assert response.status_code == 422, response.text
+    assert response.json()["detail"].startswith(f"{field}: ")
+
+
+@pytest.mark.parametrize("value", ["NaN", "22.4", "Infinity"])
+def test_a_grafana_value_that_is_no_number_is_a_422_naming_it(api: Api, value: str) -> None:
+    raw = grafana("firing")
+    raw["alerts"][0]["values"] = {"B": value}
+    response = api.post("/api/v1/alerts/grafana", raw)
+    assert response.status_code == 422, response.text
+    assert "alerts.0.values.B" in response.json()["detail"]
+    assert api.incidents() == []
