@@ -15,7 +15,7 @@ from web.app.memory_outbox import track_memory_outbox
 from web.app.notify.deliver import track_delivery_outbox
 from web.app.settings import Settings
 from web.app.tasks import build_lanes, track_lanes
-from web.http import errors
+from web.http import errors, openapi
 from web.http.auth import gate_identify
 from web.http.gate import BodyGate
 from web.http.routes import (
@@ -73,6 +73,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         unavailable_page=pages.unavailable_page,
         invalid_page=pages.invalid_page,
     )
+    openapi.install(app)
     app.include_router(health.router)
     app.include_router(alerts.router)
     app.include_router(incidents.router)

@@ -66,8 +66,15 @@ class PagerDutyError(BaseModel):
     detail: str
 
 
+class IntakeError(BaseModel):
+    """An intake refusal: ``detail`` in one line; a payload error adds ``errors``, one line per problem."""
+
+    detail: str
+    errors: list[str] | None = None
+
+
 ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"description": text}
+    code: {"description": text, "model": IntakeError}
     for code, text in (
         (400, "not JSON"),
         (401, "missing or invalid token"),
