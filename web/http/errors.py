@@ -48,6 +48,13 @@ def _not_json(exc: RequestValidationError) -> str | None:
     return None
 
 
+def _unreadable_body(reason: str) -> JSONResponse:
+    """A 400 as the intake routes answer a body they cannot parse, with the one problem located."""
+    return JSONResponse(
+        status_code=400, content={"detail": reason, "errors": [{"field": "body", "message": reason}]}
+    )
+
+
 def browsing(request: Request) -> bool:
     """A browser asking for a page, not a client of the API."""
     return "text/html" in request.headers.get("accept", "") and not request.url.path.startswith("/api/")
@@ -88,8 +95,7 @@ def install(
             return await invalid_page(request, exc)
         unreadable = _not_json(exc)
         if unreadable is not None:
-            problem = {"field": "body", "message": unreadable}
-            return JSONResponse(status_code=400, content={"detail": unreadable, "errors": [problem]})
+            return _unreadable_body(unreadable)
         problems = [{"field": _loc(e.get("loc", ())), "message": e.get("msg", "")} for e in exc.errors()]
         detail = "; ".join(f"{p['field']}: {p['message']}" for p in problems)
         return JSONResponse(status_code=422, content={"detail": detail, "errors": problems})
@@ -98,6 +104,8 @@ def install(
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         if exc.status_code == 404 and browsing(request) and not_found_page is not None:
             return await not_found_page(request)
+        if exc.status_code == 400 and isinstance(exc.__cause__, UnicodeDecodeError):  # FastAPI's parser
+            return _unreadable_body("body is not UTF-8 encoded JSON")
         headers = exc.headers
         if exc.status_code == 405:  # the router names the first route's methods; the path may have more
             headers = {
