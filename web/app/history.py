@@ -175,14 +175,19 @@ async def retain_runbooks(bank: Retain, runbooks: list[Runbook]) -> int:
     return len(runbooks)
 
 
+class InvalidSeeds(ValueError):
+    """A seed folder whose files are not seeds (YAML that does not parse, a list missing, an invalid
+    entry): the operator's file, named in one line."""
+
+
 def load_seeds(directory: Path = SEEDS_DIR) -> Seeds:
     """The demo history: incidents and runbooks, each naming a service of ``services.yaml``.
 
     The seeds are the project's own data, so anything invalid in them is an error, not a rejection.
     """
-    services = {s["name"] for s in _yaml(directory / "services.yaml")["services"]}
+    services = {s["name"] for s in _yaml(directory / "services.yaml", "services")}
     rejections = Rejections(limit=sys.maxsize)
-    rows = validate_items(enumerate(_yaml(directory / "incidents.yaml")["incidents"], start=1), rejections)
+    rows = validate_items(enumerate(_yaml(directory / "incidents.yaml", "incidents"), start=1), rejections)
     problems = [f"incident {r.line} ({r.incident_id}): {'; '.join(r.reasons)}" for r in rejections.shown()]
     problems += [
         f"incident {line} ({row.incident_id}): unknown service {row.service}"
@@ -190,7 +195,7 @@ def load_seeds(directory: Path = SEEDS_DIR) -> Seeds:
         if row.service not in services
     ]
     runbooks = []
-    for n, item in enumerate(_yaml(directory / "runbooks.yaml")["runbooks"], start=1):
+    for n, item in enumerate(_yaml(directory / "runbooks.yaml", "runbooks"), start=1):
         try:
             runbook = Runbook.model_validate(item)
         except ValidationError as exc:
@@ -200,11 +205,18 @@ def load_seeds(directory: Path = SEEDS_DIR) -> Seeds:
             problems.append(f"runbook {n} ({runbook.runbook_id}): unknown service {runbook.service}")
         runbooks.append(runbook)
     if problems:
-        raise ValueError(f"invalid seeds in {directory}: " + " | ".join(problems))
+        raise InvalidSeeds(f"invalid seeds in {directory}: " + " | ".join(problems))
     return Seeds(rows=rows, runbooks=runbooks)
 
 
-def _yaml(path: Path) -> dict[str, Any]:
+def _yaml(path: Path, key: str) -> list[Any]:
+    """The list under ``key`` in a seed file."""
     with path.open(encoding="utf-8") as handle:
-        loaded: dict[str, Any] = yaml.safe_load(handle)
-        return loaded
+        try:
+            loaded = yaml.safe_load(handle)
+        except yaml.YAMLError as exc:
+            raise InvalidSeeds(f"{path} is not valid YAML: " + " ".join(str(exc).split())) from exc
+    items = loaded.get(key) if isinstance(loaded, dict) else None
+    if not isinstance(items, list):
+        raise InvalidSeeds(f"{path} holds no list under {key!r}")
+    return items

@@ -24,6 +24,7 @@ def user_error(exc: BaseException) -> str | None:
     from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
 
     from incidents.database import SchemaNotReady, Unusable
+    from web.app.history import InvalidSeeds
     from web.app.notify.config import NotifyConfigError
 
     if isinstance(exc, SettingsError):
@@ -36,7 +37,7 @@ def user_error(exc: BaseException) -> str | None:
             for error in exc.errors()
         )
         return f"invalid setting: {problems}"
-    if isinstance(exc, NotifyConfigError | Unusable | SchemaNotReady):
+    if isinstance(exc, NotifyConfigError | Unusable | SchemaNotReady | InvalidSeeds):
         return str(exc)
     if isinstance(exc, NoSuchModuleError | ArgumentError):
         return f"the database URL (RECALLOPS_DATABASE_URL or DATABASE_URL) is not usable: {exc}"

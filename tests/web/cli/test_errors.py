@@ -49,8 +49,14 @@ def test_a_bad_setting_is_a_message_not_a_traceback(
 def test_a_missing_seed_folder_or_a_closed_port_is_a_message_not_a_traceback(tmp_path: Path) -> None:
     operator = LiveServer(tmp_path / "data")
     closed = f"http://127.0.0.1:{free_port()}"
+    broken, listless = tmp_path / "broken", tmp_path / "listless"
+    for folder, services in ((broken, "services: [a"), (listless, "services: 3")):
+        folder.mkdir()
+        (folder / "services.yaml").write_text(services)
     for command, reason in (
         (["seed", "--dir", str(tmp_path / "nowhere")], f"cannot read {tmp_path / 'nowhere'}"),
+        (["seed", "--dir", str(broken)], f"{broken / 'services.yaml'} is not valid YAML"),
+        (["seed", "--dir", str(listless)], f"{listless / 'services.yaml'} holds no list under 'services'"),
         (["bench", "ingest", "--url", closed, "--token", "t", "--alerts", "2"], f"cannot reach {closed}"),
     ):
         result = operator.cli(*command, check=False)
