@@ -91,10 +91,11 @@ def _draft(db: Session, document: SourceDocument, seen: Seen, actor: str, report
     """One new document drafted: a revision of what its source was accepted as, superseding the pending
     drafts of its earlier versions; counted in the report."""
     revised = revisions.of_source(db_session=db, source_name=document.name)
+    typed = revisions.typed_of_source(db_session=db, source_name=document.name)
     older = revisions.pending_of_source(db_session=db, source_name=document.name)
     for draft in older:
         seen.drop(f"draft {draft.id}")
-    new = draft_of(document, seen, revised)
+    new = draft_of(document, seen, revised, typed)
     row = drafts.add(db_session=db, draft=new, actor=actor)
     revisions.supersede(db_session=db, older=older, by=row, actor=actor)
     seen.add(f"draft {row.id}", drafts.comparison_text(new.fields))

@@ -9,6 +9,7 @@ a changed version of an accepted document's source (``incidents.drafts.revisions
 revises is no near-duplicate of it.
 """
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from incidents.drafts.revisions import Revised
@@ -64,10 +65,14 @@ class Seen:
         return found
 
 
-def _fields(extraction: Extraction) -> dict[str, dict[str, object]]:
+def _fields(extraction: Extraction, typed: Mapping[str, str]) -> dict[str, dict[str, object]]:
+    """Each field as extracted, or, where the text says nothing, as a person typed it into an earlier
+    version (``origin`` "edited", no span)."""
     named = {"title": extraction.title, "service": extraction.service, **extraction.fields}
     return {
-        name: {
+        name: {"value": typed[name], "spans": [], "origin": "edited"}
+        if not field.value.strip() and name in typed
+        else {
             "value": field.value,
             "spans": [[span.start, span.end] for span in field.spans],
             "origin": field.origin,
@@ -76,10 +81,16 @@ def _fields(extraction: Extraction) -> dict[str, dict[str, object]]:
     }
 
 
-def draft_of(document: SourceDocument, seen: Seen, revised: Revised | None = None) -> NewDraft:
-    """``revised``: the incident an earlier version of the same source was accepted as."""
+def draft_of(
+    document: SourceDocument,
+    seen: Seen,
+    revised: Revised | None = None,
+    typed: Mapping[str, str] | None = None,
+) -> NewDraft:
+    """``revised``: the incident an earlier version of the same source was accepted as; ``typed``: what
+    a person typed into that version's fields (``revisions.typed_of_source``)."""
     extraction = extract(document)
-    fields = _fields(extraction)
+    fields = _fields(extraction, typed or {})
     match = seen.closest(comparison_text(fields), skip=revised.incident_id if revised else None)
     if revised is None and match is not None and seen.revises(match.label, extraction.service.value):
         revised, match = Revised(match.label, f"near-duplicate, {match.overlap:.0%} of words shared"), None

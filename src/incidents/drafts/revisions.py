@@ -5,7 +5,9 @@ the one outage: its new version is a revision of the incident the last accepted 
 source became, so accepting it replaces that record instead of filing a second, contradicting one.
 A pending draft of the same source is superseded by the new version (rejected, naming it): only the
 latest text is reviewed. A rejected draft stays rejected and revises nothing; its rejection was of
-its own text.
+its own text. What a person typed into the latest accepted or pending version (a field the document
+never said, such as the outcome) is kept for the new one where its text still says nothing
+(``typed_of_source``): the person's words stand until the document says otherwise.
 """
 
 from dataclasses import dataclass
@@ -39,6 +41,22 @@ def of_source(*, db_session: Session, source_name: str) -> Revised | None:
     if earlier.revises is not None and earlier.revision_reason is not None:
         return Revised(earlier.revises, earlier.revision_reason)
     return None
+
+
+def typed_of_source(*, db_session: Session, source_name: str) -> dict[str, str]:
+    """The fields a person typed into the latest accepted or pending version of this source."""
+    latest = db_session.scalars(
+        select(Draft)
+        .where(Draft.source_name == source_name[:500], Draft.state.in_(("accepted", "pending")))
+        .order_by(Draft.id.desc())
+    ).first()
+    if latest is None:
+        return {}
+    return {
+        name: str(field["value"])
+        for name, field in latest.fields.items()
+        if field.get("origin") == "edited" and str(field.get("value") or "").strip()
+    }
 
 
 def accepted_incidents(*, db_session: Session) -> dict[str, str]:

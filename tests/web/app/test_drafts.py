@@ -70,3 +70,28 @@ def test_a_later_version_supersedes_the_pending_draft_of_the_earlier_one(
         older = drafts.get(db_session=db, draft_id=pending)
         assert older is not None and older.state == "rejected"
         assert str(older.reason).startswith(f"superseded by draft {later.draft_ids[0]}")
+
+
+@pytest.mark.parametrize("accepted", [True, False], ids=["accepted", "pending"])
+def test_what_a_person_typed_into_an_earlier_version_stays_where_the_new_text_says_nothing(
+    sessions: sessionmaker[Session], accepted: bool
+) -> None:
+    """An outcome the document never had, typed in at review, is not lost to the next version of the
+    document; a field the new text does say is the text's."""
+    text = TEXT.replace(CAUSE, "because of a bad release.")
+    [first] = _import(sessions, text).draft_ids
+    typed = {"runbook_used": "RB-007 database failover", "root_cause": "A person's reading of the cause."}
+    with sessions() as db:
+        draft = drafts.get(db_session=db, draft_id=first)
+        assert draft is not None and not drafts.value(draft, "runbook_used")
+        drafts.edit(db_session=db, draft=draft, values=typed)
+        if accepted:
+            drafts.accept(db_session=db, draft=draft, actor="dana")
+        db.commit()
+    [later] = _import(sessions, text.replace("a bad release", "PgBouncer caching the old primary")).draft_ids
+    with sessions() as db:
+        draft = drafts.get(db_session=db, draft_id=later)
+        assert draft is not None
+        assert draft.fields["runbook_used"] == {"value": typed["runbook_used"], "spans": [], "origin": "edited"}
+        assert "PgBouncer caching the old primary" in drafts.value(draft, "root_cause")
+        assert draft.fields["root_cause"]["origin"] != "edited"
