@@ -98,3 +98,5 @@ def test_resolving_grades_every_briefing_version(seeded: LiveServer) -> None:
     assert mean and float(mean.group(1)) == sum(scores.values()) / 2
     printed = server.cli("grades", "--since", "1d").stdout
     assert f"{incident} v1" in printed and "2 briefing version(s) graded" in printed
+    share = sum(s == 100 for s in scores.values()) * 50
+    assert printed.rstrip().endswith(f"of 100; {share}% of them scored 100"), printed

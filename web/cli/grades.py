@@ -1,7 +1,7 @@
 """``recallops grades [--since 30d|2026-11-01]``: how past briefings did against their post-mortems.
 
-One line per graded briefing version (newest first), then the count, mean score and share at 100 over
-the same window. With ``--json`` an object with ``grades`` and ``summary``.
+One line per graded briefing version (newest first), then the count, mean score and the share of them that
+scored 100 over the same window. With ``--json`` an object with ``grades`` and ``summary``.
 """
 
 import json
@@ -66,6 +66,6 @@ def grades_command(
         typer.echo(f"No briefing graded{window}.")
         return
     typer.echo(
-        f"{summary.count} briefing version(s) graded{window}: mean score {summary.mean}, "
-        f"share at 100 {summary.share_at_100:.0%}"
+        f"{summary.count} briefing version(s) graded{window}: mean score {summary.mean} of 100; "
+        f"{summary.share_at_100:.0%} of them scored 100"
     )
