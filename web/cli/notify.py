@@ -57,7 +57,8 @@ def _require(notifier: Notifier, channel: str) -> None:
 
 @app.command()
 def status() -> None:
-    """Every channel: its label, messages by state, the last send, and the last error with its time."""
+    """Every channel: its label, messages by state, the last send, the last error with its time, and
+    until when its receiver asked it to wait."""
     from incidents.delivery import outbox
     from incidents.delivery.routing import channel_labels
 
@@ -79,6 +80,11 @@ def status() -> None:
         if line and line.last_error:
             when = f" {line.last_error_at.isoformat(timespec='seconds')}" if line.last_error_at else ""
             typer.echo(f"  last error{when}: {line.last_error}")
+        if line and line.held_until:
+            until = line.held_until.isoformat(timespec="seconds")
+            typer.echo(
+                f"  held until {until}: the receiver asked to wait (Retry-After); nothing is sent before"
+            )
     typer.echo(f"outbox: {depth['pending']} pending, {depth['failing']} failing")
 
 

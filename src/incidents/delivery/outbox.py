@@ -239,16 +239,25 @@ def retry(*, db_session: Session, channel: str | None = None, now: datetime | No
 
 @dataclass(frozen=True)
 class ChannelStatus:
-    """One channel's outbox at a glance: counts by state, the last success and the last error."""
+    """One channel's outbox at a glance: counts by state, the last success, the last error, and until
+    when its receiver asked it to wait (``Retry-After``), while it does."""
 
     channel: str
     counts: dict[str, int]
     last_sent_at: datetime | None
     last_error: str | None
     last_error_at: datetime | None
+    held_until: datetime | None = None
 
 
-def channel_status(*, db_session: Session) -> list[ChannelStatus]:
+def channel_status(*, db_session: Session, now: datetime | None = None) -> list[ChannelStatus]:
+    now = now or utcnow()
+    held = {
+        name: until
+        for name, until in db_session.execute(
+            select(DeliveryChannel.name, DeliveryChannel.held_until).where(DeliveryChannel.held_until > now)
+        )
+    }
     counts: dict[str, Counter[str]] = {}
     for channel, state, n in db_session.execute(
         select(Delivery.channel, Delivery.state, func.count()).group_by(Delivery.channel, Delivery.state)
@@ -272,6 +281,7 @@ def channel_status(*, db_session: Session) -> list[ChannelStatus]:
                 last_sent_at=last_sent,
                 last_error=last_error[0] if last_error else None,
                 last_error_at=last_error[1] if last_error else None,
+                held_until=held.get(channel),
             )
         )
     return result

@@ -100,6 +100,12 @@ def test_a_retry_after_holds_every_message_of_the_channel_and_no_other_channel(d
     assert {c.channel for c in due} == {"b"}  # channel b is not held
     later = outbox.claim_due(db_session=db, limit=10, lease_s=60, now=now + timedelta(seconds=31))
     assert [c.channel for c in later] == ["a"] * 3
+    held = {line.channel: line.held_until for line in outbox.channel_status(db_session=db, now=now)}
+    assert held == {"a": now + timedelta(seconds=30), "b": None}  # what `notify status` says
+    assert all(
+        line.held_until is None
+        for line in outbox.channel_status(db_session=db, now=now + timedelta(seconds=31))
+    )
 
 
 def test_a_test_message_is_tried_once_and_never_revived(db: Session) -> None:
