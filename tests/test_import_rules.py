@@ -109,8 +109,8 @@ def test_web_reaches_memory_only_through_its_service() -> None:
     assert broken == [], "\n".join(broken)
 
 
-def test_memory_reads_only_the_severity_order_the_wal_switch_and_the_settings_base_from_incidents() -> None:
-    allowed = ("incidents.severity", "incidents.sqlite_wal", "incidents.env_settings")
+def test_memory_reads_from_incidents_only_the_shared_definitions_it_names() -> None:
+    allowed = ("incidents.severity", "incidents.sqlite_wal", "incidents.env_settings", "incidents.time_input")
     broken = [
         f"{path.relative_to(ROOT)}:{line} imports {name}"
         for path in _sources()

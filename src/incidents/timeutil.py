@@ -1,6 +1,5 @@
 """Timezone-aware UTC everywhere: the database may hand back naive values (SQLite), these put UTC back."""
 
-import re
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import DateTime
@@ -12,19 +11,6 @@ FUTURE_SLACK = timedelta(days=1)  # clocks drift and zones get confused, but not
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
-
-
-_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
-
-
-def written_out(value: object) -> object:
-    """A time given as a number (``0``, ``0.5``, ``"1700000000"``) is refused: pydantic would read it as
-    seconds since 1970, so a slip would become a date nobody meant. A ``BeforeValidator``."""
-    if isinstance(value, bool | int | float) or (isinstance(value, str) and _NUMBER.fullmatch(value.strip())):
-        raise ValueError(
-            f"{value!r} is a number, not a time: write it in ISO 8601, e.g. 2026-11-29T21:00:00Z"
-        )
-    return value
 
 
 def plausible(value: datetime) -> datetime:

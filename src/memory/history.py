@@ -30,7 +30,7 @@ from pydantic import (
     field_validator,
 )
 
-from incidents.timeutil import written_out
+from incidents.time_input import written_out
 from memory import runbooks
 from memory.schema import IncidentRecord, normalize_resolution_kind
 from memory.template import FIELDS, TemplateField, model_of

@@ -22,7 +22,8 @@ from pydantic import (
     model_validator,
 )
 
-from incidents.timeutil import plausible, written_out
+from incidents.time_input import written_out
+from incidents.timeutil import plausible
 
 MAX_ALERTS_PER_PAYLOAD = 1000
 MAX_TEXT_CHARS = 65536

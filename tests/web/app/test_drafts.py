@@ -92,6 +92,10 @@ def test_what_a_person_typed_into_an_earlier_version_stays_where_the_new_text_sa
     with sessions() as db:
         draft = drafts.get(db_session=db, draft_id=later)
         assert draft is not None
-        assert draft.fields["runbook_used"] == {"value": typed["runbook_used"], "spans": [], "origin": "edited"}
+        assert draft.fields["runbook_used"] == {
+            "value": typed["runbook_used"],
+            "spans": [],
+            "origin": "edited",
+        }
         assert "PgBouncer caching the old primary" in drafts.value(draft, "root_cause")
         assert draft.fields["root_cause"]["origin"] != "edited"
