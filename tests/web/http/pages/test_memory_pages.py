@@ -117,15 +117,20 @@ def test_viewer_has_no_refresh_button_and_cannot_refresh(site: Site) -> None:
     assert site.post_form("/profile/refresh", {"service": ""}, csrf_from="/profile").status_code == 403
 
 
-def test_replay_shows_what_memory_added(site: Site) -> None:
-    site.signed_in("vic", role="viewer")
+def _replayed_pool_timeout(site: Site) -> tuple[str, str]:
+    """A pool timeout on the seeded history, and its replay page."""
     site.seed(8)
     public_id = site.open_incident(
         summary="Checkout requests time out; HikariPool-1 connection is not available",
         service="checkout-service",
         description="request timed out after 30000ms",
     )
-    page = site.client.get(f"/incidents/{public_id}/replay").text
+    return public_id, site.client.get(f"/incidents/{public_id}/replay").text
+
+
+def test_replay_shows_what_memory_added(site: Site) -> None:
+    site.signed_in("vic", role="viewer")
+    _, page = _replayed_pool_timeout(site)
     assert "Memory off" in page and "Memory on" in page
     assert "Memory changed this briefing." in page
     assert 'class="diff-added"' in page
@@ -133,13 +138,7 @@ def test_replay_shows_what_memory_added(site: Site) -> None:
 
 def test_every_citation_on_the_replay_page_points_at_something_there_or_on_another_page(site: Site) -> None:
     site.signed_in()
-    site.seed(8)
-    public_id = site.open_incident(
-        summary="Checkout requests time out; HikariPool-1 connection is not available",
-        service="checkout-service",
-        description="request timed out after 30000ms",
-    )
-    page = site.client.get(f"/incidents/{public_id}/replay").text
+    public_id, page = _replayed_pool_timeout(site)
     targets = set(re.findall(r'class="cite" href="([^"]+)"', page))
     assert f"/incidents/{public_id}#signal" in targets  # the alert, on the page that shows it
     in_page = {t.removeprefix("#") for t in targets if t.startswith("#")}
