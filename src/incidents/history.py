@@ -13,13 +13,15 @@ from typing import Literal
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from incidents.incident.models import Incident
+from incidents.drafts.models import Draft
+from incidents.incident.models import Incident, IncidentEvent
 from incidents.incident.service import add_event, get_by_public_id
 from incidents.resolution.models import TEMPLATE, Resolution
 from incidents.timeutil import plausible
 from memory.history import HistoryRow
 
 Origin = Literal["seed", "import"]
+ORIGINS: tuple[Origin, ...] = ("seed", "import")
 Outcome = Literal["imported", "updated", "unchanged"]
 
 
@@ -64,7 +66,7 @@ def upsert_historical(
     except ValueError as exc:
         raise HistoryConflict(str(exc)) from exc
     incident = get_by_public_id(db_session=db_session, public_id=history.public_id)
-    if incident is not None and incident.origin not in ("seed", "import"):
+    if incident is not None and incident.origin not in ORIGINS:
         raise HistoryConflict(
             f"{history.public_id} is a live incident opened from an alert; choose another id"
         )
@@ -144,6 +146,46 @@ def upsert_historical(
     )
     db_session.flush()
     return "updated"
+
+
+def memory_mark(origin: Origin, imported_by: str) -> dict[str, str]:
+    """What memory's metadata says of a history record's origin: ``origin``, and who imported it."""
+    return {"origin": origin, "imported_by": imported_by} if origin == "import" else {"origin": origin}
+
+
+def accepted_for(*, db_session: Session, public_id: str) -> Draft | None:
+    """The accepted draft an incident was imported from, if it was: its latest revision."""
+    return db_session.scalars(
+        select(Draft)
+        .where(Draft.incident_id == public_id, Draft.state == "accepted")
+        .order_by(Draft.id.desc())
+        .limit(1)
+    ).one_or_none()
+
+
+def provenance(*, db_session: Session, incident: Incident) -> dict[str, str]:
+    """The origin a history record was loaded with, for every later write of it to memory (an edit, a
+    correction), so a bank's reader still sees seeded or imported history: ``memory_mark``, and for
+    an accepted draft its file and who accepted it. Empty for an incident opened from an alert."""
+    if incident.origin not in ORIGINS:
+        return {}
+    draft = accepted_for(db_session=db_session, public_id=incident.public_id)
+    if draft is not None:
+        return memory_mark("import", draft.imported_by) | {
+            "accepted_by": draft.decided_by or "",
+            "source": draft.source_name,
+        }
+    loads = db_session.scalars(
+        select(IncidentEvent)
+        .where(
+            IncidentEvent.incident_id == incident.id,
+            IncidentEvent.kind.in_(("imported", "history_updated")),
+        )
+        .order_by(IncidentEvent.id.desc())
+    )
+    # the latest load or ``replace`` of the history names who imported it (an edit says "edit")
+    actor = next((e.actor for e in loads if (e.data or {}).get("origin") in ORIGINS), "")
+    return memory_mark("import" if incident.origin == "import" else "seed", actor)
 
 
 def _plain(value: object) -> object:

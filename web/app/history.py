@@ -33,6 +33,7 @@ from incidents.history import (
     Origin,
     Outcome,
     historical,
+    memory_mark,
     upsert_historical,
 )
 from incidents.locking import serialized_writes
@@ -102,9 +103,7 @@ def _store(
 
 def _write(row: HistoryRow, origin: Origin, actor: str) -> DocumentWrite:
     severity = None if row.severity.lower() == SEVERITY_UNKNOWN else row.severity.lower()
-    metadata = {"origin": origin, "title": row.display_title()}
-    if origin == "import":
-        metadata["imported_by"] = actor
+    metadata = memory_mark(origin, actor) | {"title": row.display_title()}
     return incident_write(row.record(), severity=severity, metadata=metadata)
 
 

@@ -22,13 +22,11 @@ from incidents.field_errors import errors_by_field
 from incidents.history import HistoricalIncident, HistoryConflict, historical, upsert_historical
 from incidents.incident.models import Incident
 from incidents.incident.service import add_event, get_by_public_id
-from incidents.resolution import outbox
 from incidents.resolution.models import Resolution, ResolutionUpdate
 from incidents.resolution.service import (
     ResolutionConflict,
     get_resolution,
-    list_corrections,
-    record_payload,
+    owe_record,
     update_resolution,
 )
 from incidents.timeutil import plausible, utcnow
@@ -151,16 +149,6 @@ def counts(*, db_session: Session) -> dict[str, int]:
     return {state: int(found.get(state, 0)) for state in ("pending", "accepted", "rejected")}
 
 
-def accepted_for(*, db_session: Session, public_id: str) -> Draft | None:
-    """The accepted draft an incident was imported from, if it was: its latest revision."""
-    return db_session.scalars(
-        select(Draft)
-        .where(Draft.incident_id == public_id, Draft.state == "accepted")
-        .order_by(Draft.id.desc())
-        .limit(1)
-    ).one_or_none()
-
-
 def value(draft: Draft, name: str) -> str:
     return _text(draft.fields, name)
 
@@ -259,7 +247,8 @@ def accept(*, db_session: Session, draft: Draft, actor: str, as_new: bool = Fals
         if draft.revises is not None:
             message += f", as a new incident rather than a revision of {draft.revises}"
             draft.revises = draft.revision_reason = None
-    _owe_record(db_session, draft, incident, actor)
+    draft.state, draft.decided_by, draft.decided_at = "accepted", actor[:255], utcnow()
+    _owe_record(db_session, incident)
     add_event(
         db_session=db_session,
         incident=incident,
@@ -268,7 +257,6 @@ def accept(*, db_session: Session, draft: Draft, actor: str, as_new: bool = Fals
         message=message,
         data={"draft": draft.id, "source": draft.source_name},
     )
-    draft.state, draft.decided_by, draft.decided_at = "accepted", actor[:255], utcnow()
     db_session.flush()
     return incident
 
@@ -312,28 +300,12 @@ def _revise(db_session: Session, public_id: str, history: HistoricalIncident, ac
     return incident
 
 
-def _owe_record(db_session: Session, draft: Draft, incident: Incident, actor: str) -> None:
-    """Owe memory the incident's record, with the file it came from and who imported and accepted it."""
+def _owe_record(db_session: Session, incident: Incident) -> None:
+    """Owe memory the accepted record; it carries the draft's file and who imported and accepted it."""
     resolution = get_resolution(db_session=db_session, incident_id=incident.id)
     if resolution is None:
         raise DraftRefused([f"{incident.public_id} has no resolution"])
-    payload = record_payload(
-        incident, resolution, list_corrections(db_session=db_session, incident_id=incident.id)
-    )
-    payload["severity"] = None
-    payload["history"] = {
-        "origin": "import",
-        "imported_by": draft.imported_by,
-        "accepted_by": actor,
-        "source": draft.source_name,
-    }
-    outbox.enqueue(
-        db_session=db_session,
-        incident_id=incident.id,
-        document_id=incident.public_id,
-        kind="incident",
-        payload=payload,
-    )
+    owe_record(db_session, incident, resolution)
 
 
 def reject(*, db_session: Session, draft: Draft, actor: str, reason: str) -> None:

@@ -7,7 +7,8 @@ either all of it is committed or none of it is. The memory write itself happens 
 Documents in memory: an incident's record uses the incident's public id as its document id, so an edit
 or a correction re-syncs the same document instead of adding one. A correction is also retained as a
 document of its own, ``<incident id>-correction-<n>``, tagged ``kind:correction`` and linked to the
-incident through its payload (``corrects``).
+incident through its payload (``corrects``). Every write of a seeded or imported incident's record
+carries where it came from (``incidents.history.provenance``), as its first write did.
 """
 
 from dataclasses import dataclass
@@ -17,8 +18,10 @@ from typing import Any, Literal
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from incidents.alerts.normalized import SEVERITY_UNKNOWN
 from incidents.delivery import outbox as deliveries
 from incidents.delivery.routing import INCIDENT_RESOLVED
+from incidents.history import provenance
 from incidents.incident.models import Incident
 from incidents.incident.service import add_event, lock
 from incidents.resolution import outbox
@@ -113,7 +116,7 @@ def resolve(
         message=f"Resolved by {actor}: {resolution.root_cause[:200]}",
         data={"version": 1},
     )
-    _enqueue_record(db_session, incident, resolution)
+    owe_record(db_session, incident, resolution)
     deliveries.owe(
         db_session=db_session,
         incident=incident,
@@ -169,7 +172,7 @@ def update_resolution(
         message=f"{what} edited by {actor} (version {resolution.version}): {', '.join(fields)}",
         data={"origin": "edit", **data, "previous": previous} if history else data,
     )
-    _enqueue_record(db_session, incident, resolution)
+    owe_record(db_session, incident, resolution)
     return resolution
 
 
@@ -203,7 +206,7 @@ def add_correction(*, db_session: Session, incident: Incident, text: str, actor:
     )
     resolution = get_resolution(db_session=db_session, incident_id=incident.id)
     if resolution is not None:
-        _enqueue_record(db_session, incident, resolution)
+        owe_record(db_session, incident, resolution)
     add_event(
         db_session=db_session,
         incident=incident,
@@ -288,14 +291,22 @@ def correction_payload(incident: Incident, correction: Correction, document_id: 
     }
 
 
-def _enqueue_record(db_session: Session, incident: Incident, resolution: Resolution) -> OutboxEntry:
+def owe_record(db_session: Session, incident: Incident, resolution: Resolution) -> OutboxEntry:
+    """Owe memory the incident's current record; history keeps its origin, and no severity tag when it
+    was loaded without one."""
     corrections = list_corrections(db_session=db_session, incident_id=incident.id)
+    payload = record_payload(incident, resolution, corrections)
+    history = provenance(db_session=db_session, incident=incident)
+    if history:
+        payload["history"] = history
+        if incident.severity == SEVERITY_UNKNOWN:
+            payload["severity"] = None
     return outbox.enqueue(
         db_session=db_session,
         incident_id=incident.id,
         document_id=incident.public_id,
         kind="incident",
-        payload=record_payload(incident, resolution, corrections),
+        payload=payload,
     )
 
 

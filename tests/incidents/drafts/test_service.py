@@ -10,10 +10,11 @@ from incidents.drafts import revisions
 from incidents.drafts import service as drafts
 from incidents.drafts.drafting import Seen, draft_of
 from incidents.drafts.models import Draft
+from incidents.history import accepted_for
 from incidents.incident.models import Incident
 from incidents.incident.service import timeline
 from incidents.resolution.models import OutboxEntry
-from incidents.resolution.service import get_resolution
+from incidents.resolution.service import add_correction, get_resolution
 from memory.extraction.readers import read_bytes
 
 FILES = Path(__file__).parents[2] / "memory" / "extraction" / "files"
@@ -49,9 +50,12 @@ def test_accepting_stores_the_incident_and_owes_memory_the_record_with_its_sourc
     }
     assert entry.payload["record"]["root_cause"].startswith("The orders primary was failed over")
     assert draft.state == "accepted" and draft.decided_by == "oncall"
-    assert drafts.accepted_for(db_session=db, public_id=incident.public_id) is draft
+    assert accepted_for(db_session=db, public_id=incident.public_id) is draft
     with pytest.raises(drafts.DraftRefused, match="already accepted"):
         drafts.accept(db_session=db, draft=draft, actor="oncall")
+    add_correction(db_session=db, incident=incident, text="The failover took 4 minutes.", actor="lee")
+    [entry] = db.scalars(select(OutboxEntry).where(OutboxEntry.kind == "incident")).all()
+    assert entry.payload["history"]["source"] == "checkout-db-failover.md"  # a re-write keeps its file
 
 
 def test_a_draft_missing_required_fields_is_refused_until_a_person_fills_them(db: Session) -> None:
@@ -191,7 +195,7 @@ def test_accepting_a_revision_replaces_the_record_of_the_incident_it_revises(db:
     assert entry.payload["record"]["root_cause"] == resolution.root_cause
     assert entry.payload["history"]["accepted_by"] == "lead"
     assert revision.incident_id == first.public_id
-    assert drafts.accepted_for(db_session=db, public_id=first.public_id) is revision
+    assert accepted_for(db_session=db, public_id=first.public_id) is revision
 
 
 def test_a_revision_accepted_as_new_is_an_incident_of_its_own(db: Session) -> None:

@@ -3,18 +3,25 @@ post-mortem rather than by the load, never briefed unless asked, so nothing was 
 no grade is coming."""
 
 import re
-from dataclasses import replace
+from dataclasses import asdict, replace
+from functools import partial
+from pathlib import Path
 
+import pytest
 from sqlalchemy import update
 from sqlalchemy.orm import Session
 
 from incidents.briefings.models import Job
 from incidents.database import transaction
 from incidents.incident import service as incident_service
-from memory.service import incident_write, log_incidents
+from incidents.resolution import service as resolution_service
+from incidents.resolution.models import ResolutionUpdate
+from memory.service import HistoryRow, get_record, incident_write, log_incidents
 from tests.support.records import POOL_INCIDENT
-from tests.web.http.pages.conftest import Site
+from tests.web.http.pages.conftest import Site, _site
 from tests.web.http.pages.test_incident_pages import RESOLVED, _store_briefing
+from web.app.history import import_history
+from web.app.memory_outbox import deliver_due
 
 
 def test_a_seeded_incident_says_it_was_not_briefed_and_when_its_post_mortem_dates_it(site: Site) -> None:
@@ -79,6 +86,50 @@ def test_a_record_known_only_to_memory_says_it_is_history_when_its_metadata_does
     write = incident_write(record, metadata={"origin": "import", "title": "Pool exhausted"})
     site.client.portal.call(log_incidents, site.container.bank, [write])  # type: ignore[union-attr]
     assert _origin(site, "PM-elsewhere-1") == "imported history"
+
+
+def test_a_seeded_record_edited_and_an_imported_one_corrected_still_say_where_they_came_from(
+    site: Site, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site.signed_in()
+    [seeded] = site.seed(1)
+    imported = "PM-import-1"
+    row = HistoryRow.model_validate({**asdict(POOL_INCIDENT), "incident_id": imported})
+    site.client.portal.call(  # type: ignore[union-attr]
+        partial(
+            import_history,
+            sessions=site.container.sessions,
+            bank=site.container.bank,
+            rows=[(1, row)],
+            origin="import",
+            actor="cli:dana",
+        )
+    )
+    with transaction(site.container.sessions) as db:
+        incident = incident_service.get_by_public_id(db_session=db, public_id=seeded)
+        assert incident is not None
+        changes = ResolutionUpdate(outcome="Recovered after the pool was raised")
+        resolution_service.update_resolution(
+            db_session=db, incident=incident, changes=changes, actor="lee", rewrite_history=True
+        )
+        db.commit()
+    correction = {"text": "The pool was 30, not 20."}
+    assert site.post_form(f"/records/{imported}/corrections", correction).status_code == 303
+    assert site.client.portal.call(deliver_due, site.container).attempted == 3  # type: ignore[union-attr]
+
+    held = {p: site.client.portal.call(get_record, site.container.bank, p) for p in (seeded, imported)}  # type: ignore[union-attr]
+    seeded_meta, imported_meta = (h.metadata for h in held.values() if h is not None)
+    assert seeded_meta["origin"] == "seed"
+    assert (imported_meta["origin"], imported_meta["imported_by"]) == ("import", "cli:dana")
+    assert _origin(site, seeded) == "seeded history" and _origin(site, imported) == "imported history"
+
+    # another installation sharing the bank knows the records only from memory
+    elsewhere = f"sqlite:///{tmp_path / 'elsewhere.db'}"
+    for other in _site(tmp_path, monkeypatch, elsewhere):
+        other.signed_in()
+        assert "Known only to memory" in other.client.get(f"/records/{seeded}").text
+        assert _origin(other, seeded) == "seeded history"
+        assert _origin(other, imported) == "imported history"
 
 
 def _origin(site: Site, public_id: str) -> str:

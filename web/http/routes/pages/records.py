@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 
-from incidents.drafts import service as drafts
+from incidents.history import accepted_for
 from incidents.incident import service as incident_service
 from incidents.resolution import service as resolution_service
 from memory.service import FIELDS, MemoryUnavailable, format_record, get_record
@@ -62,7 +62,7 @@ def _stored_record(container: Container, public_id: str) -> dict[str, object] | 
             "text": format_record(record) if record else None,
             "labels": FIELDS,
             "memory": resolution_service.memory_detail(db_session=db, incident_id=incident.id),
-            "draft": drafts.accepted_for(db_session=db, public_id=public_id),
+            "draft": accepted_for(db_session=db, public_id=public_id),
             "origin": record_origin(incident, resolved=resolution is not None),
         }
 
