@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser
 
-from tests.e2e.test_pages_browser import Site, browser, new_page, shot, sign_in
+from tests.e2e.test_pages_browser import Site, browser, fits_width, new_page, shot, sign_in
 from tests.support.net import wait_for
 from tests.support.server import LiveServer
 
@@ -106,3 +106,38 @@ def test_drafts_accepted_on_the_review_page_are_recalled_and_link_to_their_sourc
         "ask", "checkout-api 503s, psycopg server closed the connection unexpectedly", "--json"
     )
     assert public_id in asked.stdout
+
+
+def test_a_revisions_page_compares_the_record_with_the_revision_on_a_phone(
+    site: Site, browser: Browser, tmp_path: Path
+) -> None:
+    folder = tmp_path / "revisions"
+    folder.mkdir()
+    text = (FILES / "checkout-db-failover.md").read_text().replace("18%", "a fifth")
+    (folder / "failover.md").write_text(text)
+    site.server.cli("import", str(folder), "--by", "dana")
+    page = new_page(browser)
+    sign_in(page, site, "ana", "/review")
+    page.click("a:text-is('revisions/failover.md')")
+    page.click("#accept")
+    page.wait_for_url("**/records/*")
+    (folder / "failover.md").write_text(text.replace("health check was disabled", "health check was off"))
+    site.server.cli("import", str(folder), "--by", "dana")
+    page.goto(f"{site.url}/review")
+    page.click("a:text-is('revisions/failover.md')")
+    draft_url = page.url
+    page.context.close()
+
+    for width in (1280, 375):
+        page = new_page(browser, width=width)
+        sign_in(page, site, "ana", draft_url.removeprefix(site.url))
+        compared = page.locator("#revision-compare")
+        assert "1 of 8 post-mortem fields change." in compared.inner_text()
+        root = page.locator("#compare-root_cause")
+        assert "changed" in root.locator(".badge").inner_text()
+        assert "was disabled" in root.locator("dd").first.inner_text()
+        assert "was off" in root.locator("dd").last.inner_text()
+        assert page.locator("#compare-outcome .badge").inner_text() == "unchanged"
+        assert fits_width(page), f"the revision's draft page at {width} px"
+        shot(page, f"review-04-revision-compared-{width}")
+        page.context.close()

@@ -7,17 +7,26 @@ A pending draft of the same source is superseded by the new version (rejected, n
 latest text is reviewed. A rejected draft stays rejected and revises nothing; its rejection was of
 its own text. What a person typed into the latest accepted or pending version (a field the document
 never said, such as the outcome) is kept for the new one where its text still says nothing
-(``typed_of_source``): the person's words stand until the document says otherwise.
+(``typed_of_source``): the person's words stand until the document says otherwise. Before accepting
+a revision, its reviewer sees each post-mortem field as the record holds it beside the revision's
+value (``compared``): what accepting replaces.
 """
 
 from dataclasses import dataclass
 
+from pydantic import ValidationError
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from incidents.drafts.models import Draft
+from incidents.drafts.service import row_of, value
+from incidents.history import historical
 from incidents.incident.models import Incident
+from incidents.incident.service import get_by_public_id
+from incidents.resolution.models import TEMPLATE
+from incidents.resolution.service import get_resolution
 from incidents.timeutil import utcnow
+from memory.history import HistoryRow
 
 
 @dataclass(frozen=True)
@@ -41,6 +50,34 @@ def of_source(*, db_session: Session, source_name: str) -> Revised | None:
     if earlier.revises is not None and earlier.revision_reason is not None:
         return Revised(earlier.revises, earlier.revision_reason)
     return None
+
+
+@dataclass(frozen=True)
+class Compared:
+    """One post-mortem field of the revised record: its value now, and the revision's."""
+
+    name: str
+    current: str
+    revised: str
+
+    @property
+    def changed(self) -> bool:
+        return self.current != self.revised
+
+
+def compared(*, db_session: Session, draft: Draft) -> list[Compared]:
+    """Each field accepting the revision replaces, in the template's order, as the record holds it beside
+    the value accepting would store (as an import row reads it, once the draft is valid); empty when
+    the draft revises no stored record."""
+    incident = get_by_public_id(db_session=db_session, public_id=draft.revises) if draft.revises else None
+    resolution = get_resolution(db_session=db_session, incident_id=incident.id) if incident else None
+    if resolution is None:
+        return []
+    try:
+        revised = historical(HistoryRow.model_validate(row_of(draft))).template
+    except ValidationError:
+        revised = {name: value(draft, name) for name in TEMPLATE}
+    return [Compared(name, getattr(resolution, name), revised[name]) for name in TEMPLATE]
 
 
 def typed_of_source(*, db_session: Session, source_name: str) -> dict[str, str]:

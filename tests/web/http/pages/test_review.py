@@ -1,5 +1,6 @@
 """The review pages: a revision of an imported incident is shown as one, and accepted as one or as new."""
 
+import re
 from pathlib import Path
 
 from sqlalchemy import func, select
@@ -15,8 +16,8 @@ FILES = Path(__file__).parents[3] / "memory" / "extraction" / "files"
 TEXT = (FILES / "checkout-db-failover.md").read_text()
 
 
-def _import(site: Site, text: str) -> int:
-    read = read_bytes("checkout-db-failover.md", text.encode())
+def _import(site: Site, text: str, name: str = "checkout-db-failover.md") -> int:
+    read = read_bytes(name, text.encode())
     [draft_id] = import_documents(sessions=site.container.sessions, reads=[read], actor="dana").draft_ids
     return draft_id
 
@@ -57,3 +58,48 @@ def test_a_revision_is_shown_as_one_and_accepted_into_the_incident_it_revises_or
     filed_id = filed.headers["location"].removeprefix("/records/")
     assert f"Accepted as {filed_id}; memory will hold it within seconds." in flashed
     assert _incidents(site) == 2
+
+
+def test_a_revisions_page_shows_each_field_of_the_record_beside_the_revision_marking_what_changes(
+    site: Site,
+) -> None:
+    site.signed_in()
+    with transaction(site.container.sessions) as db:
+        draft = drafts.get(db_session=db, draft_id=_import(site, TEXT))
+        assert draft is not None
+        public_id = drafts.accept(db_session=db, draft=draft, actor="ana").public_id
+        db.commit()
+    revision = _import(site, TEXT.replace("health check was disabled", "health check was turned off"))
+
+    page = site.client.get(f"/review/{revision}").text
+    assert f"What accepting replaces in {public_id}" in page
+    assert "1 of 8 post-mortem fields change." in page
+    root = _compared(page, "root_cause")
+    assert 'badge-warn">changed<' in root
+    assert "health check was disabled" in root and "health check was turned off" in root
+    assert f"<dt>Now, in {public_id}</dt>" in root and "<dt>This revision</dt>" in root
+    outcome = _compared(page, "outcome")
+    assert 'badge-plain">unchanged<' in outcome and outcome.count("Checkout recovered at 10:17.") == 2
+
+    path = f"/review/{revision}"
+    with site.container.sessions() as db:
+        sent = drafts.get(db_session=db, draft_id=revision)
+        assert sent is not None
+        steps = drafts.value(sent, "resolution_steps").replace("\n", "\r\n")  # as a browser sends it
+    saved = site.post_form(path, {"action": "save", "outcome": "", "resolution_steps": steps}, csrf_from=path)
+    assert saved.status_code == 303
+    with site.container.sessions() as db:
+        kept = drafts.get(db_session=db, draft_id=revision)
+        assert kept is not None and kept.fields["resolution_steps"]["origin"] == "text"  # not edited
+    page = site.client.get(path).text
+    assert "2 of 8 post-mortem fields change." in page
+    assert '<span class="muted">(empty)</span>' in _compared(page, "outcome")
+
+    plain = site.client.get(f"/review/{_import(site, TEXT.replace('18%', 'a fifth'), 'other.md')}").text
+    assert 'id="revision-compare"' not in plain  # a draft revising nothing compares nothing
+
+
+def _compared(page: str, name: str) -> str:
+    found = re.search(rf'<li id="compare-{name}".*?</li>', page, re.S)
+    assert found is not None, name
+    return found.group(0)

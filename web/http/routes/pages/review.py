@@ -4,7 +4,8 @@ A draft page shows the source text with every span a field was extracted from ma
 linking to its spans; the engineer edits the fields, then accepts (the draft goes to memory through
 the memory outbox as imported history, accepted by them) or rejects it with a reason. A revision of
 an incident replaces that incident's post-mortem when accepted, or is filed as a new incident with
-``action=accept-new``. Viewers read the queue; only engineers decide.
+``action=accept-new``; its page shows each post-mortem field as the record holds it beside the
+revision's, marked changed or unchanged. Viewers read the queue; only engineers decide.
 """
 
 from typing import Annotated
@@ -14,6 +15,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from sqlalchemy.orm import Session
 from starlette.datastructures import FormData
 
+from incidents.drafts import revisions
 from incidents.drafts import service as drafts
 from incidents.drafts.models import DRAFT_STATES, Draft, DraftState
 from incidents.field_errors import BLANK
@@ -57,6 +59,12 @@ def _refusal(exc: drafts.DraftRefused) -> str:
         return str(exc)
     fill = [f"fill in {', '.join(blank)}"] if blank else []
     return "; ".join(fill + wrong) + "."
+
+
+def _typed(sent: object) -> str:
+    """A field as the reviewer typed it: a browser sends a textarea's line ends as CRLF, which would
+    count an untouched field as edited and a revision's unchanged field as changed."""
+    return str(sent).replace("\r\n", "\n")
 
 
 def _load(db: Session, draft_id: int) -> Draft:
@@ -106,6 +114,8 @@ def draft_page(
         "origin_labels": ORIGINS,
         "segments": parts,
         "anchors": anchors(parts),
+        "compared": revisions.compared(db_session=db, draft=draft) if draft.state == "pending" else [],
+        "labels": {f.name: f.label for f in DRAFT_FIELDS},
     }
     return render(request, "draft.html", context, principal=principal)
 
@@ -123,7 +133,7 @@ def decide(
     action = str(form.get("action", "save"))
     as_new = action == "accept-new"
     accepting = action == "accept" or as_new
-    values = {f.name: str(form[f.name]) for f in DRAFT_FIELDS if isinstance(form.get(f.name), str)}
+    values = {f.name: _typed(form[f.name]) for f in DRAFT_FIELDS if isinstance(form.get(f.name), str)}
     try:
         with serialized_writes(db):  # the edits are kept even when accepting then refuses the draft
             draft = _load(db, draft_id)
