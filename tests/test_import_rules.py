@@ -109,7 +109,7 @@ def test_web_reaches_memory_only_through_its_service() -> None:
     assert broken == [], "\n".join(broken)
 
 
-def test_memory_reads_from_incidents_only_the_shared_definitions_it_names() -> None:
+def test_memory_reads_from_incidents_only_severities_the_wal_switch_settings_and_time_checks() -> None:
     allowed = ("incidents.severity", "incidents.sqlite_wal", "incidents.env_settings", "incidents.time_input")
     broken = [
         f"{path.relative_to(ROOT)}:{line} imports {name}"

@@ -2,8 +2,8 @@
 
 May import only itself, ``incidents.severity`` (the one order of severities), ``incidents.sqlite_wal``
 (opening a SQLite file in WAL mode), ``incidents.env_settings`` (how every setting is read),
-``incidents.time_input`` (a time is never a bare number) and third-party libraries; never the rest
-of ``incidents``, nor ``agent``, ``web`` or ``evals``.
+``incidents.time_input`` (what a time given from outside must be) and third-party libraries;
+never the rest of ``incidents``, nor ``agent``, ``web`` or ``evals``.
 Callers outside reach a bank through ``memory.service``; only the composition root opens a driver
 (``memory.factory``).
 """

@@ -30,7 +30,7 @@ from pydantic import (
     field_validator,
 )
 
-from incidents.time_input import written_out
+from incidents.time_input import plausible, written_out
 from memory import runbooks
 from memory.schema import IncidentRecord, normalize_resolution_kind
 from memory.template import FIELDS, TemplateField, model_of
@@ -72,11 +72,17 @@ def _utc(value: datetime | date) -> datetime:
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
+def _plausible(value: datetime | date) -> datetime:
+    """A row's time as UTC, refused as that field's error when it cannot be when the incident happened
+    (before 1970, more than a day ahead): an import line and a draft's edit say so as it is given."""
+    return plausible(_utc(value))
+
+
 def _imported(field: TemplateField) -> Any:
     """How the import validates one template field: its kind and whether a post-mortem requires it.
     Text is held to ``MAX_TEXT`` whatever the form allows, so any stored history can come back in."""
     if field.kind == "time":
-        return Annotated[datetime | date, BeforeValidator(written_out)], ...
+        return Annotated[datetime | date, BeforeValidator(written_out), AfterValidator(_plausible)], ...
     if field.kind == "line":
         return Annotated[str, StringConstraints(strip_whitespace=True, max_length=field.max_length)], ""
     if field.kind == "kind":

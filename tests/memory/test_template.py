@@ -22,8 +22,10 @@ required = kept.filter(bool)
 
 def _value(name: str) -> st.SearchStrategy[object]:
     field = next(f for f in FIELDS if f.name == name)
-    if field.kind == "time":
-        return st.datetimes(timezones=st.just(UTC))
+    if field.kind == "time":  # a time the import keeps: from 1970 to now (never later)
+        return st.datetimes(
+            min_value=datetime(1970, 1, 1), max_value=datetime(2026, 1, 1), timezones=st.just(UTC)
+        )
     if field.kind == "kind":
         return st.sampled_from(("", *RESOLUTION_KINDS))
     if field.kind == "line":

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from incidents.timeutil import plausible
+from incidents.time_input import plausible
 from memory.history import MAX_TEXT
 
 

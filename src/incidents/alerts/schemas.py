@@ -22,8 +22,7 @@ from pydantic import (
     model_validator,
 )
 
-from incidents.time_input import written_out
-from incidents.timeutil import plausible
+from incidents.time_input import plausible, written_out
 
 MAX_ALERTS_PER_PAYLOAD = 1000
 MAX_TEXT_CHARS = 65536

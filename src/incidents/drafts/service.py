@@ -29,7 +29,7 @@ from incidents.resolution.service import (
     owe_record,
     update_resolution,
 )
-from incidents.timeutil import plausible, utcnow
+from incidents.timeutil import utcnow
 from memory.extraction.extract import REQUIRED as TEMPLATE_REQUIRED
 from memory.history import HistoryRow
 from memory.template import FIELDS
@@ -172,21 +172,15 @@ def _row(fields: Mapping[str, Mapping[str, object]], incident_id: str) -> dict[s
 
 def _valid(row: dict[str, str], edited: Sequence[str]) -> None:
     """Refuse an edit that gives a field a value accepting would refuse (a resolution kind that is none
-    of the kinds, a date before 1970): said when it is typed, not after the draft was called complete.
-    Fields still empty are the missing list's to name."""
+    of the kinds, a date before 1970): said when it is typed, whatever other fields are still empty
+    (those are the missing list's to name)."""
     typed = {name for name in edited if row.get(name)}
     try:
-        valid = HistoryRow.model_validate(row)
+        HistoryRow.model_validate(row)
     except ValidationError as exc:
         wrong = {name: problem for name, problem in errors_by_field(exc).items() if name in typed}
         if wrong:
             raise FieldRefused.fields(wrong) from exc
-        return
-    if "timestamp" in typed:
-        try:
-            plausible(historical(valid).timestamp)
-        except ValueError as exc:
-            raise FieldRefused.fields({"timestamp": str(exc)}) from exc
 
 
 def _storable(name: str, text: str) -> None:

@@ -80,6 +80,22 @@ def test_a_draft_missing_required_fields_is_refused_until_a_person_fills_them(db
     assert incident.service == "search-api"
 
 
+@pytest.mark.parametrize("when", ["1969-07-20T20:17:00Z", "9999-12-31"])
+def test_an_implausible_date_is_refused_as_it_is_typed_while_required_fields_are_still_empty(
+    db: Session, when: str
+) -> None:
+    draft = _queued(db, "search-latency.txt")
+    drafts.edit(db_session=db, draft=draft, values={"symptom": ""})
+    with pytest.raises(drafts.FieldRefused) as refused:
+        drafts.edit(db_session=db, draft=draft, values={"timestamp": when, "outcome": "Latency back"})
+    assert list(refused.value.by_field) == ["timestamp"]
+    assert (
+        "before 1970" in refused.value.by_field["timestamp"]
+        or "future" in refused.value.by_field["timestamp"]
+    )
+    assert drafts.value(draft, "timestamp") != when and drafts.value(draft, "outcome") != "Latency back"
+
+
 def test_rejecting_needs_a_reason_and_keeps_it(db: Session) -> None:
     draft = _queued(db)
     with pytest.raises(drafts.DraftRefused, match="reason"):

@@ -97,6 +97,11 @@ def test_an_operator_fills_what_the_extraction_missed_and_then_accepts(tmp_path:
     assert bad.returncode == 1 and "severity: not a drafted field" in bad.stderr
     malformed = operator.cli("review", "edit", draft_id, "--set", "outcome", check=False)
     assert malformed.returncode == 2 and "is not FIELD=TEXT" in malformed.stderr
+    early = operator.cli("review", "edit", draft_id, "--set", "timestamp=1969-07-20", check=False)
+    assert (
+        early.returncode == 1
+        and "timestamp: timestamp 1969-07-20T00:00:00+00:00 is before 1970" in early.stderr
+    )
 
     half = operator.cli("review", "edit", draft_id, "--set", "error_signature=evicted_keys climbing")
     assert "error_signature changed" in half.stdout and "still missing: outcome" in half.stdout

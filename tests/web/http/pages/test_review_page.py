@@ -44,3 +44,11 @@ def test_a_value_accepting_would_refuse_is_named_with_what_it_must_be(site: Site
         "Not accepted: Title: at most 300 characters; "
         "When it started: must be a date or a time, e.g. 2026-03-14 or 2026-03-14T09:42:00Z."
     )
+
+
+def test_saving_a_date_before_1970_is_refused_naming_it_while_required_fields_are_empty(
+    site: Site, draft_page: str
+) -> None:
+    said = _refusal(site, draft_page, {"action": "save", "timestamp": "1969-07-20"})
+    assert said == "Not saved: When it started: timestamp 1969-07-20T00:00:00+00:00 is before 1970."
+    assert 'value="1969-07-20"' not in site.client.get(draft_page).text

@@ -96,6 +96,10 @@ def test_incomplete_drafts_are_refused_and_rejections_need_a_reason(api: Api) ->
     _import(api, "thin.md", b"# Outage\n\nSomething broke.\n")
     [listed] = api.client.get("/api/v1/drafts", headers=api.auth("reader")).json()
     url = f"/api/v1/drafts/{listed['id']}"
+    early = {"fields": {"timestamp": "1969-07-20T20:17:00Z", "outcome": "Recovered"}}
+    dated = api.client.patch(url, json=early, headers=api.auth("automation"))
+    assert dated.status_code == 422 and dated.json()["detail"].startswith("timestamp: ")
+    assert "before 1970" in dated.json()["detail"] and "outcome" not in dated.json()["detail"]
     refused = api.client.post(f"{url}/accept", headers=api.auth("automation"))
     assert refused.status_code == 409 and "symptom" in refused.json()["detail"]
     assert (
