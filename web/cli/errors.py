@@ -6,6 +6,8 @@ Imported only when a command fails, so the libraries named here cost nothing on 
 import re
 
 _LINK = re.compile(r"\s*\(Background on this error at: [^)]*\)")
+# How pydantic-settings says a list setting's value is not JSON: the field and the source, no variable.
+_UNPARSED = re.compile(r'error parsing value for field "(?P<field>\w+)" from source "(?P<source>\w+)"')
 
 
 def _named(loc: tuple[str | int, ...], settings: bool) -> str:
@@ -14,6 +16,20 @@ def _named(loc: tuple[str | int, ...], settings: bool) -> str:
     if settings and parts:
         parts[0] = f"RECALLOPS_{parts[0].upper()}"
     return ".".join(parts)
+
+
+def _unparsed(exc: Exception) -> str:
+    """A list setting whose value is not JSON (``RECALLOPS_TRUSTED_PROXIES=10.0.0.5``), by its variable:
+    pydantic-settings names the field and its own source class, which the operator never wrote."""
+    cause = f" ({exc.__cause__})" if exc.__cause__ else ""
+    found = _UNPARSED.search(str(exc))
+    if found is None:
+        return f"a setting cannot be read: {exc}{cause}".replace("\n", " ")
+    where = " in .env" if "DotEnv" in found["source"] else ""
+    return (
+        f"RECALLOPS_{found['field'].upper()}{where} is not JSON{cause}: "
+        'it takes a JSON list, e.g. ["first", "second"]'
+    ).replace("\n", " ")
 
 
 def user_error(exc: BaseException) -> str | None:
@@ -28,8 +44,7 @@ def user_error(exc: BaseException) -> str | None:
     from web.app.notify.config import NotifyConfigError
 
     if isinstance(exc, SettingsError):
-        cause = f": {exc.__cause__}" if exc.__cause__ else ""
-        return f"a setting cannot be read: {exc}{cause}".replace("\n", " ")
+        return _unparsed(exc)
     if isinstance(exc, ValidationError):
         settings = exc.title.endswith("Settings")
         problems = "; ".join(

@@ -1,6 +1,9 @@
 """Bad settings and bad database URLs end a command with a one-line reason and exit 2, never a
 traceback (a file that is not UTF-8 is covered with the import, in test_history)."""
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,8 +20,11 @@ NOT_MIGRATED = {"RECALLOPS_MIGRATE_ON_START": "false", "RECALLOPS_SCHEMA_WAIT_S"
     [
         (["db", "upgrade"], {"RECALLOPS_DATABASE_URL": "nonsense"}, "database URL"),
         (["db", "upgrade"], {"RECALLOPS_DATABASE_URL": "nosuchdb://host/x"}, "database URL"),
-        (["notify", "status"], {"RECALLOPS_NOTIFY_CHANNELS": '[{"name": "a",'}, "notify_channels"),
-        (["token", "list"], {"RECALLOPS_NOTIFY_CHANNELS": "not json"}, "notify_channels"),
+        (["notify", "status"], {"RECALLOPS_NOTIFY_CHANNELS": '[{"name": "a",'}, "NOTIFY_CHANNELS is"),
+        (["token", "list"], {"RECALLOPS_NOTIFY_CHANNELS": "not json"}, "RECALLOPS_NOTIFY_CHANNELS is not"),
+        # a list written bare, as other tools take it: the variable is named, and what it takes
+        (["token", "list"], {"RECALLOPS_TRUSTED_PROXIES": "10.0.0.5"}, "TRUSTED_PROXIES is not JSON"),
+        (["token", "list"], {"RECALLOPS_SERVICE_LABELS": "service,job"}, "it takes a JSON list, e.g. ["),
         (["token", "list"], {"RECALLOPS_PORT": "70000"}, "RECALLOPS_PORT: Input should be less than"),
         (["token", "list"], {"RECALLOPS_MAX_BODY_BYTES": "-1"}, "RECALLOPS_MAX_BODY_BYTES"),
         (["token", "list"], {"DATABASE_URL": "mysql://u:p@127.0.0.1:1/x"}, "no driver for the database URL"),
@@ -64,3 +70,19 @@ def test_a_missing_seed_folder_or_a_closed_port_is_a_message_not_a_traceback(tmp
         assert "Traceback" not in result.stderr and "╭" not in result.stderr
         assert result.stderr.startswith(f"recallops: {reason}"), result.stderr
         assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_a_list_setting_in_env_file_that_is_not_json_names_the_file(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text("RECALLOPS_SERVICE_LABELS=service\n")
+    env = LiveServer(tmp_path / "data").environ()
+    env["PYTHONPATH"] = os.pathsep.join(str(Path(p).resolve()) for p in sys.path if p)
+    result = subprocess.run(
+        [sys.executable, "-m", "web.cli", "token", "list"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 2, result.stderr
+    assert "RECALLOPS_SERVICE_LABELS in .env is not JSON" in result.stderr
+    assert "EnvSettingsSource" not in result.stderr and "service_labels" not in result.stderr
