@@ -60,21 +60,22 @@ def import_free_form(paths: list[Path], *, actor: str, accept_all: bool, accept_
             if not report.accepted:
                 return report, 0
             try:
-                return report, (await drain(container))[0]
+                await drain(container)
             except MemoryUnavailable as exc:
                 typer.echo(
                     f"memory unavailable: {exc}; `recallops memory sync` finishes the writes", err=True
                 )
-                return report, 0
+            with container.sessions() as db:
+                return report, _waiting(db, _became(db, report.draft_ids))
         finally:
             await container.aclose()
 
-    report, synced = run(work())
-    _print_report(report, synced)
+    report, waiting = run(work())
+    _print_report(report, waiting)
     return bool(report.unreadable or report.not_accepted)
 
 
-def _print_report(report: ImportReport, synced: int) -> None:
+def _print_report(report: ImportReport, waiting: int) -> None:
     typer.echo(
         f"files read {report.files}, documents {report.documents}, new drafts {report.drafts}, "
         f"already imported {report.unchanged}, near-duplicates {report.near_duplicates}, "
@@ -93,8 +94,9 @@ def _print_report(report: ImportReport, synced: int) -> None:
         typer.echo(f"  unreadable {bad.name}: {bad.reason}")
     if report.accepted or report.not_accepted:
         held = len(report.not_accepted)
-        typer.echo(f"accepted {report.accepted} (written to memory: {synced}), left for review {held}")
-        _queued(report.accepted - synced)
+        in_memory = report.accepted - waiting
+        typer.echo(f"accepted {report.accepted} (written to memory: {in_memory}), left for review {held}")
+        _queued(waiting)
         for refusal in report.not_accepted:
             typer.echo(f"  draft {refusal.draft} ({refusal.source}): {'; '.join(refusal.reasons)}")
         if report.not_accepted:
@@ -105,11 +107,29 @@ def _print_report(report: ImportReport, synced: int) -> None:
         )
 
 
+def _became(db: Session, draft_ids: list[int]) -> list[str]:
+    """The incidents those of these drafts that were accepted became."""
+    from sqlalchemy import select
+
+    from incidents.drafts.models import Draft
+
+    accepted = select(Draft.incident_id).where(Draft.id.in_(draft_ids), Draft.state == "accepted")
+    return list(db.scalars(accepted))
+
+
+def _waiting(db: Session, incident_ids: list[str]) -> int:
+    """Accepted records memory does not hold yet: a running service's worker delivers them as this
+    command does, so what this process delivered says nothing of what is still owed."""
+    from incidents.resolution import outbox
+
+    return outbox.unsynced(db_session=db, document_ids=incident_ids)
+
+
 def _queued(waiting: int) -> None:
     if waiting > 0:
         typer.echo(
-            f"{waiting} accepted records still wait in the memory outbox (memory slow or unreachable): "
-            "the running service delivers them, or `recallops memory sync`"
+            f"{waiting} accepted records are not in memory yet: they wait in the memory outbox, which "
+            "the running service delivers, or `recallops memory sync` (it says why a write fails)"
         )
 
 
@@ -257,6 +277,7 @@ def accept(
     from web.cli.memory import drain
 
     refused = 0
+    accepted: list[str] = []
     for draft_id in draft_ids:
         try:
             missing: list[str] = []
@@ -267,6 +288,7 @@ def accept(
                 incident = drafts.accept(db_session=db, draft=draft, actor=_actor(by), as_new=as_new)
                 revised = f", replacing its post-mortem (a revision of {revises})" if revises else ""
                 typer.echo(f"draft {draft_id} accepted as {incident.public_id}{revised}")
+                accepted.append(incident.public_id)
         except drafts.DraftRefused as exc:
             refused += 1
             typer.echo(f"error: draft {draft_id} not accepted: {exc}", err=True)
@@ -276,14 +298,16 @@ def accept(
     async def sync() -> int:
         container = Container.build()
         try:
-            return (await drain(container))[0]
+            await drain(container)
+            with container.sessions() as db:
+                return _waiting(db, accepted)
         finally:
             await container.aclose()
 
-    if refused < len(draft_ids):
-        synced = run(sync())
-        typer.echo(f"written to memory: {synced}")
-        _queued(len(draft_ids) - refused - synced)
+    if accepted:
+        waiting = run(sync())
+        typer.echo(f"written to memory: {len(accepted) - waiting}")
+        _queued(waiting)
     if refused:
         raise typer.Exit(code=1)
 

@@ -21,11 +21,12 @@ Guarantees, and how:
   still gets every record.
 """
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from sqlalchemy import func, select, update
+from sqlalchemy import distinct, func, select, update
 from sqlalchemy.orm import Session
 
 from incidents.database import rowcount
@@ -154,6 +155,18 @@ def queue_stats(*, db_session: Session) -> QueueStats:
         failing=int(counts.get("failing", 0)),
         oldest_unsynced_at=oldest,
     )
+
+
+def unsynced(*, db_session: Session, document_ids: Collection[str]) -> int:
+    """How many of these documents memory does not hold yet, whichever worker is delivering them."""
+    if not document_ids:
+        return 0
+    count = db_session.scalar(
+        select(func.count(distinct(OutboxEntry.document_id))).where(
+            OutboxEntry.document_id.in_(document_ids), OutboxEntry.state.in_(OPEN_STATES)
+        )
+    )
+    return int(count or 0)
 
 
 def newest_sync(*, db_session: Session, service: str | None = None) -> datetime | None:

@@ -5,7 +5,14 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import pytest
+from typer.testing import CliRunner
+
+from incidents.resolution.outbox import QueueStats
 from tests.support.server import LiveServer
+from web.app.container import Container
+from web.cli import app
+from web.cli import memory as memory_cli
 
 FILES = Path(__file__).parents[2] / "memory" / "extraction" / "files"
 
@@ -189,3 +196,31 @@ def test_accept_all_applies_revisions_when_told_and_a_reused_file_name_is_filed_
     with sqlite3.connect(tmp_path / "data" / "recallops.db") as store:
         assert store.execute("SELECT count(*) FROM incidents").fetchone()[0] == 2
         assert store.execute("SELECT max(version) FROM resolutions").fetchone()[0] == 2
+
+
+def test_records_a_running_service_delivered_are_in_memory_not_said_to_wait(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A running service's worker delivers accepted records as the command does: the command reports
+    what memory holds, not only what it wrote itself, and says nothing waits when nothing does."""
+    real = memory_cli.drain
+
+    async def delivered_elsewhere(container: Container) -> tuple[int, int, QueueStats]:
+        return 0, 0, (await real(container))[2]
+
+    monkeypatch.setattr(memory_cli, "drain", delivered_elsewhere)
+    for name in ("DATABASE_URL", "RECALLOPS_DATABASE_URL", "GROQ_API_KEY", "RECALLOPS_GROQ_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("RECALLOPS_DATA_DIR", str(tmp_path / "data"))
+    runner = CliRunner()
+
+    imported = runner.invoke(app, ["import", str(FILES / "checkout-db-failover.md"), "--accept-all"])
+    assert "accepted 1 (written to memory: 1), left for review 0" in imported.stdout, imported.output
+    runner.invoke(app, ["import", str(FILES / "search-latency.txt")])
+    draft = _draft_of(runner.invoke(app, ["review", "list"]).stdout, "search-latency.txt")
+    runner.invoke(app, ["review", "edit", draft, "--set", "service=search", "--set", "outcome=Recovered"])
+    runner.invoke(app, ["review", "edit", draft, "--set", "error_signature=p99 4 s"])
+    accepted = runner.invoke(app, ["review", "accept", draft, "--by", "oncall"])
+    assert "written to memory: 1" in accepted.stdout, accepted.output
+    said = imported.stdout + accepted.stdout
+    assert "not in memory yet" not in said and "slow or unreachable" not in said
