@@ -1,7 +1,8 @@
 """Every client error is a JSON 4xx that names the problem; nothing escapes as a bare 500."""
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -27,6 +28,11 @@ def pagerduty_error(kind: str, message: str, errors: list[str]) -> dict[str, obj
     """An error as PagerDuty's Events API words it (``pdpyras`` reads ``status``, ``message`` and
     ``errors``), with the ``detail`` every other RecallOps error has."""
     return {"status": kind, "message": message, "errors": errors, "detail": "; ".join(errors)}
+
+
+def said(error: Mapping[str, Any]) -> str:
+    """Pydantic's message without the "Value error, " it puts before a validator's own sentence."""
+    return str(error.get("msg", "")).removeprefix("Value error, ")
 
 
 def _loc(loc: tuple[object, ...] | list[object]) -> str:
@@ -96,7 +102,7 @@ def install(
         unreadable = _not_json(exc)
         if unreadable is not None:
             return _unreadable_body(unreadable)
-        problems = [{"field": _loc(e.get("loc", ())), "message": e.get("msg", "")} for e in exc.errors()]
+        problems = [{"field": _loc(e.get("loc", ())), "message": said(e)} for e in exc.errors()]
         detail = "; ".join(f"{p['field']}: {p['message']}" for p in problems)
         return JSONResponse(status_code=422, content={"detail": detail, "errors": problems})
 

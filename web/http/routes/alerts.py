@@ -27,7 +27,7 @@ from web.app.container import Container
 from web.http.auth import recheck, require, token_principal
 from web.http.body import BodyError, read_json, request_body_schema
 from web.http.deps import get_container
-from web.http.errors import DATABASE_DOWN, RETRY_AFTER, UNAVAILABLE, pagerduty_error
+from web.http.errors import DATABASE_DOWN, RETRY_AFTER, UNAVAILABLE, pagerduty_error, said
 from web.http.security import Principal, bearer_secret
 
 log = logging.getLogger(__name__)
@@ -96,7 +96,7 @@ def _validation_errors(exc: ValidationError) -> list[str]:
     problems = []
     for error in exc.errors(include_url=False):
         where = ".".join(str(part) for part in error["loc"]) or "body"
-        problems.append(f"{where}: {error['msg']}")
+        problems.append(f"{where}: {said(error)}")
     return problems
 
 

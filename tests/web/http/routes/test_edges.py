@@ -174,3 +174,11 @@ def test_a_grafana_value_that_is_no_number_is_a_422_naming_it(api: Api, value: s
     assert response.status_code == 422, response.text
     assert "alerts.0.values.B" in response.json()["detail"]
     assert api.incidents() == []
+
+
+def test_an_end_before_its_start_is_said_without_pydantics_prefix(api: Api) -> None:
+    alert = {"title": "x", "starts_at": "2026-12-05T21:00:00Z", "ends_at": "2026-12-05T20:00:00Z"}
+    response = api.post("/api/v1/alerts", alert)
+    assert response.status_code == 422, response.text
+    assert "body: ends_at 2026-12-05T20:00:00+00:00 is before starts_at" in response.json()["detail"]
+    assert "Value error" not in response.text

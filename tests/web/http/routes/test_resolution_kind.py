@@ -42,3 +42,10 @@ def test_an_imported_kind_becomes_a_tag_and_a_template_line(api: Api) -> None:
     assert not any(t.startswith("resolution:") for t in hits["PM-8"]["tags"])
     rejected = import_(api, jsonl(post_mortem("PM-7", resolution_kind="resolved")))
     assert "resolution_kind" in " ".join(rejected.json()["rejected"][0]["reasons"])
+
+
+def test_a_refusal_is_said_in_its_own_words_without_pydantics_prefix(api: Api) -> None:
+    response = resolve(api, open_incident(api), {**POST_MORTEM, "resolution_kind": "bogus"})
+    assert response.status_code == 422
+    assert response.json()["detail"].startswith("resolution_kind: must be one of fixed"), response.text
+    assert "Value error" not in response.text
