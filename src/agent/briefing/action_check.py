@@ -102,8 +102,9 @@ def moves_from_runbook(runbook_id: str, service: str, text: str) -> list[Recorde
 
 
 def score(action: str, move: RecordedMove, similarity: Similarity) -> float:
-    """How closely a recorded move is the proposed one: the better of the whole line and its move part."""
-    wanted = stems(action)
+    """How closely a recorded move is the proposed one: the better of the whole line and its move part.
+    A lone letter names no move ("x" would otherwise be all of "30 pods x pool size" it asks for)."""
+    wanted = {s for s in stems(action) if len(s) > 1}
     best = 0.0
     for text in dict.fromkeys((move.text, done_part(move.text))):
         words = coverage(wanted, stems(text))

@@ -90,3 +90,15 @@ def test_a_move_on_another_service_is_judged_by_that_services_records_first() ->
         "restart the payment-gateway pods", moves, service="checkout-service", similarity=SIMILARITY
     )
     assert (result.verdict, result.citations[0]) == ("risky", "INC-0002")
+
+
+def test_a_lone_letter_matches_no_move() -> None:
+    """ "x" (a stray key, or the "x" of "30 pods x pool size") names no move: it is no "worked before"."""
+    sized = record("INC-0003", resolution_steps="1. Raised max_client_conn to fit 30 pods x pool size")
+    moves = moves_from_record(sized)
+    for similarity in (SIMILARITY, Similarity(None)):
+        result = check_action("x", moves, service="checkout-service", similarity=similarity)
+        assert (result.verdict, result.matches) == ("no record", [])
+    assert check_action(
+        "raise max_client_conn", moves, service="checkout-service", similarity=SIMILARITY
+    ).verdict == ("worked before")
