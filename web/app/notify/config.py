@@ -42,6 +42,7 @@ from pydantic import (
     ValidationError,
     model_validator,
 )
+from pydantic_core import ErrorDetails
 
 from incidents.delivery.routing import EVENTS, ChannelRoute
 from incidents.env_settings import EnvSettings
@@ -187,6 +188,7 @@ class WebhookChannel(_Channel):
 
 ChannelConfig = Annotated[SlackChannel | AppriseChannel | WebhookChannel, Field(discriminator="kind")]
 _CHANNEL: TypeAdapter[ChannelConfig] = TypeAdapter(ChannelConfig)
+KINDS = "slack, apprise or webhook"
 
 
 class NotifySettings(EnvSettings):
@@ -226,6 +228,15 @@ def _where(number: int, item: Any) -> str:
     return f"channel {number} ({name})" if isinstance(name, str) and name else f"channel {number}"
 
 
+def _kind_error(error: ErrorDetails) -> str | None:
+    """A missing or unknown ``kind`` in the operator's words: pydantic speaks of tags and discriminators."""
+    if error["type"] == "union_tag_not_found":
+        return f"kind: missing; say which channel this is: {KINDS}"
+    if error["type"] == "union_tag_invalid":
+        return f"kind: {error.get('ctx', {}).get('tag')!r} is not a channel kind; use {KINDS}"
+    return None
+
+
 def _validated(item: Any, where: str) -> ChannelConfig:
     """One channel, or an error naming it and each field that is wrong."""
     try:
@@ -236,7 +247,7 @@ def _validated(item: Any, where: str) -> ChannelConfig:
         for error in exc.errors():
             loc = [str(part) for part in error["loc"]]
             field = ".".join(loc[1:] if loc[:1] == [kind] else loc)  # not the kind the union chose
-            message = error["msg"].removeprefix("Value error, ")
+            message = _kind_error(error) or error["msg"].removeprefix("Value error, ")
             problems.append(f"{field}: {message}" if field else message)
         raise NotifyConfigError(f"{where}: {'; '.join(problems)}") from exc
 
