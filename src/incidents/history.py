@@ -94,6 +94,8 @@ def upsert_historical(
         db_session.flush()
         return "imported"
     resolution = db_session.scalar(select(Resolution).where(Resolution.incident_id == incident.id))
+    # A row that names no resolver says nothing new about who resolved it: the first importer stands.
+    resolver = history.resolved_by or incident.resolved_by or actor
     incident_changes = {
         "title": history.title,
         "service": history.service,
@@ -101,9 +103,9 @@ def upsert_historical(
         "first_seen": history.timestamp,
         "last_seen": history.timestamp,
         "resolved_at": history.timestamp,
-        "resolved_by": history.resolved_by or actor,
+        "resolved_by": resolver,
     }
-    resolution_changes = _resolution_columns(history, actor)
+    resolution_changes = _resolution_columns(history, resolver)
     changed = [k for k, v in incident_changes.items() if getattr(incident, k) != v]
     if resolution is None:
         db_session.add(Resolution(incident_id=incident.id, **resolution_changes))
@@ -188,8 +190,9 @@ def _plain(value: object) -> object:
     return value.isoformat() if isinstance(value, datetime) else value
 
 
-def _resolution_columns(history: HistoricalIncident, actor: str) -> dict[str, str]:
+def _resolution_columns(history: HistoricalIncident, resolver: str) -> dict[str, str]:
+    """``resolver``: who resolved it when the row does not say."""
     return {
         **{name: history.template.get(name, "") for name in TEMPLATE},
-        "resolved_by": history.resolved_by or actor,
+        "resolved_by": history.resolved_by or resolver,
     }

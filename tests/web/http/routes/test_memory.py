@@ -256,3 +256,14 @@ def test_the_import_is_parsed_in_the_worker_process(api: Api, monkeypatch: pytes
     monkeypatch.setattr(Offload, "call", watched)
     assert import_(api, jsonl(post_mortem("PM-70"))).json()["imported"] == 1
     assert called == ["parse_body"]
+
+
+def test_the_same_rows_imported_by_someone_else_are_unchanged(api: Api) -> None:
+    """A row that names no resolver was resolved by whoever imported it first; importing the same file
+    again under another token says nothing new about who resolved it, so it is no rewrite."""
+    unsigned = {k: v for k, v in post_mortem("PM-61").items() if k != "resolved_by"}
+    rows = jsonl(post_mortem("PM-60", resolved_by=""), unsigned)
+    assert import_(api, rows).json()["imported"] == 2
+    again = import_(api, rows, who="historian").json()
+    assert (again["unchanged"], again["rejected_count"]) == (2, 0), again
+    assert api.incident("PM-60")["resolved_by"] == "automation"
