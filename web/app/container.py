@@ -54,8 +54,6 @@ class Container:
         )
         sessions = make_session_factory(engine)
         notifier = Notifier.load(settings.notify, base_url=f"http://{settings.web.host}:{settings.web.port}")
-        if migrate:
-            notifier.sync(sessions)
         return cls(
             settings=settings,
             engine=engine,

@@ -40,9 +40,7 @@ def _configured() -> Iterator[tuple[sessionmaker[Session], Notifier]]:
     engine = make_engine(settings.database_url)
     try:
         ready_schema(engine, migrate=settings.incidents.migrate_on_start, wait_s=0)
-        sessions = make_session_factory(engine)
-        notifier.sync(sessions)
-        yield sessions, notifier
+        yield make_session_factory(engine), notifier
     finally:
         engine.dispose()
 

@@ -43,6 +43,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         container = Container.build(settings)
+        # The service's channels are the routing event writers read; a command run from another shell,
+        # with another configuration or none, leaves them as they are.
+        container.notifier.sync(container.sessions)
         app.state.container = container
         logs.hide([*container.notifier.secrets, *settings.secrets()])
         metrics.track_open_incidents(container.sessions)

@@ -1,7 +1,8 @@
 """Which channels hear about which events: the routing rules, kept in the database beside the events.
 
-The process that reads the configuration writes each channel's rules here at start (``sync_channels``),
-so any transaction recording an event (an acknowledgement in the API, a resolution from the page, a
+The service writes its configured channels' rules here at start (``sync_channels``); a command run
+from another shell does not, so a configuration it lacks never turns the service's channels off. Any
+transaction recording an event (an acknowledgement in the API, a resolution from the page, a
 briefing stored by the worker, a PagerDuty acknowledgement at intake) routes it the same way without
 being handed the configuration. A rule matches when the event is one the channel wants, the service
 is one of its services (or it names none) and the incident is at least as severe as its minimum.

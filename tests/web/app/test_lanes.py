@@ -44,6 +44,7 @@ async def container(
     monkeypatch.setenv("RECALLOPS_NOTIFY_TIMEOUT_S", "120")  # the receivers outlast the test
     monkeypatch.setenv("RECALLOPS_WORKER_POLL_S", "0.1")
     built = Container.build(configure(monkeypatch, tmp_path / "data", database_url))
+    built.notifier.sync(built.sessions)  # as the service does at start
     yield built
     await built.aclose()
 

@@ -8,12 +8,20 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
+from typer.testing import CliRunner
 
+from incidents.database import make_engine, make_session_factory
+from incidents.delivery.routing import enabled_routes
 from tests.support.chaos import ChaosReceiver
 from tests.support.server import LiveServer
+from web.app.settings import Settings
+from web.cli import app
+from web.http.app import create_app
 
 TIMEOUT_S = 2
 STARTUP_S = 60  # the interpreter and the imports on a loaded machine: a deadline, not a measurement
+SERVICE_CHANNEL = {"name": "oncall", "kind": "webhook", "url": "http://127.0.0.1:9/hook"}
 
 
 @pytest.fixture
@@ -53,3 +61,27 @@ def test_an_unknown_channel_is_refused_naming_the_configured_ones(tmp_path: Path
     assert done.returncode == 1, done.stdout
     assert done.stderr == "error: no channel 'nosuch' is configured (configured: audit)\n"
     assert "queued" not in done.stdout
+
+
+def test_a_command_run_without_the_services_channels_leaves_them_routed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An operator's shell rarely holds the service's channel configuration: a command run from it (or
+    with a test channel of its own) must not turn the service's channels off, nor add its own."""
+    for name in ("DATABASE_URL", "RECALLOPS_DATABASE_URL", "RECALLOPS_NOTIFY_CONFIG"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("RECALLOPS_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("RECALLOPS_NOTIFY_CHANNELS", json.dumps([SERVICE_CHANNEL]))
+    with TestClient(create_app(Settings())):
+        pass  # the service starts: its channels are the routing
+    runner = CliRunner()
+    monkeypatch.delenv("RECALLOPS_NOTIFY_CHANNELS")
+    assert runner.invoke(app, ["memory", "sync"]).exit_code == 0
+    monkeypatch.setenv("RECALLOPS_NOTIFY_CHANNELS", json.dumps([{**SERVICE_CHANNEL, "name": "laptop"}]))
+    assert runner.invoke(app, ["notify", "status"]).exit_code == 0
+    engine = make_engine(Settings().database_url)
+    try:
+        with make_session_factory(engine)() as db:
+            assert [route.name for route in enabled_routes(db_session=db)] == ["oncall"]
+    finally:
+        engine.dispose()

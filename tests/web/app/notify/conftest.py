@@ -33,6 +33,7 @@ async def build(database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPat
     def make(*channels: dict[str, Any]) -> Container:
         channels_env(monkeypatch, *channels)
         container = Container.build(configure(monkeypatch, tmp_path / "data", database_url))
+        container.notifier.sync(container.sessions)  # as the service does at start
         built.append(container)
         return container
 
