@@ -113,16 +113,19 @@ def import_(
     --accept-all) when a draft was left for review; the rest is imported. Drafting without --accept-all
     is the review flow, and exits 0.
     """
-    from memory.service import is_labeled_history
+    from memory.service import collect, is_labeled_history
     from web.cli.review import import_free_form
 
     actor = by.strip() or f"cli:{getpass.getuser()}"
-    labeled = [p for p in paths if p.is_file() and is_labeled_history(p)]
-    free_form = [p for p in paths if p not in labeled]
+    found = collect(paths)  # a folder's labeled history is imported as the same file named alone is
+    labeled = [path for path, _ in found if is_labeled_history(path)]
+    free_form = [(path, name) for path, name in found if not is_labeled_history(path)]
     failed = any([_import_labeled(path, actor, replace, rejected_after) for path in labeled])
-    if free_form:
+    if free_form or not labeled:
         failed = (
-            import_free_form(free_form, actor=actor, accept_all=accept_all, accept_revisions=accept_revisions)
+            import_free_form(
+                free_form, paths, actor=actor, accept_all=accept_all, accept_revisions=accept_revisions
+            )
             or failed
         )
     if failed:

@@ -20,16 +20,18 @@ if TYPE_CHECKING:
 app = typer.Typer(help="Review imported drafts before they reach memory.", no_args_is_help=True)
 
 
-def import_free_form(paths: list[Path], *, actor: str, accept_all: bool, accept_revisions: bool) -> bool:
-    """Draft every document under ``paths``; True when a file was unreadable or a draft not accepted."""
-    from memory.service import MemoryUnavailable, collect, read_files
+def import_free_form(
+    files: list[tuple[Path, str]], paths: list[Path], *, actor: str, accept_all: bool, accept_revisions: bool
+) -> bool:
+    """Draft every document of ``files`` (found under ``paths``, each with the name it is shown by); True
+    when a file was unreadable or a draft not accepted."""
+    from memory.service import MemoryUnavailable, read_files
     from web.app.container import Container
     from web.app.drafts import accept_all as accept_drafts
     from web.app.drafts import import_documents
     from web.cli.history import progress_bar
     from web.cli.memory import drain
 
-    files = collect(paths)
     if not files:
         named = ", ".join(str(p) for p in paths)
         typer.echo(

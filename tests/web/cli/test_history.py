@@ -83,3 +83,19 @@ def test_a_file_not_in_utf8_is_an_error_not_a_traceback(tmp_path: Path, encoding
     result = operator.cli("import", str(path), check=False)
     assert result.returncode == 1
     assert "history.jsonl: not UTF-8" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_folders_labeled_history_is_imported_beside_its_post_mortems(tmp_path: Path) -> None:
+    """The folder a team exports holds both: its .jsonl is history as when named alone, not an
+    "unsupported file type .jsonl" that the same message says is read."""
+    folder = tmp_path / "history"
+    folder.mkdir()
+    (folder / "labeled.jsonl").write_text(json.dumps(GOOD) + "\n")
+    (folder / "notes.md").write_text(
+        "# Invoices late\n\n## Root cause\nThe cron host clock jumped.\n\n## Resolution\nRe-ran the job.\n"
+    )
+    result = LiveServer(data_dir=tmp_path / "data").cli("import", str(folder), check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "imported 1, updated 0, unchanged 0, rejected 0" in result.stdout
+    assert "files read 1, documents 1, new drafts 1" in result.stdout and "unreadable 0" in result.stdout
+    assert "unsupported" not in result.stdout
