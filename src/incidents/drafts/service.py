@@ -9,6 +9,7 @@ that revises an incident (``incidents.drafts.revisions``) replaces that incident
 accepted, through the same edit a resolved incident's record takes.
 """
 
+import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -198,13 +199,21 @@ def _pending(draft: Draft) -> None:
         raise DraftRefused([f"draft {draft.id} was already {draft.state}"])
 
 
+def _not_drafted(name: str) -> str:
+    """A field no draft has, with the one a typo meant, else every one it could have been."""
+    meant = difflib.get_close_matches(name, DRAFTED, n=1)
+    return f"{name}: not a drafted field; " + (
+        f"did you mean {meant[0]}?" if meant else f"the fields are {', '.join(DRAFTED)}"
+    )
+
+
 def edit(*, db_session: Session, draft: Draft, values: Mapping[str, str]) -> list[str]:
     """Set the given fields as a person wrote them; a changed field keeps no span (it is theirs now).
     Returns the names of the fields that changed; the missing list follows what is still empty."""
     _pending(draft)
     unknown = sorted(set(values) - set(DRAFTED))
     if unknown:
-        raise FieldRefused([f"{name}: not a drafted field" for name in unknown])
+        raise FieldRefused([_not_drafted(name) for name in unknown])
     fields = dict(draft.fields)
     changed = []
     for name, text in values.items():

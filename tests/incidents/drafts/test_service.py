@@ -109,8 +109,10 @@ def test_rejecting_needs_a_reason_and_keeps_it(db: Session) -> None:
 
 def test_editing_refuses_fields_that_are_not_drafted(db: Session) -> None:
     draft = _queued(db)
-    with pytest.raises(drafts.DraftRefused, match="incident_id: not a drafted field"):
+    with pytest.raises(drafts.DraftRefused, match="incident_id: not a drafted field; the fields are title, "):
         drafts.edit(db_session=db, draft=draft, values={"incident_id": "INC-0001"})
+    with pytest.raises(drafts.DraftRefused, match=r"errorsig: not a drafted field; did you mean error_si"):
+        drafts.edit(db_session=db, draft=draft, values={"errorsig": "HikariPool-1"})
     with pytest.raises(drafts.DraftRefused, match="unpaired surrogate"):
         drafts.edit(db_session=db, draft=draft, values={"symptom": "bad \ud800"})
     with pytest.raises(drafts.DraftRefused, match="NUL"):
