@@ -30,6 +30,7 @@ NOT_MIGRATED = {"RECALLOPS_MIGRATE_ON_START": "false", "RECALLOPS_SCHEMA_WAIT_S"
         (["token", "list"], {"DATABASE_URL": "mysql://u:p@127.0.0.1:1/x"}, "no driver for the database URL"),
         (["token", "list"], {"RECALLOPS_DATA_DIR": "/proc/nope"}, "/proc/nope (RECALLOPS_DATA_DIR"),
         (["serve", "--port", "1"], {"RECALLOPS_NOTIFY_CHANNELS": BAD_CHANNEL}, "channel 1 (a): url"),
+        (["notify", "status"], {"RECALLOPS_NOTIFY_CHANNELS": BAD_CHANNEL}, "channel 1 (a): url"),
         (["serve", "--port", "1"], {"RECALLOPS_DATA_DIR": "/proc/nope"}, "/proc/nope (RECALLOPS_DATA_DIR"),
         (["serve", "--port", "1"], {"RECALLOPS_MAX_LABELS": "0"}, "RECALLOPS_MAX_LABELS"),
         (
