@@ -17,7 +17,7 @@ from incidents.locking import serialized_writes
 from web.http import sessions
 from web.http.deps import get_container
 from web.http.gate import gate_principal
-from web.http.security import Principal, bearer_secret
+from web.http.security import Principal, bearer_secret, unidentified
 
 bearer_scheme = HTTPBearer(auto_error=False, description="An API token from `recallops token create`.")
 CHALLENGE = {"WWW-Authenticate": 'Bearer realm="recallops"'}
@@ -59,10 +59,14 @@ def recheck(request: Request, principal: Principal, db_session: Session) -> None
         raise HTTPException(401, "missing or invalid bearer token", headers=CHALLENGE)
 
 
-def authorize(principal: Principal | None, scope: str) -> Principal:
-    """401 without a valid credential, 403 when it lacks ``scope``."""
+def authorize(principal: Principal | None, scope: str, request: Request | None = None) -> Principal:
+    """401 without a valid credential (saying how to send one, given the ``request``), 403 when it
+    lacks ``scope``."""
     if principal is None:
-        raise HTTPException(401, "missing or invalid bearer token", headers=CHALLENGE)
+        detail = "missing or invalid bearer token"
+        if request is not None:
+            detail = unidentified(request, detail)
+        raise HTTPException(401, detail, headers=CHALLENGE)
     if not principal.can(scope):
         raise HTTPException(403, f"{principal.name!r} lacks the {scope!r} scope")
     return principal
@@ -96,6 +100,7 @@ def require(scope: str) -> Callable[..., Awaitable[Principal]]:
     ) -> Principal:
         # The gate has identified every request with a body: no worker thread is needed to read it back.
         known = gate_principal(request)
-        return authorize(known if known is not None else await run_in_threadpool(identify, request), scope)
+        found = known if known is not None else await run_in_threadpool(identify, request)
+        return authorize(found, scope, request)
 
     return dependency

@@ -44,7 +44,7 @@ from incidents.auth.tokens import hash_secret
 from web.app.settings import Settings
 from web.http.errors import DATABASE_DOWN, RETRY_AFTER, UNAVAILABLE, page_path, pagerduty_error
 from web.http.methods import allowed_methods
-from web.http.security import Principal, bearer_secret
+from web.http.security import Principal, bearer_secret, unidentified
 
 log = logging.getLogger(__name__)
 
@@ -177,7 +177,7 @@ class BodyGate:
                 answer.headers["connection"] = "close"  # the body was never read
                 await answer(scope, receive, send)
             else:
-                await _json(send, 401, "missing or invalid credentials")
+                await _json(send, 401, unidentified(request, "missing or invalid credentials"))
             return None
         if rule.rechecked:
             self.recent.remember(request, principal)

@@ -135,3 +135,15 @@ def test_metrics_stay_open_until_a_token_is_set(api: Api, monkeypatch: pytest.Mo
     assert api.client.get("/metrics", headers={"Authorization": "Bearer nope"}).status_code == 401
     scraped = api.client.get("/metrics", headers={"Authorization": "Bearer scrape-me"})
     assert scraped.status_code == 200 and "recallops_" in scraped.text
+
+
+def test_a_token_sent_without_bearer_is_told_how_to_send_it(api: Api) -> None:
+    """``Authorization: rops_...`` (the scheme forgotten) names the fix, on a write and on a read."""
+    bare = {"Authorization": api.auth("automation")["Authorization"].removeprefix("Bearer ")}
+    for response in (
+        api.client.post("/api/v1/alerts", json={"title": "x"}, headers=bare),
+        api.client.get("/api/v1/incidents", headers=bare),
+    ):
+        assert response.status_code == 401, response.text
+        assert "needs the Bearer scheme: send 'Authorization: Bearer <token>'" in response.json()["detail"]
+    assert "Bearer scheme" not in api.client.get("/api/v1/incidents").json()["detail"]
