@@ -25,6 +25,7 @@ def serve(
     if port:
         os.environ["RECALLOPS_PORT"] = str(port)
     settings = _prepare().web
+    _free(host or settings.host, port or settings.port)
     uvicorn.run(
         "web.http.app:create_app",
         factory=True,
@@ -34,6 +35,20 @@ def serve(
         access_log=False,
         proxy_headers=False,  # forwarded headers are judged by the app, against RECALLOPS_TRUSTED_PROXIES
     )
+
+
+def _free(host: str, port: int) -> None:
+    """Exit 2 in one line when the address is taken (the service already runs there, most often), before
+    the app starts: uvicorn would start it (its worker, its channels' routing) and only then fail."""
+    import socket
+
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            typer.echo(f"recallops: cannot listen on {host}:{port}: {exc.strerror}; choose --port", err=True)
+            raise typer.Exit(code=2) from None
 
 
 def _prepare() -> Settings:

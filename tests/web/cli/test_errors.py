@@ -2,6 +2,7 @@
 traceback (a file that is not UTF-8 is covered with the import, in test_history)."""
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -87,3 +88,16 @@ def test_a_list_setting_in_env_file_that_is_not_json_names_the_file(tmp_path: Pa
     assert result.returncode == 2, result.stderr
     assert "RECALLOPS_SERVICE_LABELS in .env is not JSON" in result.stderr
     assert "EnvSettingsSource" not in result.stderr and "service_labels" not in result.stderr
+
+
+def test_serve_on_a_port_in_use_is_one_line_before_the_app_starts(tmp_path: Path) -> None:
+    """The service already listening there is the usual cause: nothing of a second one starts."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = LiveServer(tmp_path / "data").cli("serve", "--port", str(port), check=False)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.strip() == (
+        f"recallops: cannot listen on 127.0.0.1:{port}: Address already in use; choose --port"
+    )
