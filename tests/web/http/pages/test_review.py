@@ -27,14 +27,19 @@ def _incidents(site: Site) -> int:
         return int(db.scalar(select(func.count()).select_from(Incident)) or 0)
 
 
-def test_a_revision_is_shown_as_one_and_accepted_into_the_incident_it_revises_or_as_new(site: Site) -> None:
-    site.signed_in()
+def _accepted_then_revised(site: Site) -> tuple[str, int]:
+    """The post-mortem accepted as an incident, then an edited version imported: (incident, draft)."""
     with transaction(site.container.sessions) as db:
         draft = drafts.get(db_session=db, draft_id=_import(site, TEXT))
         assert draft is not None
         public_id = drafts.accept(db_session=db, draft=draft, actor="ana").public_id
         db.commit()
-    revision = _import(site, TEXT.replace("health check was disabled", "health check was turned off"))
+    return public_id, _import(site, TEXT.replace("health check was disabled", "health check was turned off"))
+
+
+def test_a_revision_is_shown_as_one_and_accepted_into_the_incident_it_revises_or_as_new(site: Site) -> None:
+    site.signed_in()
+    public_id, revision = _accepted_then_revised(site)
 
     listed = site.client.get("/review").text
     assert f'revision of <a href="/records/{public_id}">{public_id}</a> (a new version of' in listed
@@ -64,12 +69,7 @@ def test_a_revisions_page_shows_each_field_of_the_record_beside_the_revision_mar
     site: Site,
 ) -> None:
     site.signed_in()
-    with transaction(site.container.sessions) as db:
-        draft = drafts.get(db_session=db, draft_id=_import(site, TEXT))
-        assert draft is not None
-        public_id = drafts.accept(db_session=db, draft=draft, actor="ana").public_id
-        db.commit()
-    revision = _import(site, TEXT.replace("health check was disabled", "health check was turned off"))
+    public_id, revision = _accepted_then_revised(site)
 
     page = site.client.get(f"/review/{revision}").text
     assert f"What accepting replaces in {public_id}" in page
