@@ -40,6 +40,7 @@ from sqlalchemy import ColumnElement, func, select, update
 from sqlalchemy.orm import Session, aliased
 
 from incidents.database import rowcount
+from incidents.delivery.holds import channel_holds, last_error
 from incidents.delivery.models import Delivery, DeliveryChannel
 from incidents.delivery.routing import TEST, enabled_routes
 from incidents.incident.models import Incident
@@ -251,13 +252,7 @@ class ChannelStatus:
 
 
 def channel_status(*, db_session: Session, now: datetime | None = None) -> list[ChannelStatus]:
-    now = now or utcnow()
-    held = {
-        name: until
-        for name, until in db_session.execute(
-            select(DeliveryChannel.name, DeliveryChannel.held_until).where(DeliveryChannel.held_until > now)
-        )
-    }
+    holds = channel_holds(db_session=db_session, now=now)
     counts: dict[str, Counter[str]] = {}
     for channel, state, n in db_session.execute(
         select(Delivery.channel, Delivery.state, func.count()).group_by(Delivery.channel, Delivery.state)
@@ -268,20 +263,16 @@ def channel_status(*, db_session: Session, now: datetime | None = None) -> list[
         last_sent = db_session.scalar(
             select(func.max(Delivery.sent_at)).where(Delivery.channel == channel, Delivery.state == "sent")
         )
-        last_error = db_session.execute(
-            select(Delivery.last_error, Delivery.last_error_at)
-            .where(Delivery.channel == channel, Delivery.state.in_(("failing", "failed")))
-            .order_by(Delivery.last_error_at.desc().nulls_last(), Delivery.id.desc())
-            .limit(1)
-        ).first()
+        trouble = last_error(db_session=db_session, channel=channel, states=("failing", "failed"))
+        hold = holds.get(channel)
         result.append(
             ChannelStatus(
                 channel=channel,
                 counts={state: int(counts[channel].get(state, 0)) for state in STATES},
                 last_sent_at=last_sent,
-                last_error=last_error[0] if last_error else None,
-                last_error_at=last_error[1] if last_error else None,
-                held_until=held.get(channel),
+                last_error=trouble.error,
+                last_error_at=trouble.at,
+                held_until=hold.until if hold else None,
             )
         )
     return result

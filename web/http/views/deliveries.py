@@ -1,13 +1,19 @@
 """Where an incident's messages stand, one line per channel: "sent to #oncall 07:43", "failing: 404 ...".
 
 A channel's line sums its rows for the incident: failing or failed if the newest trouble is not yet
-behind a later success, pending while anything is owed, else sent (with the latest send time). The
-channel is named by its label (a Slack channel, a redacted Apprise URL), never by its address.
+behind a later success, pending while anything is owed, else sent (with the latest send time). A
+channel its receiver asked to wait (a 429's ``Retry-After`` holds the whole channel, on every
+replica) is held while this incident is owed anything there: until when, and what the receiver
+answered, which may have been a message of another incident. A failed row stays failed however the
+channel is held: only ``notify retry`` sends it again. The channel is named by its label (a Slack
+channel, a redacted Apprise URL), never by its address.
 """
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
+from incidents.delivery.holds import ChannelHold
 from incidents.delivery.models import Delivery
 
 
@@ -15,15 +21,18 @@ from incidents.delivery.models import Delivery
 class DeliveryLine:
     channel: str
     label: str
-    state: str  # pending | sent | failing | failed
+    state: str  # pending | held | sent | failing | failed
     sent: int
     owed: int
     last_sent_at: datetime | None
     error: str | None
     next_attempt_at: datetime | None
+    hold: ChannelHold | None = None  # set when the state is held
 
 
-def delivery_lines(rows: list[Delivery], labels: dict[str, str]) -> list[DeliveryLine]:
+def delivery_lines(
+    rows: list[Delivery], labels: Mapping[str, str], holds: Mapping[str, ChannelHold]
+) -> list[DeliveryLine]:
     by_channel: dict[str, list[Delivery]] = {}
     for row in rows:
         by_channel.setdefault(row.channel, []).append(row)
@@ -34,16 +43,18 @@ def delivery_lines(rows: list[Delivery], labels: dict[str, str]) -> list[Deliver
         sent = [row for row in items if row.state == "sent"]
         worst = troubled[-1] if troubled else None
         state = worst.state if worst else "pending" if owed else "sent"
+        hold = holds.get(channel) if state in ("pending", "failing") else None
         lines.append(
             DeliveryLine(
                 channel=channel,
                 label=labels.get(channel, channel),
-                state=state,
+                state="held" if hold else state,
                 sent=len(sent),
                 owed=len(owed),
                 last_sent_at=max((row.sent_at for row in sent if row.sent_at), default=None),
                 error=worst.last_error if worst else None,
                 next_attempt_at=worst.next_attempt_at if worst and worst.state == "failing" else None,
+                hold=hold,
             )
         )
     return lines

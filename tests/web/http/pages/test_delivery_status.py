@@ -8,9 +8,11 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
+from incidents.briefings import service as briefing_service
+from incidents.briefings.models import Job
 from incidents.database import transaction
 from incidents.delivery import outbox
-from incidents.delivery.models import Delivery
+from incidents.delivery.models import Delivery, DeliveryChannel
 from tests.web.http.pages.conftest import Site
 from tests.web.http.pages.test_incident_pages import _store_briefing
 from web.app.settings import Settings
@@ -59,3 +61,63 @@ def test_each_channel_shows_sent_failing_or_pending_without_secrets(notifying_si
     assert "sending to <strong>webhook https://audit.example.org/…</strong>" in page
     for secret in ("xoxb-never-shown", "never-on-a-page", "never-shown-either"):
         assert secret not in page
+
+
+def _briefed(site: Site, public_id: str) -> None:
+    """The incident's briefing made as the worker makes it: its job claimed, the briefing stored, done."""
+    with transaction(site.container.sessions) as db:
+        [job] = briefing_service.claim_due_jobs(db_session=db)
+    _store_briefing(site, public_id)
+    with transaction(site.container.sessions) as db:
+        briefing_service.complete_job(db_session=db, job=db.get_one(Job, job.id))
+
+
+def _send_due(site: Site, outcomes: dict[str, tuple[str, float | None]]) -> None:
+    """Claim what is due and record, per channel, its receiver's answer: an error and a Retry-After,
+    or "sent" (a channel not named stays as it is)."""
+    with transaction(site.container.sessions) as db:
+        for claim in outbox.claim_due(db_session=db, limit=10, lease_s=60):
+            error, retry_after_s = outcomes.get(claim.channel, ("", None))
+            if error == "sent":
+                outbox.complete(db_session=db, claim=claim, ref=None)
+            elif error:
+                outbox.fail(
+                    db_session=db,
+                    claim=claim,
+                    error=error,
+                    retry=error.startswith(("429", "503")),
+                    retry_after_s=retry_after_s,
+                    retry_for_s=1800,
+                )
+            else:
+                outbox.MESSAGES.release(db, claim.lease)
+
+
+def test_a_channel_its_receiver_holds_says_until_when_and_what_it_answered_to_a_viewer(
+    notifying_site: Site,
+) -> None:
+    """Slack answered another incident's briefing with a 429 and Retry-After: this incident's briefing
+    waits for that time, and its page says so rather than "sending" for the next five minutes."""
+    site = notifying_site
+    first = site.open_incident(summary="Checkout p99 latency above 2s")
+    _briefed(site, first)
+    _send_due(site, {"oncall": ("429 from Slack (ratelimited)", 300), "legacy": ("sent", None)})
+    second = site.open_incident(summary="Payments 5xx above 5%", service="payments")
+    _briefed(site, second)
+    with site.container.sessions() as db:
+        [until] = db.scalars(select(DeliveryChannel.held_until).where(DeliveryChannel.name == "oncall"))
+    assert until is not None
+    site.signed_in("vic", role="viewer")
+
+    page = site.client.get(f"/incidents/{second}").text
+    stamp = until.isoformat(timespec="seconds")
+    assert f'<strong>#oncall</strong> asked to wait until <time datetime="{stamp}">' in page
+    assert "429 from Slack (ratelimited) at <time" in page
+    assert "1 message waits; nothing goes to it before then." in page
+    assert "sending to <strong>#oncall</strong>" not in page
+    assert "sending to <strong>Slack incoming webhook</strong>" in page  # another channel, not held
+
+    _send_due(site, {"legacy": ("sent", None), "audit": ("sent", None)})
+    page = site.client.get(f"/incidents/{second}").text
+    assert '<div id="incident-live" data-refresh="15">' in page  # not every 2 s for the whole wait
+    assert "delivery-held" in page and "delivery-pending" not in page

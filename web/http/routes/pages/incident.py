@@ -15,6 +15,7 @@ from starlette.datastructures import FormData
 from agent.resolution.labels import MARK_LABELS
 from incidents.briefings import service as briefing_service
 from incidents.delivery import outbox as delivery_outbox
+from incidents.delivery.holds import channel_holds
 from incidents.delivery.routing import channel_labels
 from incidents.grades import service as grade_service
 from incidents.incident import service as incident_service
@@ -65,14 +66,17 @@ def incident_page(
         recurrence = incident_service.public_ids(db_session=db, ids=[incident.recurrence_of_id]).get(
             incident.recurrence_of_id
         )
+    now = utcnow()
     deliveries = delivery_lines(
         delivery_outbox.incident_deliveries(db_session=db, incident_id=incident.id),
         channel_labels(db_session=db),
+        channel_holds(db_session=db, now=now),
     )
     context = {
         "nav": "incidents",
         "deliveries": deliveries,
         "deliveries_pending": any(line.state == "pending" for line in deliveries),
+        "deliveries_waiting": any(line.state in ("held", "failing") for line in deliveries),
         "incident": incident,
         "alert": incident_service.latest_alert(db_session=db, incident=incident),
         "events": events[-TIMELINE_SHOWN:],
@@ -100,7 +104,7 @@ def incident_page(
             ),
         ),
         "marks": MARK_LABELS,
-        "now": utcnow(),
+        "now": now,
     }
     return render(request, "incident.html", context, principal=principal)
 
