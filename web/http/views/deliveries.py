@@ -26,6 +26,7 @@ class DeliveryLine:
     owed: int
     last_sent_at: datetime | None
     error: str | None
+    error_at: datetime | None  # when the receiver answered with ``error`` (unknown on rows before 0011)
     next_attempt_at: datetime | None
     hold: ChannelHold | None = None  # set when the state is held
 
@@ -53,6 +54,7 @@ def delivery_lines(
                 owed=len(owed),
                 last_sent_at=max((row.sent_at for row in sent if row.sent_at), default=None),
                 error=worst.last_error if worst else None,
+                error_at=worst.last_error_at if worst else None,
                 next_attempt_at=worst.next_attempt_at if worst and worst.state == "failing" else None,
                 hold=hold,
             )

@@ -121,3 +121,22 @@ def test_a_channel_its_receiver_holds_says_until_when_and_what_it_answered_to_a_
     page = site.client.get(f"/incidents/{second}").text
     assert '<div id="incident-live" data-refresh="15">' in page  # not every 2 s for the whole wait
     assert "delivery-held" in page and "delivery-pending" not in page
+
+
+def test_a_failing_or_failed_channel_says_when_the_receiver_answered(notifying_site: Site) -> None:
+    site = notifying_site
+    public_id = site.open_incident()
+    _briefed(site, public_id)
+    _send_due(site, {"oncall": ("503 from Slack", None), "legacy": ("404 from Slack: no_service", None)})
+    with site.container.sessions() as db:
+        when = {row.channel: row.last_error_at for row in db.scalars(select(Delivery))}
+    site.signed_in("vic", role="viewer")
+    page = site.client.get(f"/incidents/{public_id}").text
+    for label, error, channel in (
+        ("failing to reach <strong>#oncall</strong>", "503 from Slack", "oncall"),
+        ("failed to reach <strong>Slack incoming webhook</strong>", "404 from Slack: no_service", "legacy"),
+    ):
+        at = when[channel]
+        assert at is not None
+        assert f'{label}: {error} at <time datetime="{at.isoformat(timespec="seconds")}">' in page
+    assert 'not tried again until <span class="mono">recallops notify retry legacy</span>' in page

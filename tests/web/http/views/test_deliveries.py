@@ -47,3 +47,21 @@ def test_a_hold_says_nothing_about_a_channel_that_already_has_the_briefing_or_fa
         ("audit", "failed", None),  # only `notify retry` sends it again, whatever the receiver asks
         ("oncall", "sent", None),
     ]
+
+
+def test_a_failing_channel_says_when_its_receiver_last_answered_with_the_error() -> None:
+    older = row("oncall", "failed", last_error="404 from Slack", last_error_at=NOW - timedelta(hours=1))
+    newer = row(
+        "oncall",
+        "failing",
+        last_error="503 from Slack",
+        last_error_at=NOW - timedelta(seconds=30),
+        next_attempt_at=NOW + timedelta(minutes=2),
+    )
+    [line] = delivery_lines([older, newer], LABELS, {})
+    assert (line.state, line.error, line.error_at) == (
+        "failing",
+        "503 from Slack",
+        NOW - timedelta(seconds=30),
+    )
+    assert line.next_attempt_at == NOW + timedelta(minutes=2)
