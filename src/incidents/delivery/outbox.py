@@ -42,7 +42,7 @@ from sqlalchemy.orm import Session, aliased
 from incidents.database import rowcount
 from incidents.delivery.holds import channel_holds, last_error
 from incidents.delivery.models import Delivery, DeliveryChannel
-from incidents.delivery.routing import TEST, enabled_routes
+from incidents.delivery.routing import TEST, routes_for
 from incidents.incident.models import Incident
 from incidents.queue.table import OUTBOX_OPEN_STATES, Claimed, Queue
 from incidents.timeutil import utcnow
@@ -68,11 +68,9 @@ class Claim(Claimed):
 
 def owe(*, db_session: Session, incident: Incident, event: str, data: dict[str, Any] | None = None) -> int:
     """Queue ``event`` to every enabled channel whose rules match the incident; returns how many."""
-    routes = [
-        route
-        for route in enabled_routes(db_session=db_session)
-        if route.matches(event=event, service=incident.service, severity=incident.severity)
-    ]
+    routes = routes_for(
+        db_session=db_session, event=event, service=incident.service, severity=incident.severity
+    )
     now = utcnow()
     for route in routes:
         db_session.add(

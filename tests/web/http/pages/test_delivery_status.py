@@ -140,3 +140,27 @@ def test_a_failing_or_failed_channel_says_when_the_receiver_answered(notifying_s
         assert at is not None
         assert f'{label}: {error} at <time datetime="{at.isoformat(timespec="seconds")}">' in page
     assert 'not tried again until <span class="mono">recallops notify retry legacy</span>' in page
+
+
+def test_while_the_briefing_is_made_the_page_says_where_it_goes_and_which_channel_holds_it(
+    notifying_site: Site,
+) -> None:
+    site = notifying_site
+    earlier = site.open_incident(summary="Checkout p99 latency above 2s")
+    _briefed(site, earlier)
+    _send_due(site, {"oncall": ("429 from Slack (ratelimited)", 300)})
+    public_id = site.open_incident(summary="Payments 5xx above 5%", service="payments")
+    site.signed_in("vic", role="viewer")
+
+    page = site.client.get(f"/incidents/{public_id}").text
+    assert '<div id="incident-live" data-refresh="1">' in page  # the briefing poll
+    assert "<strong>#oncall</strong> asked to wait until" in page
+    assert "The briefing will wait; nothing goes to it before then." in page
+    assert "the briefing goes to <strong>Slack incoming webhook</strong> once it is made" in page
+    assert "the briefing goes to <strong>webhook https://audit.example.org/…</strong> once it is made" in page
+
+    _briefed(site, public_id)
+    page = site.client.get(f"/incidents/{public_id}").text
+    assert "once it is made" not in page
+    assert "sending to <strong>Slack incoming webhook</strong> (1 owed)" in page
+    assert "1 message waits; nothing goes to it before then." in page

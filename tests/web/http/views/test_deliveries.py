@@ -65,3 +65,17 @@ def test_a_failing_channel_says_when_its_receiver_last_answered_with_the_error()
         NOW - timedelta(seconds=30),
     )
     assert line.next_attempt_at == NOW + timedelta(minutes=2)
+
+
+def test_while_the_briefing_is_made_each_channel_it_goes_to_is_upcoming_even_one_never_used() -> None:
+    lines = delivery_lines([], LABELS, {}, upcoming=["oncall", "never-used"])
+    assert [(line.channel, line.label, line.state) for line in lines] == [
+        ("never-used", "never-used", "upcoming"),
+        ("oncall", "#oncall", "upcoming"),
+    ]
+
+
+def test_a_held_channel_holds_the_briefing_being_made_even_after_an_earlier_message_went() -> None:
+    acknowledged = row("oncall", "sent", sent_at=NOW - timedelta(minutes=20))
+    [line] = delivery_lines([acknowledged], LABELS, {"oncall": RATE_LIMITED}, upcoming=["oncall"])
+    assert (line.state, line.owed, line.hold) == ("held", 0, RATE_LIMITED)
