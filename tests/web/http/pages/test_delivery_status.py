@@ -20,6 +20,10 @@ from web.app.settings import Settings
 from web.http.app import create_app
 
 SECRET_HOOK = "https://hooks.slack.com/services/T1/B2/never-on-a-page"
+# How a line names each channel: its label, then its name.
+ONCALL = '<strong>#oncall</strong> <span class="muted">(oncall)</span>'
+LEGACY = '<strong>Slack incoming webhook</strong> <span class="muted">(legacy)</span>'
+AUDIT = '<strong>webhook https://audit.example.org/…</strong> <span class="muted">(audit)</span>'
 
 
 @pytest.fixture
@@ -31,6 +35,7 @@ def notifying_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
     channels = [
         {"name": "oncall", "kind": "slack", "token": "xoxb-never-shown", "channel": "#oncall"},
         {"name": "legacy", "kind": "slack", "webhook_url": SECRET_HOOK},
+        {"name": "billing-hook", "kind": "slack", "webhook_url": SECRET_HOOK + "-2", "services": ["billing"]},
         {"name": "audit", "kind": "webhook", "url": "https://audit.example.org/hook?key=never-shown-either"},
     ]
     monkeypatch.setenv("RECALLOPS_NOTIFY_CHANNELS", json.dumps(channels))
@@ -57,10 +62,10 @@ def test_each_channel_shows_sent_failing_or_pending_without_secrets(notifying_si
     site.add_user("ana")
     site.sign_in("ana")
     page = site.client.get(f"/incidents/{public_id}").text
-    assert "sent to <strong>#oncall</strong>" in page
-    assert "failed to reach <strong>Slack incoming webhook</strong>, last error at <time" in page
+    assert f"sent to {ONCALL}" in page
+    assert f"failed to reach {LEGACY}, last error at <time" in page
     assert "): 404 from Slack: no_service; not tried again until" in page
-    assert "sending to <strong>webhook https://audit.example.org/…</strong>" in page
+    assert f"sending to {AUDIT}" in page
     for secret in ("xoxb-never-shown", "never-on-a-page", "never-shown-either"):
         assert secret not in page
 
@@ -113,13 +118,13 @@ def test_a_channel_its_receiver_holds_says_until_when_and_what_it_answered_to_a_
 
     page = site.client.get(f"/incidents/{second}").text
     stamp = until.isoformat(timespec="seconds")
-    assert f'<strong>#oncall</strong> asked to wait until <time datetime="{stamp}">' in page
+    assert f'{ONCALL} asked to wait until <time datetime="{stamp}">' in page
     assert re.search(
         r", answering at <time [^>]+>[^<]+</time> \(\d+ s ago\): 429 from Slack \(ratelimited\)\. ", page
     )
     assert "1 message waits; nothing goes to it before then." in page
-    assert "sending to <strong>#oncall</strong>" not in page
-    assert "sending to <strong>Slack incoming webhook</strong>" in page  # another channel, not held
+    assert f"sending to {ONCALL}" not in page
+    assert f"sending to {LEGACY}" in page  # another channel, not held
 
     _send_due(site, {"legacy": ("sent", None), "audit": ("sent", None)})
     page = site.client.get(f"/incidents/{second}").text
@@ -137,8 +142,8 @@ def test_a_failing_or_failed_channel_says_when_the_receiver_answered(notifying_s
     site.signed_in("vic", role="viewer")
     page = site.client.get(f"/incidents/{public_id}").text
     for label, error, channel in (
-        ("failing to reach <strong>#oncall</strong>", "503 from Slack", "oncall"),
-        ("failed to reach <strong>Slack incoming webhook</strong>", "404 from Slack: no_service", "legacy"),
+        (f"failing to reach {ONCALL}", "503 from Slack", "oncall"),
+        (f"failed to reach {LEGACY}", "404 from Slack: no_service", "legacy"),
     ):
         at = when[channel]
         assert at is not None
@@ -161,13 +166,28 @@ def test_while_the_briefing_is_made_the_page_says_where_it_goes_and_which_channe
 
     page = site.client.get(f"/incidents/{public_id}").text
     assert '<div id="incident-live" data-refresh="1">' in page  # the briefing poll
-    assert "<strong>#oncall</strong> asked to wait until" in page
+    assert f"{ONCALL} asked to wait until" in page
     assert "The briefing will wait; nothing goes to it before then." in page
-    assert "the briefing goes to <strong>Slack incoming webhook</strong> once it is made" in page
-    assert "the briefing goes to <strong>webhook https://audit.example.org/…</strong> once it is made" in page
+    assert f"the briefing goes to {LEGACY} once it is made" in page
+    assert f"the briefing goes to {AUDIT} once it is made" in page
 
     _briefed(site, public_id)
     page = site.client.get(f"/incidents/{public_id}").text
     assert "once it is made" not in page
-    assert "sending to <strong>Slack incoming webhook</strong> (1 owed)" in page
+    assert f"sending to {LEGACY} (1 owed)" in page
     assert "1 message waits; nothing goes to it before then." in page
+
+
+def test_two_channels_with_the_same_label_are_told_apart_by_name(notifying_site: Site) -> None:
+    """Two Slack incoming webhooks are both "Slack incoming webhook": the line names the channel too."""
+    site = notifying_site
+    public_id = site.open_incident(summary="Invoice run stalled", service="billing")
+    _briefed(site, public_id)
+    _send_due(site, {"billing-hook": ("429 from Slack (rate_limited)", 60), "legacy": ("sent", None)})
+    site.signed_in("vic", role="viewer")
+    page = site.client.get(f"/incidents/{public_id}").text
+    assert (
+        '<strong>Slack incoming webhook</strong> <span class="muted">(billing-hook)</span> asked to wait'
+        in page
+    )
+    assert f"sent to {LEGACY}" in page
