@@ -3,6 +3,7 @@
 import json
 import re
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from incidents.briefings.models import Job
 from incidents.database import transaction
 from incidents.delivery import outbox
 from incidents.delivery.models import Delivery, DeliveryChannel
+from incidents.timeutil import utcnow
 from tests.web.http.pages.conftest import Site
 from tests.web.http.pages.test_incident_pages import _store_briefing
 from web.app.settings import Settings
@@ -191,3 +193,18 @@ def test_two_channels_with_the_same_label_are_told_apart_by_name(notifying_site:
         in page
     )
     assert f"sent to {LEGACY}" in page
+
+
+def test_a_failing_message_already_due_says_its_next_try_is_due_not_minutes_ago(notifying_site: Site) -> None:
+    """A due row waits for a worker to claim it (a busy lane, a worker restarting): its try is due."""
+    site = notifying_site
+    public_id = site.open_incident()
+    _briefed(site, public_id)
+    _send_due(site, {"oncall": ("503 from Slack", None)})
+    with transaction(site.container.sessions) as db:
+        row = db.scalars(select(Delivery).where(Delivery.channel == "oncall")).one()
+        row.next_attempt_at = utcnow() - timedelta(minutes=3)
+    site.signed_in("vic", role="viewer")
+    page = site.client.get(f"/incidents/{public_id}").text
+    assert "503 from Slack; next try due now" in page
+    assert "next try 3 min ago" not in page
