@@ -4,6 +4,7 @@ One server per module, seeded with the demo history, with an engineer, a viewer 
 Every page visited is saved as a screenshot under ``artifacts/screenshots/`` for a person to look at.
 """
 
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from playwright.sync_api import Browser, Page, sync_playwright
 
 from tests.support.net import wait_for
 from tests.support.server import LiveServer
+from tests.support.slack import SlackReceiver
 
 pytestmark = [pytest.mark.browser, pytest.mark.e2e]
 
@@ -332,3 +334,38 @@ def test_a_long_word_or_service_name_wraps_instead_of_widening_the_page(site: Si
             assert page.locator(f"option[value='{service}']").count() == 1
             assert fits_width(page), f"{path} at {width} px"
         page.context.close()
+
+
+# As long as a channel's name may be (64), so the line naming it must wrap on a phone.
+HELD_CHANNEL = "payments-reconciliation-oncall-slack-webhook-for-the-night-shift"
+
+
+def test_a_viewer_on_a_phone_sees_which_channel_holds_the_briefing_and_until_when(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """Slack answers the briefing with a 429 and Retry-After: the page the viewer has open says, without
+    a reload, that the channel asked to wait, until when, and what it answered."""
+    slack = SlackReceiver().start()
+    slack.fail_with((429, "600"))
+    channels = [{"name": HELD_CHANNEL, "kind": "slack", "webhook_url": slack.webhook_url}]
+    server = LiveServer(tmp_path / "data", env={"RECALLOPS_NOTIFY_CHANNELS": json.dumps(channels)})
+    server.start()
+    try:
+        server.cli("user", "add", "vic", "--role", "viewer", "--password", PASSWORD)
+        token = server.cli("token", "create", "--name", "alertmanager", "--scope", "alerts:write")
+        held = Site(server, token.stdout.strip().splitlines()[-1])
+        incident = held.post_alert(title="Payments reconciliation export stalled", service="payments")
+        page = new_page(browser, width=375)
+        sign_in(page, held, "vic", f"/incidents/{incident}")
+        line = page.locator("#deliveries .delivery-held")
+        line.wait_for()  # the briefing, its message and the 429 arrive while the page is open
+        text = " ".join(line.inner_text().split())
+        assert f"Slack incoming webhook ({HELD_CHANNEL}) asked to wait until" in text, text
+        assert "(in 9 min)" in text or "(in 10 min)" in text, text
+        assert ": 429 from Slack" in text and "nothing goes to it before then" in text, text
+        assert fits_width(page)
+        shot(page, "18-phone-delivery-held")
+        page.context.close()
+    finally:
+        server.stop()
+        slack.stop()

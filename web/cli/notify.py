@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 import typer
@@ -75,11 +76,12 @@ def status() -> None:
             when = f" {line.last_error_at.isoformat(timespec='seconds')}" if line.last_error_at else ""
             typer.echo(f"  last error{when}: {line.last_error}")
         if line and line.held_until:
-            until = line.held_until.isoformat(timespec="seconds")
-            typer.echo(
-                f"  held until {until}: the receiver asked to wait (Retry-After); nothing is sent before"
-            )
+            typer.echo(f"  {_held(line.held_until)}; nothing is sent before")
     typer.echo(f"outbox: {depth['pending']} pending, {depth['failing']} failing")
+
+
+def _held(until: datetime) -> str:
+    return f"held until {until.isoformat(timespec='seconds')}: the receiver asked to wait (Retry-After)"
 
 
 @app.command()
@@ -139,10 +141,19 @@ def test(
     timeout: float = typer.Option(30.0, help="Seconds to wait for the outcome."),
 ) -> None:
     """Send a test message through the outbox to one channel and print what happened (exit 1 if not sent)."""
+    from incidents.delivery.holds import channel_holds
+
     with _configured() as (sessions, notifier):
         _require(notifier, channel)
+        label = notifier.channels[channel].label()
+        with sessions() as db:
+            hold = channel_holds(db_session=db).get(channel)
+        if hold is not None:
+            # Queued now, the message would go out when the wait ends, long after this command.
+            answer = f", answering {hold.reason}" if hold.reason else ""
+            typer.echo(f"{_held(hold.until)}{answer}; no test is sent before ({channel}, {label})", err=True)
+            raise typer.Exit(code=1)
         row = run(_send_test(sessions, notifier, channel, timeout))
-    label = notifier.channels[channel].label()
     if row.state == "sent":
         typer.echo(f"sent to {channel} ({label})")
         return

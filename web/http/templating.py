@@ -18,8 +18,8 @@ def ago(value: datetime | None, now: datetime | None = None) -> str:
     """ "3 min ago", or "in 2 min" for a time still to come (a next retry): the unit read at a glance."""
     if value is None:
         return "never"
-    seconds = int(((now or datetime.now(UTC)) - value).total_seconds())
-    return f"in {_span(-seconds)}" if seconds < 0 else f"{_span(seconds)} ago"
+    seconds = ((now or datetime.now(UTC)) - value).total_seconds()  # the sign before whole seconds
+    return f"in {_span(int(-seconds))}" if seconds < 0 else f"{_span(int(seconds))} ago"
 
 
 def _span(seconds: int) -> str:

@@ -40,8 +40,9 @@ from sqlalchemy import ColumnElement, func, select, update
 from sqlalchemy.orm import Session, aliased
 
 from incidents.database import rowcount
+from incidents.delivery.holds import channel_holds, last_error
 from incidents.delivery.models import Delivery, DeliveryChannel
-from incidents.delivery.routing import TEST, enabled_routes
+from incidents.delivery.routing import TEST, routes_for
 from incidents.incident.models import Incident
 from incidents.queue.table import OUTBOX_OPEN_STATES, Claimed, Queue
 from incidents.timeutil import utcnow
@@ -67,11 +68,9 @@ class Claim(Claimed):
 
 def owe(*, db_session: Session, incident: Incident, event: str, data: dict[str, Any] | None = None) -> int:
     """Queue ``event`` to every enabled channel whose rules match the incident; returns how many."""
-    routes = [
-        route
-        for route in enabled_routes(db_session=db_session)
-        if route.matches(event=event, service=incident.service, severity=incident.severity)
-    ]
+    routes = routes_for(
+        db_session=db_session, event=event, service=incident.service, severity=incident.severity
+    )
     now = utcnow()
     for route in routes:
         db_session.add(
@@ -251,13 +250,7 @@ class ChannelStatus:
 
 
 def channel_status(*, db_session: Session, now: datetime | None = None) -> list[ChannelStatus]:
-    now = now or utcnow()
-    held = {
-        name: until
-        for name, until in db_session.execute(
-            select(DeliveryChannel.name, DeliveryChannel.held_until).where(DeliveryChannel.held_until > now)
-        )
-    }
+    holds = channel_holds(db_session=db_session, now=now)
     counts: dict[str, Counter[str]] = {}
     for channel, state, n in db_session.execute(
         select(Delivery.channel, Delivery.state, func.count()).group_by(Delivery.channel, Delivery.state)
@@ -268,20 +261,16 @@ def channel_status(*, db_session: Session, now: datetime | None = None) -> list[
         last_sent = db_session.scalar(
             select(func.max(Delivery.sent_at)).where(Delivery.channel == channel, Delivery.state == "sent")
         )
-        last_error = db_session.execute(
-            select(Delivery.last_error, Delivery.last_error_at)
-            .where(Delivery.channel == channel, Delivery.state.in_(("failing", "failed")))
-            .order_by(Delivery.last_error_at.desc().nulls_last(), Delivery.id.desc())
-            .limit(1)
-        ).first()
+        trouble = last_error(db_session=db_session, channel=channel, states=("failing", "failed"))
+        hold = holds.get(channel)
         result.append(
             ChannelStatus(
                 channel=channel,
                 counts={state: int(counts[channel].get(state, 0)) for state in STATES},
                 last_sent_at=last_sent,
-                last_error=last_error[0] if last_error else None,
-                last_error_at=last_error[1] if last_error else None,
-                held_until=held.get(channel),
+                last_error=trouble.error,
+                last_error_at=trouble.at,
+                held_until=hold.until if hold else None,
             )
         )
     return result

@@ -93,6 +93,15 @@ def enabled_routes(*, db_session: Session) -> list[ChannelRoute]:
     ]
 
 
+def routes_for(*, db_session: Session, event: str, service: str, severity: str) -> list[ChannelRoute]:
+    """The enabled channels whose rules take this event about an incident of this service and severity."""
+    return [
+        route
+        for route in enabled_routes(db_session=db_session)
+        if route.matches(event=event, service=service, severity=severity)
+    ]
+
+
 def channel_labels(*, db_session: Session) -> dict[str, str]:
     """Every channel ever configured, by name: what a page shows instead of the channel's address."""
     return {row.name: row.label for row in db_session.scalars(select(DeliveryChannel))}

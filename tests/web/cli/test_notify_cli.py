@@ -9,10 +9,13 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import select
 from typer.testing import CliRunner
 
-from incidents.database import make_engine, make_session_factory
-from incidents.delivery.routing import enabled_routes
+from incidents.database import make_engine, make_session_factory, transaction
+from incidents.delivery import outbox
+from incidents.delivery.models import Delivery
+from incidents.delivery.routing import TEST, enabled_routes
 from tests.support.chaos import ChaosReceiver
 from tests.support.server import LiveServer
 from web.app.settings import Settings
@@ -83,5 +86,43 @@ def test_a_command_run_without_the_services_channels_leaves_them_routed(
     try:
         with make_session_factory(engine)() as db:
             assert [route.name for route in enabled_routes(db_session=db)] == ["oncall"]
+    finally:
+        engine.dispose()
+
+
+def test_a_channel_its_receiver_holds_is_not_tested_and_no_test_message_waits_to_go_out_later(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A test queued while a Retry-After holds the channel would be sent when the wait ends, long
+    after the command gave up: the command says until when instead, and queues nothing."""
+    for name in ("DATABASE_URL", "RECALLOPS_DATABASE_URL", "RECALLOPS_NOTIFY_CONFIG"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("RECALLOPS_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("RECALLOPS_NOTIFY_CHANNELS", json.dumps([SERVICE_CHANNEL]))
+    with TestClient(create_app(Settings())):
+        pass  # the service starts and writes its channel
+    engine = make_engine(Settings().database_url)
+    try:
+        sessions = make_session_factory(engine)
+        with transaction(sessions) as db:
+            outbox.owe_one(db_session=db, channel="oncall", event=TEST, data={})  # an earlier test
+            [claim] = outbox.claim_due(db_session=db, limit=1, lease_s=60)
+            outbox.fail(
+                db_session=db,
+                claim=claim,
+                error="429 from the webhook",
+                retry=True,
+                retry_after_s=600,
+                retry_for_s=1800,
+            )
+        done = CliRunner().invoke(app, ["notify", "test", "oncall", "--timeout", str(TIMEOUT_S)])
+        assert done.exit_code == 1
+        assert re.match(
+            r"held until \S+: the receiver asked to wait \(Retry-After\), answering 429 from the webhook; "
+            r"no test is sent before \(oncall, webhook http://127\.0\.0\.1:9/…\)\n$",
+            done.stderr,
+        ), done.stderr
+        with sessions() as db:
+            assert len(db.scalars(select(Delivery)).all()) == 1  # the earlier one, and nothing new
     finally:
         engine.dispose()

@@ -16,11 +16,12 @@ NOW = datetime(2025, 1, 1, 12, 0, tzinfo=UTC)
         (-180, "3 min ago"),
         (-2 * 86400, "2 d ago"),
         (9, "in 9 s"),
+        (0.4, "in 0 s"),  # a hold ending within the second is still ahead, not "0 s ago"
         (150, "in 2 min"),
         (3 * 3600, "in 3 h"),
     ],
 )
-def test_past_and_future_times_are_worded_by_their_direction(offset_s: int, shown: str) -> None:
+def test_past_and_future_times_are_worded_by_their_direction(offset_s: float, shown: str) -> None:
     assert ago(NOW + timedelta(seconds=offset_s), NOW) == shown
 
 

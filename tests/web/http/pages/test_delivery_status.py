@@ -1,22 +1,31 @@
 """The incident page says where its messages went, per channel, and never shows a channel's address."""
 
 import json
+import re
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
+from incidents.briefings import service as briefing_service
+from incidents.briefings.models import Job
 from incidents.database import transaction
 from incidents.delivery import outbox
-from incidents.delivery.models import Delivery
+from incidents.delivery.models import Delivery, DeliveryChannel
+from incidents.timeutil import utcnow
 from tests.web.http.pages.conftest import Site
 from tests.web.http.pages.test_incident_pages import _store_briefing
 from web.app.settings import Settings
 from web.http.app import create_app
 
 SECRET_HOOK = "https://hooks.slack.com/services/T1/B2/never-on-a-page"
+# How a line names each channel: its label, then its name.
+ONCALL = '<strong>#oncall</strong> <span class="muted">(oncall)</span>'
+LEGACY = '<strong>Slack incoming webhook</strong> <span class="muted">(legacy)</span>'
+AUDIT = '<strong>webhook https://audit.example.org/…</strong> <span class="muted">(audit)</span>'
 
 
 @pytest.fixture
@@ -28,6 +37,7 @@ def notifying_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
     channels = [
         {"name": "oncall", "kind": "slack", "token": "xoxb-never-shown", "channel": "#oncall"},
         {"name": "legacy", "kind": "slack", "webhook_url": SECRET_HOOK},
+        {"name": "billing-hook", "kind": "slack", "webhook_url": SECRET_HOOK + "-2", "services": ["billing"]},
         {"name": "audit", "kind": "webhook", "url": "https://audit.example.org/hook?key=never-shown-either"},
     ]
     monkeypatch.setenv("RECALLOPS_NOTIFY_CHANNELS", json.dumps(channels))
@@ -54,8 +64,147 @@ def test_each_channel_shows_sent_failing_or_pending_without_secrets(notifying_si
     site.add_user("ana")
     site.sign_in("ana")
     page = site.client.get(f"/incidents/{public_id}").text
-    assert "sent to <strong>#oncall</strong>" in page
-    assert "failed to reach <strong>Slack incoming webhook</strong>: 404 from Slack: no_service" in page
-    assert "sending to <strong>webhook https://audit.example.org/…</strong>" in page
+    assert f"sent to {ONCALL}" in page
+    assert f"failed to reach {LEGACY}, last error at <time" in page
+    assert "): 404 from Slack: no_service; not tried again until" in page
+    assert f"sending to {AUDIT}" in page
     for secret in ("xoxb-never-shown", "never-on-a-page", "never-shown-either"):
         assert secret not in page
+
+
+def _briefed(site: Site, public_id: str) -> None:
+    """The incident's briefing made as the worker makes it: its job claimed, the briefing stored, done."""
+    with transaction(site.container.sessions) as db:
+        [job] = briefing_service.claim_due_jobs(db_session=db)
+    _store_briefing(site, public_id)
+    with transaction(site.container.sessions) as db:
+        briefing_service.complete_job(db_session=db, job=db.get_one(Job, job.id))
+
+
+def _send_due(site: Site, outcomes: dict[str, tuple[str, float | None]]) -> None:
+    """Claim what is due and record, per channel, its receiver's answer: an error and a Retry-After,
+    or "sent" (a channel not named stays as it is)."""
+    with transaction(site.container.sessions) as db:
+        for claim in outbox.claim_due(db_session=db, limit=10, lease_s=60):
+            error, retry_after_s = outcomes.get(claim.channel, ("", None))
+            if error == "sent":
+                outbox.complete(db_session=db, claim=claim, ref=None)
+            elif error:
+                outbox.fail(
+                    db_session=db,
+                    claim=claim,
+                    error=error,
+                    retry=error.startswith(("429", "503")),
+                    retry_after_s=retry_after_s,
+                    retry_for_s=1800,
+                )
+            else:
+                outbox.MESSAGES.release(db, claim.lease)
+
+
+def test_a_channel_its_receiver_holds_says_until_when_and_what_it_answered_to_a_viewer(
+    notifying_site: Site,
+) -> None:
+    """Slack answered another incident's briefing with a 429 and Retry-After: this incident's briefing
+    waits for that time, and its page says so rather than "sending" for the next five minutes."""
+    site = notifying_site
+    first = site.open_incident(summary="Checkout p99 latency above 2s")
+    _briefed(site, first)
+    _send_due(site, {"oncall": ("429 from Slack (ratelimited)", 300), "legacy": ("sent", None)})
+    second = site.open_incident(summary="Payments 5xx above 5%", service="payments")
+    _briefed(site, second)
+    with site.container.sessions() as db:
+        [until] = db.scalars(select(DeliveryChannel.held_until).where(DeliveryChannel.name == "oncall"))
+    assert until is not None
+    site.signed_in("vic", role="viewer")
+
+    page = site.client.get(f"/incidents/{second}").text
+    stamp = until.isoformat(timespec="seconds")
+    assert f'{ONCALL} asked to wait until <time datetime="{stamp}">' in page
+    assert re.search(
+        r", answering at <time [^>]+>[^<]+</time> \(\d+ s ago\): 429 from Slack \(ratelimited\)\. ", page
+    )
+    assert "1 message waits; nothing goes to it before then." in page
+    assert f"sending to {ONCALL}" not in page
+    assert f"sending to {LEGACY}" in page  # another channel, not held
+
+    _send_due(site, {"legacy": ("sent", None), "audit": ("sent", None)})
+    page = site.client.get(f"/incidents/{second}").text
+    assert '<div id="incident-live" data-refresh="15">' in page  # not every 2 s for the whole wait
+    assert "delivery-held" in page and "delivery-pending" not in page
+
+
+def test_a_failing_or_failed_channel_says_when_the_receiver_answered(notifying_site: Site) -> None:
+    site = notifying_site
+    public_id = site.open_incident()
+    _briefed(site, public_id)
+    _send_due(site, {"oncall": ("503 from Slack", None), "legacy": ("404 from Slack: no_service", None)})
+    with site.container.sessions() as db:
+        when = {row.channel: row.last_error_at for row in db.scalars(select(Delivery))}
+    site.signed_in("vic", role="viewer")
+    page = site.client.get(f"/incidents/{public_id}").text
+    for label, error, channel in (
+        (f"failing to reach {ONCALL}", "503 from Slack", "oncall"),
+        (f"failed to reach {LEGACY}", "404 from Slack: no_service", "legacy"),
+    ):
+        at = when[channel]
+        assert at is not None
+        stamp = re.escape(f'<time datetime="{at.isoformat(timespec="seconds")}">')
+        # the time first: "... too many requests at 07:43" would read as the receiver's words
+        said = re.escape(f": {error};")
+        assert re.search(f"{re.escape(label)}, last error at {stamp}[^<]+</time> [(][^)]+[)]{said}", page)
+    assert 'not tried again until <span class="mono">recallops notify retry legacy</span>' in page
+
+
+def test_while_the_briefing_is_made_the_page_says_where_it_goes_and_which_channel_holds_it(
+    notifying_site: Site,
+) -> None:
+    site = notifying_site
+    earlier = site.open_incident(summary="Checkout p99 latency above 2s")
+    _briefed(site, earlier)
+    _send_due(site, {"oncall": ("429 from Slack (ratelimited)", 300)})
+    public_id = site.open_incident(summary="Payments 5xx above 5%", service="payments")
+    site.signed_in("vic", role="viewer")
+
+    page = site.client.get(f"/incidents/{public_id}").text
+    assert '<div id="incident-live" data-refresh="1">' in page  # the briefing poll
+    assert f"{ONCALL} asked to wait until" in page
+    assert "The briefing will wait; nothing goes to it before then." in page
+    assert f"the briefing goes to {LEGACY} once it is made" in page
+    assert f"the briefing goes to {AUDIT} once it is made" in page
+
+    _briefed(site, public_id)
+    page = site.client.get(f"/incidents/{public_id}").text
+    assert "once it is made" not in page
+    assert f"sending to {LEGACY} (1 owed)" in page
+    assert "1 message waits; nothing goes to it before then." in page
+
+
+def test_two_channels_with_the_same_label_are_told_apart_by_name(notifying_site: Site) -> None:
+    """Two Slack incoming webhooks are both "Slack incoming webhook": the line names the channel too."""
+    site = notifying_site
+    public_id = site.open_incident(summary="Invoice run stalled", service="billing")
+    _briefed(site, public_id)
+    _send_due(site, {"billing-hook": ("429 from Slack (rate_limited)", 60), "legacy": ("sent", None)})
+    site.signed_in("vic", role="viewer")
+    page = site.client.get(f"/incidents/{public_id}").text
+    assert (
+        '<strong>Slack incoming webhook</strong> <span class="muted">(billing-hook)</span> asked to wait'
+        in page
+    )
+    assert f"sent to {LEGACY}" in page
+
+
+def test_a_failing_message_already_due_says_its_next_try_is_due_not_minutes_ago(notifying_site: Site) -> None:
+    """A due row waits for a worker to claim it (a busy lane, a worker restarting): its try is due."""
+    site = notifying_site
+    public_id = site.open_incident()
+    _briefed(site, public_id)
+    _send_due(site, {"oncall": ("503 from Slack", None)})
+    with transaction(site.container.sessions) as db:
+        row = db.scalars(select(Delivery).where(Delivery.channel == "oncall")).one()
+        row.next_attempt_at = utcnow() - timedelta(minutes=3)
+    site.signed_in("vic", role="viewer")
+    page = site.client.get(f"/incidents/{public_id}").text
+    assert "503 from Slack; next try due now" in page
+    assert "next try 3 min ago" not in page

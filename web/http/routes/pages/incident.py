@@ -6,6 +6,7 @@ link to its source; memory and LLM status; the actions an engineer may take (vie
 """
 
 from collections.abc import Mapping
+from datetime import datetime
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
@@ -15,9 +16,11 @@ from starlette.datastructures import FormData
 from agent.resolution.labels import MARK_LABELS
 from incidents.briefings import service as briefing_service
 from incidents.delivery import outbox as delivery_outbox
-from incidents.delivery.routing import channel_labels
+from incidents.delivery.holds import channel_holds
+from incidents.delivery.routing import BRIEFING_STORED, channel_labels, routes_for
 from incidents.grades import service as grade_service
 from incidents.incident import service as incident_service
+from incidents.incident.models import Incident
 from incidents.incident.service import IncidentNotFound
 from incidents.labels import service as label_service
 from incidents.resolution import service as resolution_service
@@ -39,7 +42,7 @@ from web.http.routes.pages.common import (
 )
 from web.http.security import Principal
 from web.http.views.briefing import SECTIONS, briefing_view
-from web.http.views.deliveries import delivery_lines
+from web.http.views.deliveries import DeliveryLine, delivery_lines
 from web.http.views.history import history_of, no_briefing
 
 router = APIRouter(include_in_schema=False)
@@ -65,14 +68,14 @@ def incident_page(
         recurrence = incident_service.public_ids(db_session=db, ids=[incident.recurrence_of_id]).get(
             incident.recurrence_of_id
         )
-    deliveries = delivery_lines(
-        delivery_outbox.incident_deliveries(db_session=db, incident_id=incident.id),
-        channel_labels(db_session=db),
-    )
+    now = utcnow()
+    briefing_pending = job is not None and job.state in ("pending", "running")
+    deliveries = _deliveries(db, incident, briefing_coming=briefing is None and briefing_pending, now=now)
     context = {
         "nav": "incidents",
         "deliveries": deliveries,
         "deliveries_pending": any(line.state == "pending" for line in deliveries),
+        "deliveries_waiting": any(line.state in ("held", "failing") for line in deliveries),
         "incident": incident,
         "alert": incident_service.latest_alert(db_session=db, incident=incident),
         "events": events[-TIMELINE_SHOWN:],
@@ -81,7 +84,7 @@ def incident_page(
         "unbriefed": no_briefing(incident, job.state if job else None),
         "history": history_of(incident),
         "briefing_version": briefing.version if briefing else None,
-        "briefing_pending": job is not None and job.state in ("pending", "running"),
+        "briefing_pending": briefing_pending,
         "job": job,
         "sections": SECTIONS,
         "resolution": resolution_service.get_resolution(db_session=db, incident_id=incident.id),
@@ -100,9 +103,27 @@ def incident_page(
             ),
         ),
         "marks": MARK_LABELS,
-        "now": utcnow(),
+        "now": now,
     }
     return render(request, "incident.html", context, principal=principal)
+
+
+def _deliveries(
+    db: Session, incident: Incident, *, briefing_coming: bool, now: datetime
+) -> list[DeliveryLine]:
+    """Where the incident's messages stand per channel; while its first briefing is being made, the
+    channels that briefing will go to as well."""
+    upcoming = (
+        routes_for(db_session=db, event=BRIEFING_STORED, service=incident.service, severity=incident.severity)
+        if briefing_coming
+        else []
+    )
+    return delivery_lines(
+        delivery_outbox.incident_deliveries(db_session=db, incident_id=incident.id),
+        channel_labels(db_session=db),
+        channel_holds(db_session=db, now=now),
+        upcoming=[route.name for route in upcoming],
+    )
 
 
 def _last_check(request: Request, public_id: str) -> dict[str, object] | None:
