@@ -1,6 +1,7 @@
 """Alert intake: store each normalized alert once and route it to exactly one incident.
 
-Idempotency key: source + fingerprint + status + starts_at. The row is inserted with
+Idempotency key: source + fingerprint + status + starts_at (+ the severity, for a firing alert sent again
+worse than it was, see ``_escalated``). The row is inserted with
 ``ON CONFLICT DO NOTHING``, so a redelivered payload (Alertmanager retries after errors) and two
 deliveries racing each other both end as one row, and routing runs only for the one that inserted it.
 Concurrent intake of one group is ordered by the database: a transaction-scoped advisory lock per
@@ -23,6 +24,7 @@ from incidents.database import insert_ignoring_conflicts, table_of
 from incidents.incident import service as incidents
 from incidents.incident.models import Incident
 from incidents.incident.service import GroupKey, OpenIncident
+from incidents.severity import outranks, worst
 from incidents.timeutil import utcnow
 
 Outcome = Literal["stored", "duplicate"]
@@ -76,6 +78,23 @@ _PUBLIC_ID_OF_KEY = (
     select(Incident.public_id)
     .join_from(Alert, Incident, Alert.incident_id == Incident.id)
     .where(Alert.idempotency_key == bindparam("key"))
+)
+_EPISODE = (
+    select(
+        Alert.severity,
+        Alert.incident_id,
+        Incident.public_id,
+        Incident.status.label("incident_status"),
+        Incident.severity.label("incident_severity"),
+    )
+    .join_from(Alert, Incident, Alert.incident_id == Incident.id)
+    .where(
+        Alert.source == bindparam("source"),
+        Alert.fingerprint == bindparam("fingerprint"),
+        Alert.status == "firing",
+        Alert.starts_at == bindparam("starts_at"),
+    )
+    .order_by(Alert.id)
 )
 _LINK = (
     update(_ALERTS).where(_ALERTS.c.id == bindparam("alert_id")).values(incident_id=bindparam("incident_id"))
@@ -142,7 +161,7 @@ def _insert(
 def _ingest_one(db_session: Session, alert: NormalizedAlert, via: str) -> IngestResult:
     """Find where the alert belongs (reads only), then insert it there; routing writes happen only
     when the insert was not a duplicate, so a redelivery leaves no trace, unless it comes with a worse
-    severity: then the open incident's severity rises (generic and PagerDuty senders escalate so)."""
+    severity (generic and PagerDuty senders escalate so): see ``_escalated``."""
     if alert.starts_at is not None and alert.dedup_key is None:
         starts_at = alert.starts_at
     else:
@@ -158,26 +177,11 @@ def _ingest_one(db_session: Session, alert: NormalizedAlert, via: str) -> Ingest
     actor = f"{alert.source} ({via})"
     alert_id = _insert(db_session, alert, key, starts_at, incident.id if incident else None)
     if alert_id is None:
-        if isinstance(incident, OpenIncident):  # a sender escalating a repeat: its severity still counts
-            data = {"fingerprint": alert.fingerprint, "source": alert.source}
-            incidents.escalate(
-                db_session=db_session, incident=incident, severity=alert.severity, actor=actor, data=data
-            )
+        if alert.status == "firing":
+            _escalated(db_session, alert, key, starts_at, actor)
         known = db_session.connection().scalar(_PUBLIC_ID_OF_KEY, {"key": key})
         return IngestResult(alert.fingerprint, alert.status, "duplicate", known, False)
-    # A transient row (never added to the session) carries the stored values to the incident service.
-    row = Alert(
-        id=alert_id,
-        source=alert.source,
-        fingerprint=alert.fingerprint,
-        status=alert.status,
-        alertname=alert.alertname,
-        service=alert.service,
-        severity=alert.severity,
-        summary=alert.summary,
-        starts_at=starts_at,
-        incident_id=incident.id if incident else None,
-    )
+    row = _stored(alert, alert_id, starts_at, incident.id if incident else None)
     opened = False
     if alert.status == "firing" and incident is None:
         incident = incidents.open_incident(db_session=db_session, alert=row, group=group, actor=actor)
@@ -192,6 +196,49 @@ def _ingest_one(db_session: Session, alert: NormalizedAlert, via: str) -> Ingest
     return IngestResult(
         alert.fingerprint, alert.status, "stored", incident.public_id if incident else None, opened
     )
+
+
+def _stored(alert: NormalizedAlert, alert_id: int, starts_at: datetime, incident_id: int | None) -> Alert:
+    """A transient row (never added to the session) that carries the stored values to the incident
+    service."""
+    return Alert(
+        id=alert_id,
+        source=alert.source,
+        fingerprint=alert.fingerprint,
+        status=alert.status,
+        alertname=alert.alertname,
+        service=alert.service,
+        severity=alert.severity,
+        summary=alert.summary,
+        starts_at=starts_at,
+        incident_id=incident_id,
+    )
+
+
+def _escalated(
+    db_session: Session, alert: NormalizedAlert, key: str, starts_at: datetime, actor: str
+) -> None:
+    """A firing alert stored before, sent again: with a severity worse than every one it was stored with,
+    while its incident is open, it is stored once more with it (keyed by it, so that repeat in turn is a
+    duplicate) and its incident is told; otherwise it is the duplicate it looks like. A resolved
+    incident's record stays as the engineer closed it."""
+    rows = (
+        db_session.connection()
+        .execute(_EPISODE, {"source": alert.source, "fingerprint": alert.fingerprint, "starts_at": starts_at})
+        .all()
+    )
+    if not rows or rows[0].incident_status not in incidents.OPEN_STATUSES:
+        return
+    was = worst(row.severity for row in rows)
+    if not outranks(alert.severity, was):
+        return
+    first = rows[0]
+    alert_id = _insert(db_session, alert, f"{key}|{alert.severity}", starts_at, first.incident_id)
+    if alert_id is None:
+        return
+    incident = OpenIncident(id=first.incident_id, public_id=first.public_id, severity=first.incident_severity)
+    row = _stored(alert, alert_id, starts_at, first.incident_id)
+    incidents.escalate(db_session=db_session, incident=incident, alert=row, was=was, actor=actor)
 
 
 def _cleared_before(

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import String, bindparam, case, exists, func, insert, or_, select, update
+from sqlalchemy import String, and_, bindparam, case, exists, func, insert, or_, select, update
 from sqlalchemy.orm import Session, aliased
 from sqlalchemy.orm.util import identity_key
 
@@ -20,7 +20,7 @@ from incidents.delivery import outbox as deliveries
 from incidents.delivery.routing import INCIDENT_ACKNOWLEDGED
 from incidents.incident.models import Incident, IncidentEvent
 from incidents.incident.numbering import next_public_id
-from incidents.severity import SEVERITY_RANK
+from incidents.severity import SEVERITY_RANK, outranks
 from incidents.timeutil import utcnow
 
 OPEN_STATUSES = ("triggered", "acknowledged")
@@ -123,10 +123,14 @@ _COUNT_ALERT = (
     )
 )
 
-_RAISE_SEVERITY = (
+_SEEN_AGAIN = (
     update(_INCIDENTS)
     .where(_INCIDENTS.c.id == bindparam("incident_id"))
-    .values(severity=bindparam("raised_to", type_=String), updated_at=bindparam("now"))
+    .values(
+        last_seen=bindparam("now"),
+        updated_at=bindparam("now"),
+        severity=func.coalesce(bindparam("raised_to", type_=String), _INCIDENTS.c.severity),
+    )
 )
 
 
@@ -218,7 +222,7 @@ def join(*, db_session: Session, incident: OpenIncident, alert: Alert, actor: st
     One UPDATE counts it in SQL (right even if another transaction counted first) and raises the
     severity when the alert's is worse than the one read with the incident."""
     now = utcnow()
-    raised = _outranks(alert.severity, incident.severity)
+    raised = outranks(alert.severity, incident.severity)
     connection = db_session.connection()
     connection.execute(
         _COUNT_ALERT,
@@ -239,34 +243,51 @@ def join(*, db_session: Session, incident: OpenIncident, alert: Alert, actor: st
     _expire_loaded(db_session, incident)
 
 
-def escalate(
-    *, db_session: Session, incident: OpenIncident, severity: str, actor: str, data: dict[str, Any]
-) -> None:
-    """A repeat of an alert the incident already counts, sent again with a worse severity (a generic or
-    PagerDuty sender escalating under one fingerprint): the severity rises, the count does not."""
-    if not _outranks(severity, incident.severity):
-        return
+def escalate(*, db_session: Session, incident: OpenIncident, alert: Alert, was: str, actor: str) -> None:
+    """A firing alert the incident already has, sent again with a severity worse than it had (``was``):
+    ``alert`` is the row that records it since now, so the incident's alerts say when it rose. Seen
+    again, not counted again; the incident's severity rises when the alert's is worse, and the timeline
+    says which of the two rose."""
     now = utcnow()
+    raised = outranks(alert.severity, incident.severity)
     db_session.connection().execute(
-        _RAISE_SEVERITY, {"incident_id": incident.id, "now": now, "raised_to": severity}
+        _SEEN_AGAIN, {"incident_id": incident.id, "now": now, "raised_to": alert.severity if raised else None}
     )
-    _severity_raised(db_session, incident, severity, actor, data, now)
+    data = {"alert_id": alert.id, "fingerprint": alert.fingerprint, "source": alert.source}
+    if raised:
+        by = f"by a re-sent {alert.source} alert {alert.alertname} ({alert.fingerprint})"
+        _severity_raised(db_session, incident, alert.severity, actor, data, now, by=by)
+    else:
+        add_event(
+            db_session=db_session,
+            incident=incident,
+            kind="alert_escalated",
+            actor=actor,
+            message=(
+                f"{alert.source} alert {alert.alertname} re-sent with severity {alert.severity} (was {was}); "
+                f"the incident is already {incident.severity} ({alert.fingerprint})"
+            ),
+            data={"from": was, "to": alert.severity, **data},
+            at=now,
+        )
     _expire_loaded(db_session, incident)
 
 
-def _outranks(severity: str, than: str) -> bool:
-    return SEVERITY_RANK.get(severity, 0) > SEVERITY_RANK.get(than, 0)
-
-
 def _severity_raised(
-    db_session: Session, incident: OpenIncident, severity: str, actor: str, data: dict[str, Any], at: datetime
+    db_session: Session,
+    incident: OpenIncident,
+    severity: str,
+    actor: str,
+    data: dict[str, Any],
+    at: datetime,
+    by: str = "",
 ) -> None:
     add_event(
         db_session=db_session,
         incident=incident,
         kind="severity_raised",
         actor=actor,
-        message=f"severity {incident.severity} -> {severity}",
+        message=f"severity {incident.severity} -> {severity}" + (f" {by}" if by else ""),
         data={"from": incident.severity, "to": severity, **data},
         at=at,
     )
@@ -279,22 +300,23 @@ def _expire_loaded(db_session: Session, incident: OpenIncident) -> None:
         db_session.expire(loaded)
 
 
-_RESOLVED = aliased(Alert)
+_SAME = aliased(Alert)
 _ACTIVE_COUNT = select(func.count(Alert.id)).where(
     Alert.incident_id == bindparam("incident_id"),
     Alert.status == "firing",
     ~exists().where(
-        _RESOLVED.source == Alert.source,
-        _RESOLVED.fingerprint == Alert.fingerprint,
-        _RESOLVED.starts_at == Alert.starts_at,
-        _RESOLVED.status == "resolved",
+        _SAME.source == Alert.source,
+        _SAME.fingerprint == Alert.fingerprint,
+        _SAME.starts_at == Alert.starts_at,
+        or_(_SAME.status == "resolved", and_(_SAME.status == "firing", _SAME.id < Alert.id)),
     ),
 )
 
 
 def active_alert_count(*, db_session: Session, incident: Incident) -> int:
     """Firing alerts of the incident that no resolved notice has cleared yet (one indexed query, so a
-    large group resolving at once stays linear)."""
+    large group resolving at once stays linear). An alert re-sent with a worse severity has a row for
+    each severity it rose to: it counts once, by its first."""
     return db_session.scalar(_ACTIVE_COUNT, {"incident_id": incident.id}) or 0
 
 

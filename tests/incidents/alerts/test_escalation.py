@@ -1,0 +1,146 @@
+"""A firing alert sent again with a worse severity (how generic and PagerDuty senders escalate): the
+incident's alerts record the severity it fires with now and when it rose, its timeline says so, and a
+redelivery still changes nothing."""
+
+import itertools
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from incidents.alerts.models import Alert
+from incidents.incident import service as incidents
+from incidents.incident.models import Incident
+from incidents.severity import SEVERITY_RANK
+from tests.incidents.alerts.captures import capture
+from tests.incidents.alerts.test_ingest import counts, send
+
+
+def _incident(db: Session, public_id: str | None) -> Incident:
+    incident = incidents.get_by_public_id(db_session=db, public_id=public_id or "")
+    assert incident is not None
+    db.refresh(incident)
+    return incident
+
+
+def _severities(db: Session, incident: Incident) -> list[str]:
+    return [a.severity for a in incidents.incident_alerts(db_session=db, incident=incident)]
+
+
+def test_a_repeat_with_a_worse_severity_is_recorded_with_it(db: Session) -> None:
+    """Generic and PagerDuty senders escalate by sending the same alert again: the incident's alerts
+    show it firing with the new severity since it arrived, counted once; a milder repeat and the same
+    escalation sent again change nothing."""
+    generic = {"title": "Queue depth above 10k", "service": "payments", "severity": "warning"}
+    trigger = capture("pagerduty", "pdpyras-1-trigger")
+    trigger["payload"]["severity"] = "warning"
+    for source, raw, worse in (
+        ("generic", generic, {**generic, "severity": "critical"}),
+        ("pagerduty", trigger, {**trigger, "payload": {**trigger["payload"], "severity": "critical"}}),
+    ):
+        [opened] = send(db, source, raw)
+        send(db, source, worse)
+        incident = _incident(db, opened.incident)
+        assert (incident.alert_count, incident.severity) == (1, "critical")
+        alerts = incidents.incident_alerts(db_session=db, incident=incident)
+        assert [a.fingerprint for a in alerts] == [opened.fingerprint] * 2
+        assert [a.severity for a in alerts] == ["warning", "critical"]
+        assert alerts[1].raw_payload == worse and alerts[1].received_at >= alerts[0].received_at
+        assert incidents.active_alert_count(db_session=db, incident=incident) == 1
+        assert incidents.latest_alert(db_session=db, incident=incident) == alerts[1]
+        events = incidents.timeline(db_session=db, incident=incident)
+        assert [e.kind for e in events] == ["opened", "severity_raised"]
+        raised = events[-1]
+        assert raised.actor == f"{source} (test-sender)" and raised.at >= alerts[1].received_at
+        assert raised.message.startswith("severity warning -> critical by a re-sent")
+        assert (raised.data["from"], raised.data["to"], raised.data["alert_id"]) == (
+            "warning",
+            "critical",
+            alerts[1].id,
+        )
+        before = counts(db)
+        for repeat in (worse, raw):
+            assert send(db, source, repeat)[0].outcome == "duplicate"
+        assert counts(db) == before
+
+
+def test_a_repeat_worse_than_it_was_but_not_than_its_incident_is_recorded(db: Session) -> None:
+    """Another alert already raised the incident: this one's own rise still shows on its row and the
+    timeline, and the incident keeps its severity."""
+    first = {"title": "Queue depth above 10k", "service": "payments", "severity": "warning"}
+    other = {**first, "labels": {"queue": "refunds"}, "severity": "critical"}
+    [opened] = send(db, "generic", first)
+    send(db, "generic", other)
+    send(db, "generic", {**first, "severity": "error"})
+    incident = _incident(db, opened.incident)
+    assert incident.severity == "critical"
+    assert _severities(db, incident) == ["warning", "critical", "error"]
+    assert incidents.active_alert_count(db_session=db, incident=incident) == 2
+    last = incidents.timeline(db_session=db, incident=incident)[-1]
+    assert last.kind == "alert_escalated"
+    assert (last.data["from"], last.data["to"]) == ("warning", "error")
+    assert "re-sent with severity error (was warning)" in last.message
+
+
+def test_a_cleared_alert_is_cleared_whatever_severity_it_rose_to(db: Session) -> None:
+    alert = {"title": "Queue depth above 10k", "service": "payments", "severity": "warning"}
+    [opened] = send(db, "generic", alert)
+    send(db, "generic", {**alert, "severity": "critical"})
+    send(db, "generic", {**alert, "status": "resolved"})
+    incident = _incident(db, opened.incident)
+    assert incidents.active_alert_count(db_session=db, incident=incident) == 0
+    window = incidents.newest_alerts(db_session=db, incident=incident, limit=10)
+    assert window.cleared == {a.id for a in window.alerts if a.status == "firing"}
+    last = incidents.timeline(db_session=db, incident=incident)[-1]
+    assert "no alert of this incident is firing" in last.message
+
+
+def test_a_worse_repeat_of_a_resolved_incidents_alert_changes_nothing(db: Session) -> None:
+    """With a start time of its own the repeat is the resolved episode's: the record an engineer closed
+    stays as it was closed."""
+    alert = {
+        "title": "Queue depth above 10k",
+        "service": "payments",
+        "severity": "warning",
+        "starts_at": "2026-11-29T21:00:00Z",
+    }
+    [opened] = send(db, "generic", alert)
+    incident = _incident(db, opened.incident)
+    incident.status = "resolved"
+    db.flush()
+    before = counts(db)
+    assert send(db, "generic", {**alert, "severity": "critical"})[0].outcome == "duplicate"
+    assert counts(db) == before and _incident(db, opened.incident).severity == "warning"
+
+
+_SERVICES = (f"svc-{n}" for n in itertools.count())
+_KNOWN = sorted(SEVERITY_RANK)
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from([*_KNOWN, "sev-x"]), min_size=1, max_size=8))
+def test_the_rule_for_repeats(db: Session, sent: list[str]) -> None:
+    """One alert delivered again and again with any severities: a row for the first delivery and for
+    each one worse than every earlier, the incident as severe as the worst, one timeline line per
+    rise, counted and active once; delivering it all again stores nothing and changes nothing."""
+    alert: dict[str, Any] = {"title": "Queue depth above 10k", "service": next(_SERVICES)}
+    results = [send(db, "generic", {**alert, "severity": severity})[0] for severity in sent]
+
+    def rank(severity: str) -> int:
+        return SEVERITY_RANK.get(severity, 0)
+
+    rises = [sent[0]] + [s for i, s in enumerate(sent[1:], 1) if rank(s) > max(map(rank, sent[:i]))]
+    incident = _incident(db, results[0].incident)
+    assert {r.incident for r in results} == {incident.public_id}
+    assert _severities(db, incident) == rises
+    assert incident.severity == rises[-1]
+    assert (incident.alert_count, incidents.active_alert_count(db_session=db, incident=incident)) == (1, 1)
+    events = incidents.timeline(db_session=db, incident=incident)
+    assert len(events) == len(rises)  # opened, then one line per rise
+    before = counts(db), incident.severity
+    for severity in sent:
+        assert send(db, "generic", {**alert, "severity": severity})[0].outcome == "duplicate"
+    assert (counts(db), _incident(db, incident.public_id).severity) == before
+    assert db.scalars(select(Alert.severity).where(Alert.service == alert["service"])).all() == rises
