@@ -27,7 +27,9 @@ from incidents.incident.service import GroupKey, OpenIncident
 from incidents.severity import outranks, worst
 from incidents.timeutil import utcnow
 
-Outcome = Literal["stored", "duplicate"]
+# stored: a new alert; escalated: a firing alert sent again with a worse severity than it had, stored
+# again with it; duplicate: a repeat that changed nothing.
+Outcome = Literal["stored", "escalated", "duplicate"]
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,8 @@ class IngestResult:
     outcome: Outcome
     incident: str | None  # public id, when the alert belongs to one
     opened: bool  # this alert opened the incident
+    severity: str  # as this delivery gave it
+    previous_severity: str | None = None  # escalated: the worst the alert was stored with before
 
 
 def idempotency_key(source: str, fingerprint: str, status: str, starts_at: datetime) -> str:
@@ -177,10 +181,17 @@ def _ingest_one(db_session: Session, alert: NormalizedAlert, via: str) -> Ingest
     actor = f"{alert.source} ({via})"
     alert_id = _insert(db_session, alert, key, starts_at, incident.id if incident else None)
     if alert_id is None:
-        if alert.status == "firing":
-            _escalated(db_session, alert, key, starts_at, actor)
+        was = _escalated(db_session, alert, key, starts_at, actor) if alert.status == "firing" else None
         known = db_session.connection().scalar(_PUBLIC_ID_OF_KEY, {"key": key})
-        return IngestResult(alert.fingerprint, alert.status, "duplicate", known, False)
+        return IngestResult(
+            alert.fingerprint,
+            alert.status,
+            "duplicate" if was is None else "escalated",
+            known,
+            opened=False,
+            severity=alert.severity,
+            previous_severity=was,
+        )
     row = _stored(alert, alert_id, starts_at, incident.id if incident else None)
     opened = False
     if alert.status == "firing" and incident is None:
@@ -194,7 +205,12 @@ def _ingest_one(db_session: Session, alert: NormalizedAlert, via: str) -> Ingest
     if opened and isinstance(incident, Incident):
         _cleared_before(db_session, alert, starts_at, incident, actor)
     return IngestResult(
-        alert.fingerprint, alert.status, "stored", incident.public_id if incident else None, opened
+        alert.fingerprint,
+        alert.status,
+        "stored",
+        incident.public_id if incident else None,
+        opened,
+        severity=alert.severity,
     )
 
 
@@ -217,28 +233,29 @@ def _stored(alert: NormalizedAlert, alert_id: int, starts_at: datetime, incident
 
 def _escalated(
     db_session: Session, alert: NormalizedAlert, key: str, starts_at: datetime, actor: str
-) -> None:
+) -> str | None:
     """A firing alert stored before, sent again: with a severity worse than every one it was stored with,
     while its incident is open, it is stored once more with it (keyed by it, so that repeat in turn is a
-    duplicate) and its incident is told; otherwise it is the duplicate it looks like. A resolved
-    incident's record stays as the engineer closed it."""
+    duplicate) and its incident is told; returns the worst severity it had before. Otherwise it is the
+    duplicate it looks like (None). A resolved incident's record stays as the engineer closed it."""
     rows = (
         db_session.connection()
         .execute(_EPISODE, {"source": alert.source, "fingerprint": alert.fingerprint, "starts_at": starts_at})
         .all()
     )
     if not rows or rows[0].incident_status not in incidents.OPEN_STATUSES:
-        return
+        return None
     was = worst(row.severity for row in rows)
     if not outranks(alert.severity, was):
-        return
+        return None
     first = rows[0]
     alert_id = _insert(db_session, alert, f"{key}|{alert.severity}", starts_at, first.incident_id)
     if alert_id is None:
-        return
+        return None
     incident = OpenIncident(id=first.incident_id, public_id=first.public_id, severity=first.incident_severity)
     row = _stored(alert, alert_id, starts_at, first.incident_id)
     incidents.escalate(db_session=db_session, incident=incident, alert=row, was=was, actor=actor)
+    return was
 
 
 def _cleared_before(

@@ -41,7 +41,13 @@ def test_a_repeat_with_a_worse_severity_is_recorded_with_it(db: Session) -> None
         ("pagerduty", trigger, {**trigger, "payload": {**trigger["payload"], "severity": "critical"}}),
     ):
         [opened] = send(db, source, raw)
-        send(db, source, worse)
+        [escalated] = send(db, source, worse)
+        assert (escalated.outcome, escalated.incident, escalated.opened) == (
+            "escalated",
+            opened.incident,
+            False,
+        )
+        assert (escalated.previous_severity, escalated.severity) == ("warning", "critical")
         incident = _incident(db, opened.incident)
         assert (incident.alert_count, incident.severity) == (1, "critical")
         alerts = incidents.incident_alerts(db_session=db, incident=incident)
@@ -62,7 +68,12 @@ def test_a_repeat_with_a_worse_severity_is_recorded_with_it(db: Session) -> None
         )
         before = counts(db)
         for repeat in (worse, raw):
-            assert send(db, source, repeat)[0].outcome == "duplicate"
+            [again] = send(db, source, repeat)
+            assert (again.outcome, again.previous_severity, again.incident) == (
+                "duplicate",
+                None,
+                opened.incident,
+            )
         assert counts(db) == before
 
 
@@ -73,7 +84,8 @@ def test_a_repeat_worse_than_it_was_but_not_than_its_incident_is_recorded(db: Se
     other = {**first, "labels": {"queue": "refunds"}, "severity": "critical"}
     [opened] = send(db, "generic", first)
     send(db, "generic", other)
-    send(db, "generic", {**first, "severity": "error"})
+    [escalated] = send(db, "generic", {**first, "severity": "error"})
+    assert (escalated.outcome, escalated.previous_severity) == ("escalated", "warning")
     incident = _incident(db, opened.incident)
     assert incident.severity == "critical"
     assert _severities(db, incident) == ["warning", "critical", "error"]
@@ -132,6 +144,10 @@ def test_the_rule_for_repeats(db: Session, sent: list[str]) -> None:
         return SEVERITY_RANK.get(severity, 0)
 
     rises = [sent[0]] + [s for i, s in enumerate(sent[1:], 1) if rank(s) > max(map(rank, sent[:i]))]
+    assert [r.outcome for r in results] == ["stored"] + [
+        "escalated" if rank(s) > max(map(rank, sent[:i])) else "duplicate" for i, s in enumerate(sent[1:], 1)
+    ]
+    assert [r.severity for r in results] == sent
     incident = _incident(db, results[0].incident)
     assert {r.incident for r in results} == {incident.public_id}
     assert _severities(db, incident) == rises
