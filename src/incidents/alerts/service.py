@@ -75,9 +75,8 @@ _LATEST_OF_FINGERPRINT = (
     .limit(1)
 )
 _INCIDENT_OF_KEY = select(Alert.incident_id).where(Alert.idempotency_key == bindparam("key"))
-_UNATTACHED_OF_KEY = select(_ALERTS.c.id).where(
-    _ALERTS.c.idempotency_key == bindparam("key"), _ALERTS.c.incident_id.is_(None)
-)
+_ALERT_OF_KEY = select(_ALERTS.c.id).where(_ALERTS.c.idempotency_key == bindparam("key"))
+_UNATTACHED_OF_KEY = _ALERT_OF_KEY.where(_ALERTS.c.incident_id.is_(None))
 _PUBLIC_ID_OF_KEY = (
     select(Incident.public_id)
     .join_from(Alert, Incident, Alert.incident_id == Incident.id)
@@ -237,16 +236,18 @@ def _escalated(
     """A firing alert stored before, sent again: with a severity worse than every one it was stored with,
     while its incident is open, it is stored once more with it (keyed by it, so that repeat in turn is a
     duplicate) and its incident is told; returns the worst severity it had before. Otherwise it is the
-    duplicate it looks like (None). A resolved incident's record stays as the engineer closed it."""
-    rows = (
-        db_session.connection()
-        .execute(_EPISODE, {"source": alert.source, "fingerprint": alert.fingerprint, "starts_at": starts_at})
-        .all()
-    )
+    duplicate it looks like (None). A resolved incident's record stays as the engineer closed it, and an
+    alert whose resolved notice came already is over: a firing delivery of it now is a late retry."""
+    connection = db_session.connection()
+    episode = {"source": alert.source, "fingerprint": alert.fingerprint, "starts_at": starts_at}
+    rows = connection.execute(_EPISODE, episode).all()
     if not rows or rows[0].incident_status not in incidents.OPEN_STATUSES:
         return None
     was = worst(row.severity for row in rows)
     if not outranks(alert.severity, was):
+        return None
+    cleared = idempotency_key(alert.source, alert.fingerprint, "resolved", starts_at)
+    if connection.scalar(_ALERT_OF_KEY, {"key": cleared}) is not None:
         return None
     first = rows[0]
     alert_id = _insert(db_session, alert, f"{key}|{alert.severity}", starts_at, first.incident_id)

@@ -15,7 +15,7 @@ from incidents.incident import service as incidents
 from incidents.incident.models import Incident
 from incidents.severity import SEVERITY_RANK
 from tests.incidents.alerts.captures import capture
-from tests.incidents.alerts.test_ingest import counts, send
+from tests.incidents.alerts.test_ingest import am, am_alert, counts, send
 
 
 def _incident(db: Session, public_id: str | None) -> Incident:
@@ -125,6 +125,18 @@ def test_a_worse_repeat_of_a_resolved_incidents_alert_changes_nothing(db: Sessio
     before = counts(db)
     assert send(db, "generic", {**alert, "severity": "critical"})[0].outcome == "duplicate"
     assert counts(db) == before and _incident(db, opened.incident).severity == "warning"
+
+
+def test_a_worse_repeat_after_its_resolved_notice_is_a_late_duplicate(db: Session) -> None:
+    """The alert already cleared: a firing delivery of it arriving now (a sender's retry out of order)
+    is stale, whatever severity it names."""
+    send(db, "alertmanager", am(am_alert(fingerprint="a")))
+    send(db, "alertmanager", am(am_alert(fingerprint="b")))
+    send(db, "alertmanager", am(am_alert(fingerprint="a", status="resolved")))
+    before = counts(db)
+    [late] = send(db, "alertmanager", am(am_alert(fingerprint="a", severity="critical")))
+    assert late.outcome == "duplicate"
+    assert counts(db) == before and _incident(db, late.incident).severity == "warning"
 
 
 _SERVICES = (f"svc-{n}" for n in itertools.count())
