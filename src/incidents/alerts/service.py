@@ -89,6 +89,7 @@ _EPISODE = (
         Incident.public_id,
         Incident.status.label("incident_status"),
         Incident.severity.label("incident_severity"),
+        Incident.service.label("incident_service"),
     )
     .join_from(Alert, Incident, Alert.incident_id == Incident.id)
     .where(
@@ -253,7 +254,12 @@ def _escalated(
     alert_id = _insert(db_session, alert, f"{key}|{alert.severity}", starts_at, first.incident_id)
     if alert_id is None:
         return None
-    incident = OpenIncident(id=first.incident_id, public_id=first.public_id, severity=first.incident_severity)
+    incident = OpenIncident(
+        id=first.incident_id,
+        public_id=first.public_id,
+        severity=first.incident_severity,
+        service=first.incident_service,
+    )
     row = _stored(alert, alert_id, starts_at, first.incident_id)
     incidents.escalate(db_session=db_session, incident=incident, alert=row, was=was, actor=actor)
     return was

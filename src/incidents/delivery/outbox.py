@@ -68,18 +68,45 @@ class Claim(Claimed):
 def owe(*, db_session: Session, incident: Incident, event: str, data: dict[str, Any] | None = None) -> int:
     """Queue ``event`` to every enabled channel whose rules match the incident; returns how many."""
     routes = [
-        route
+        route.name
         for route in enabled_routes(db_session=db_session)
         if route.matches(event=event, service=incident.service, severity=incident.severity)
     ]
+    return _queue(db_session, incident.id, routes, event, data or {})
+
+
+def owe_newly_reached(
+    *,
+    db_session: Session,
+    incident_id: int,
+    service: str,
+    was: str,
+    severity: str,
+    event: str,
+    data: dict[str, Any],
+) -> int:
+    """Queue ``event`` to the channels an incident's severity, raised from ``was`` to ``severity``, now
+    matches and did not before: a channel that wants only worse incidents has not heard of this one."""
+    routes = [
+        route.name
+        for route in enabled_routes(db_session=db_session)
+        if route.matches(event=event, service=service, severity=severity)
+        and not route.matches(event=event, service=service, severity=was)
+    ]
+    return _queue(db_session, incident_id, routes, event, data)
+
+
+def _queue(
+    db_session: Session, incident_id: int, channels: list[str], event: str, data: dict[str, Any]
+) -> int:
     now = utcnow()
-    for route in routes:
+    for channel in channels:
         db_session.add(
             Delivery(
-                incident_id=incident.id,
-                channel=route.name,
+                incident_id=incident_id,
+                channel=channel,
                 event=event,
-                payload=dict(data or {}),
+                payload=dict(data),
                 state="pending",
                 attempts=0,
                 next_attempt_at=now,
@@ -87,7 +114,7 @@ def owe(*, db_session: Session, incident: Incident, event: str, data: dict[str, 
             )
         )
     db_session.flush()
-    return len(routes)
+    return len(channels)
 
 
 def owe_one(*, db_session: Session, channel: str, event: str, data: dict[str, Any]) -> Delivery:

@@ -14,10 +14,10 @@ from sqlalchemy.orm import Session, aliased
 from sqlalchemy.orm.util import identity_key
 
 from incidents.alerts.models import Alert
-from incidents.briefings.models import Job
+from incidents.briefings.models import Briefing, Job
 from incidents.database import table_of
 from incidents.delivery import outbox as deliveries
-from incidents.delivery.routing import INCIDENT_ACKNOWLEDGED
+from incidents.delivery.routing import BRIEFING_STORED, INCIDENT_ACKNOWLEDGED
 from incidents.incident.models import Incident, IncidentEvent
 from incidents.incident.numbering import next_public_id
 from incidents.severity import SEVERITY_RANK, outranks
@@ -86,6 +86,7 @@ class OpenIncident:
     id: int
     public_id: str
     severity: str
+    service: str
 
 
 _INCIDENTS = table_of(Incident)
@@ -104,7 +105,7 @@ def _open_in_group(*, by_dedup: bool) -> Any:
             c.alertname == bindparam("alertname"),
             c.dedup_key.is_(None),
         ]
-    return select(c.id, c.public_id, c.severity).where(*where).order_by(c.id.desc()).limit(1)
+    return select(c.id, c.public_id, c.severity, c.service).where(*where).order_by(c.id.desc()).limit(1)
 
 
 # Intake runs these for every alert: Core statements built once with bind parameters and run on the
@@ -123,6 +124,7 @@ _COUNT_ALERT = (
     )
 )
 
+_LATEST_VERSION = select(func.max(Briefing.version)).where(Briefing.incident_id == bindparam("incident_id"))
 _SEEN_AGAIN = (
     update(_INCIDENTS)
     .where(_INCIDENTS.c.id == bindparam("incident_id"))
@@ -140,7 +142,9 @@ def find_open(*, db_session: Session, group: GroupKey) -> OpenIncident | None:
     else:
         statement, params = _OPEN_BY_NAME, {"service": group.service, "alertname": group.alertname}
     row = db_session.connection().execute(statement, params).first()
-    return None if row is None else OpenIncident(id=row.id, public_id=row.public_id, severity=row.severity)
+    if row is None:
+        return None
+    return OpenIncident(id=row.id, public_id=row.public_id, severity=row.severity, service=row.service)
 
 
 def find_latest(*, db_session: Session, group: GroupKey, status: str | None = None) -> Incident | None:
@@ -290,6 +294,24 @@ def _severity_raised(
         message=f"severity {incident.severity} -> {severity}" + (f" {by}" if by else ""),
         data={"from": incident.severity, "to": severity, **data},
         at=at,
+    )
+    _tell_channels_reached(db_session, incident, severity)
+
+
+def _tell_channels_reached(db_session: Session, incident: OpenIncident, severity: str) -> None:
+    """A channel whose minimum the raised severity reaches for the first time gets the briefing it was
+    not sent. Before the first briefing nothing is owed: it is routed by the severity it is stored at."""
+    version = db_session.connection().scalar(_LATEST_VERSION, {"incident_id": incident.id})
+    if version is None:
+        return
+    deliveries.owe_newly_reached(
+        db_session=db_session,
+        incident_id=incident.id,
+        service=incident.service,
+        was=incident.severity,
+        severity=severity,
+        event=BRIEFING_STORED,
+        data={"version": version},
     )
 
 

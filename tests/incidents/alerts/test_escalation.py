@@ -11,6 +11,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from incidents.alerts.models import Alert
+from incidents.briefings import service as briefings
+from incidents.delivery.models import Delivery
+from incidents.delivery.routing import ChannelRoute, sync_channels
 from incidents.incident import service as incidents
 from incidents.incident.models import Incident
 from incidents.severity import SEVERITY_RANK
@@ -137,6 +140,46 @@ def test_a_worse_repeat_after_its_resolved_notice_is_a_late_duplicate(db: Sessio
     [late] = send(db, "alertmanager", am(am_alert(fingerprint="a", severity="critical")))
     assert late.outcome == "duplicate"
     assert counts(db) == before and _incident(db, late.incident).severity == "warning"
+
+
+def _routed(db: Session) -> list[tuple[str, str, int | None]]:
+    rows = db.scalars(select(Delivery).order_by(Delivery.id))
+    return [(row.channel, row.event, row.payload.get("version")) for row in rows]
+
+
+def test_a_raised_incident_reaches_the_channels_that_wanted_only_worse_ones(db: Session) -> None:
+    """A channel with a minimum severity never heard of the incident while it was milder: once an alert
+    (re-sent or another) raises it to that minimum, the channel gets its briefing, once; a channel that
+    had it gets nothing again. Before the first briefing nothing is owed: it is routed when stored."""
+    sync_channels(
+        db_session=db,
+        routes=[
+            ChannelRoute(name="pager", kind="webhook", label="pager", min_severity="critical"),
+            ChannelRoute(name="errors", kind="webhook", label="errors", min_severity="error"),
+            ChannelRoute(name="all", kind="webhook", label="all"),
+        ],
+    )
+    alert = {"title": "Queue depth above 10k", "service": "payments", "severity": "warning"}
+    [opened] = send(db, "generic", alert)
+    incident = _incident(db, opened.incident)
+    briefings.store_briefing(db_session=db, incident_id=incident.id, data={}, mode="evidence", memory="on")
+    assert _routed(db) == [("all", "briefing_stored", 1)]
+    send(db, "generic", {**alert, "labels": {"queue": "refunds"}, "severity": "error"})  # another alert
+    assert _routed(db)[1:] == [("errors", "briefing_stored", 1)]
+    send(db, "generic", {**alert, "severity": "critical"})  # the first, re-sent
+    assert _routed(db)[2:] == [("pager", "briefing_stored", 1)]
+    for repeat in ({**alert, "severity": "critical"}, {**alert, "severity": "page"}):
+        send(db, "generic", repeat)
+    assert len(_routed(db)) == 3
+
+    other = {"title": "Disk almost full", "service": "db", "severity": "warning"}
+    [early] = send(db, "generic", other)
+    send(db, "generic", {**other, "severity": "critical"})
+    assert len(_routed(db)) == 3
+    briefings.store_briefing(
+        db_session=db, incident_id=_incident(db, early.incident).id, data={}, mode="evidence", memory="on"
+    )
+    assert sorted(channel for channel, *_ in _routed(db)[3:]) == ["all", "errors", "pager"]
 
 
 _SERVICES = (f"svc-{n}" for n in itertools.count())
