@@ -18,7 +18,8 @@ class Alert(Base):
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    # source + fingerprint + status + starts_at: a redelivered payload maps to the same key.
+    # source + fingerprint + status + starts_at (+ severity, for an alert re-sent worse than it was):
+    # a redelivered payload maps to the same key.
     idempotency_key: Mapped[str] = mapped_column(String(512), unique=True)
     source: Mapped[str] = mapped_column(String(32))
     fingerprint: Mapped[str] = mapped_column(String(255))

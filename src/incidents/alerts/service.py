@@ -1,6 +1,7 @@
 """Alert intake: store each normalized alert once and route it to exactly one incident.
 
-Idempotency key: source + fingerprint + status + starts_at. The row is inserted with
+Idempotency key: source + fingerprint + status + starts_at (+ the severity, for a firing alert sent again
+worse than it was, see ``_escalated``). The row is inserted with
 ``ON CONFLICT DO NOTHING``, so a redelivered payload (Alertmanager retries after errors) and two
 deliveries racing each other both end as one row, and routing runs only for the one that inserted it.
 Concurrent intake of one group is ordered by the database: a transaction-scoped advisory lock per
@@ -23,9 +24,12 @@ from incidents.database import insert_ignoring_conflicts, table_of
 from incidents.incident import service as incidents
 from incidents.incident.models import Incident
 from incidents.incident.service import GroupKey, OpenIncident
+from incidents.severity import outranks, worst
 from incidents.timeutil import utcnow
 
-Outcome = Literal["stored", "duplicate"]
+# stored: a new alert; escalated: a firing alert sent again with a worse severity than it had, stored
+# again with it; duplicate: a repeat that changed nothing.
+Outcome = Literal["stored", "escalated", "duplicate"]
 
 
 @dataclass(frozen=True)
@@ -35,6 +39,8 @@ class IngestResult:
     outcome: Outcome
     incident: str | None  # public id, when the alert belongs to one
     opened: bool  # this alert opened the incident
+    severity: str  # as this delivery gave it
+    previous_severity: str | None = None  # escalated: the worst the alert was stored with before
 
 
 def idempotency_key(source: str, fingerprint: str, status: str, starts_at: datetime) -> str:
@@ -69,13 +75,30 @@ _LATEST_OF_FINGERPRINT = (
     .limit(1)
 )
 _INCIDENT_OF_KEY = select(Alert.incident_id).where(Alert.idempotency_key == bindparam("key"))
-_UNATTACHED_OF_KEY = select(_ALERTS.c.id).where(
-    _ALERTS.c.idempotency_key == bindparam("key"), _ALERTS.c.incident_id.is_(None)
-)
+_ALERT_OF_KEY = select(_ALERTS.c.id).where(_ALERTS.c.idempotency_key == bindparam("key"))
+_UNATTACHED_OF_KEY = _ALERT_OF_KEY.where(_ALERTS.c.incident_id.is_(None))
 _PUBLIC_ID_OF_KEY = (
     select(Incident.public_id)
     .join_from(Alert, Incident, Alert.incident_id == Incident.id)
     .where(Alert.idempotency_key == bindparam("key"))
+)
+_EPISODE = (
+    select(
+        Alert.severity,
+        Alert.incident_id,
+        Incident.public_id,
+        Incident.status.label("incident_status"),
+        Incident.severity.label("incident_severity"),
+        Incident.service.label("incident_service"),
+    )
+    .join_from(Alert, Incident, Alert.incident_id == Incident.id)
+    .where(
+        Alert.source == bindparam("source"),
+        Alert.fingerprint == bindparam("fingerprint"),
+        Alert.status == "firing",
+        Alert.starts_at == bindparam("starts_at"),
+    )
+    .order_by(Alert.id)
 )
 _LINK = (
     update(_ALERTS).where(_ALERTS.c.id == bindparam("alert_id")).values(incident_id=bindparam("incident_id"))
@@ -142,7 +165,7 @@ def _insert(
 def _ingest_one(db_session: Session, alert: NormalizedAlert, via: str) -> IngestResult:
     """Find where the alert belongs (reads only), then insert it there; routing writes happen only
     when the insert was not a duplicate, so a redelivery leaves no trace, unless it comes with a worse
-    severity: then the open incident's severity rises (generic and PagerDuty senders escalate so)."""
+    severity (generic and PagerDuty senders escalate so): see ``_escalated``."""
     if alert.starts_at is not None and alert.dedup_key is None:
         starts_at = alert.starts_at
     else:
@@ -158,26 +181,18 @@ def _ingest_one(db_session: Session, alert: NormalizedAlert, via: str) -> Ingest
     actor = f"{alert.source} ({via})"
     alert_id = _insert(db_session, alert, key, starts_at, incident.id if incident else None)
     if alert_id is None:
-        if isinstance(incident, OpenIncident):  # a sender escalating a repeat: its severity still counts
-            data = {"fingerprint": alert.fingerprint, "source": alert.source}
-            incidents.escalate(
-                db_session=db_session, incident=incident, severity=alert.severity, actor=actor, data=data
-            )
+        was = _escalated(db_session, alert, key, starts_at, actor) if alert.status == "firing" else None
         known = db_session.connection().scalar(_PUBLIC_ID_OF_KEY, {"key": key})
-        return IngestResult(alert.fingerprint, alert.status, "duplicate", known, False)
-    # A transient row (never added to the session) carries the stored values to the incident service.
-    row = Alert(
-        id=alert_id,
-        source=alert.source,
-        fingerprint=alert.fingerprint,
-        status=alert.status,
-        alertname=alert.alertname,
-        service=alert.service,
-        severity=alert.severity,
-        summary=alert.summary,
-        starts_at=starts_at,
-        incident_id=incident.id if incident else None,
-    )
+        return IngestResult(
+            alert.fingerprint,
+            alert.status,
+            "duplicate" if was is None else "escalated",
+            known,
+            opened=False,
+            severity=alert.severity,
+            previous_severity=was,
+        )
+    row = _stored(alert, alert_id, starts_at, incident.id if incident else None)
     opened = False
     if alert.status == "firing" and incident is None:
         incident = incidents.open_incident(db_session=db_session, alert=row, group=group, actor=actor)
@@ -190,8 +205,64 @@ def _ingest_one(db_session: Session, alert: NormalizedAlert, via: str) -> Ingest
     if opened and isinstance(incident, Incident):
         _cleared_before(db_session, alert, starts_at, incident, actor)
     return IngestResult(
-        alert.fingerprint, alert.status, "stored", incident.public_id if incident else None, opened
+        alert.fingerprint,
+        alert.status,
+        "stored",
+        incident.public_id if incident else None,
+        opened,
+        severity=alert.severity,
     )
+
+
+def _stored(alert: NormalizedAlert, alert_id: int, starts_at: datetime, incident_id: int | None) -> Alert:
+    """A transient row (never added to the session) that carries the stored values to the incident
+    service."""
+    return Alert(
+        id=alert_id,
+        source=alert.source,
+        fingerprint=alert.fingerprint,
+        status=alert.status,
+        alertname=alert.alertname,
+        service=alert.service,
+        severity=alert.severity,
+        summary=alert.summary,
+        starts_at=starts_at,
+        incident_id=incident_id,
+    )
+
+
+def _escalated(
+    db_session: Session, alert: NormalizedAlert, key: str, starts_at: datetime, actor: str
+) -> str | None:
+    """A firing alert stored before, sent again: with a severity worse than every one it was stored with,
+    while its incident is open, it is stored once more with it (keyed by it, so that repeat in turn is a
+    duplicate) and its incident is told; returns the worst severity it had before. Otherwise it is the
+    duplicate it looks like (None). A resolved incident's record stays as the engineer closed it, and an
+    alert whose resolved notice came already is over: a firing delivery of it now is a late retry."""
+    connection = db_session.connection()
+    episode = {"source": alert.source, "fingerprint": alert.fingerprint, "starts_at": starts_at}
+    rows = connection.execute(_EPISODE, episode).all()
+    if not rows or rows[0].incident_status not in incidents.OPEN_STATUSES:
+        return None
+    was = worst(row.severity for row in rows)
+    if not outranks(alert.severity, was):
+        return None
+    cleared = idempotency_key(alert.source, alert.fingerprint, "resolved", starts_at)
+    if connection.scalar(_ALERT_OF_KEY, {"key": cleared}) is not None:
+        return None
+    first = rows[0]
+    alert_id = _insert(db_session, alert, f"{key}|{alert.severity}", starts_at, first.incident_id)
+    if alert_id is None:
+        return None
+    incident = OpenIncident(
+        id=first.incident_id,
+        public_id=first.public_id,
+        severity=first.incident_severity,
+        service=first.incident_service,
+    )
+    row = _stored(alert, alert_id, starts_at, first.incident_id)
+    incidents.escalate(db_session=db_session, incident=incident, alert=row, was=was, actor=actor)
+    return was
 
 
 def _cleared_before(

@@ -71,14 +71,39 @@ def owe(*, db_session: Session, incident: Incident, event: str, data: dict[str, 
     routes = routes_for(
         db_session=db_session, event=event, service=incident.service, severity=incident.severity
     )
+    return _queue(db_session, incident.id, [route.name for route in routes], event, data or {})
+
+
+def owe_newly_reached(
+    *,
+    db_session: Session,
+    incident_id: int,
+    service: str,
+    was: str,
+    severity: str,
+    event: str,
+    data: dict[str, Any],
+) -> int:
+    """Queue ``event`` to the channels an incident's severity, raised from ``was`` to ``severity``, now
+    matches and did not before: a channel that wants only worse incidents has not heard of this one."""
+    before = {
+        route.name for route in routes_for(db_session=db_session, event=event, service=service, severity=was)
+    }
+    reached = routes_for(db_session=db_session, event=event, service=service, severity=severity)
+    return _queue(db_session, incident_id, [r.name for r in reached if r.name not in before], event, data)
+
+
+def _queue(
+    db_session: Session, incident_id: int, channels: list[str], event: str, data: dict[str, Any]
+) -> int:
     now = utcnow()
-    for route in routes:
+    for channel in channels:
         db_session.add(
             Delivery(
-                incident_id=incident.id,
-                channel=route.name,
+                incident_id=incident_id,
+                channel=channel,
                 event=event,
-                payload=dict(data or {}),
+                payload=dict(data),
                 state="pending",
                 attempts=0,
                 next_attempt_at=now,
@@ -86,7 +111,7 @@ def owe(*, db_session: Session, incident: Incident, event: str, data: dict[str, 
             )
         )
     db_session.flush()
-    return len(routes)
+    return len(channels)
 
 
 def owe_one(*, db_session: Session, channel: str, event: str, data: dict[str, Any]) -> Delivery:

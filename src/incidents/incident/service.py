@@ -9,18 +9,18 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import String, bindparam, case, exists, func, insert, or_, select, update
+from sqlalchemy import String, and_, bindparam, case, exists, func, insert, or_, select, update
 from sqlalchemy.orm import Session, aliased
 from sqlalchemy.orm.util import identity_key
 
 from incidents.alerts.models import Alert
-from incidents.briefings.models import Job
+from incidents.briefings.models import Briefing, Job
 from incidents.database import table_of
 from incidents.delivery import outbox as deliveries
-from incidents.delivery.routing import INCIDENT_ACKNOWLEDGED
+from incidents.delivery.routing import BRIEFING_STORED, INCIDENT_ACKNOWLEDGED
 from incidents.incident.models import Incident, IncidentEvent
 from incidents.incident.numbering import next_public_id
-from incidents.severity import SEVERITY_RANK
+from incidents.severity import SEVERITY_RANK, outranks
 from incidents.timeutil import utcnow
 
 OPEN_STATUSES = ("triggered", "acknowledged")
@@ -86,6 +86,7 @@ class OpenIncident:
     id: int
     public_id: str
     severity: str
+    service: str
 
 
 _INCIDENTS = table_of(Incident)
@@ -104,7 +105,7 @@ def _open_in_group(*, by_dedup: bool) -> Any:
             c.alertname == bindparam("alertname"),
             c.dedup_key.is_(None),
         ]
-    return select(c.id, c.public_id, c.severity).where(*where).order_by(c.id.desc()).limit(1)
+    return select(c.id, c.public_id, c.severity, c.service).where(*where).order_by(c.id.desc()).limit(1)
 
 
 # Intake runs these for every alert: Core statements built once with bind parameters and run on the
@@ -123,10 +124,15 @@ _COUNT_ALERT = (
     )
 )
 
-_RAISE_SEVERITY = (
+_LATEST_VERSION = select(func.max(Briefing.version)).where(Briefing.incident_id == bindparam("incident_id"))
+_SEEN_AGAIN = (
     update(_INCIDENTS)
     .where(_INCIDENTS.c.id == bindparam("incident_id"))
-    .values(severity=bindparam("raised_to", type_=String), updated_at=bindparam("now"))
+    .values(
+        last_seen=bindparam("now"),
+        updated_at=bindparam("now"),
+        severity=func.coalesce(bindparam("raised_to", type_=String), _INCIDENTS.c.severity),
+    )
 )
 
 
@@ -136,7 +142,9 @@ def find_open(*, db_session: Session, group: GroupKey) -> OpenIncident | None:
     else:
         statement, params = _OPEN_BY_NAME, {"service": group.service, "alertname": group.alertname}
     row = db_session.connection().execute(statement, params).first()
-    return None if row is None else OpenIncident(id=row.id, public_id=row.public_id, severity=row.severity)
+    if row is None:
+        return None
+    return OpenIncident(id=row.id, public_id=row.public_id, severity=row.severity, service=row.service)
 
 
 def find_latest(*, db_session: Session, group: GroupKey, status: str | None = None) -> Incident | None:
@@ -218,7 +226,7 @@ def join(*, db_session: Session, incident: OpenIncident, alert: Alert, actor: st
     One UPDATE counts it in SQL (right even if another transaction counted first) and raises the
     severity when the alert's is worse than the one read with the incident."""
     now = utcnow()
-    raised = _outranks(alert.severity, incident.severity)
+    raised = outranks(alert.severity, incident.severity)
     connection = db_session.connection()
     connection.execute(
         _COUNT_ALERT,
@@ -239,36 +247,71 @@ def join(*, db_session: Session, incident: OpenIncident, alert: Alert, actor: st
     _expire_loaded(db_session, incident)
 
 
-def escalate(
-    *, db_session: Session, incident: OpenIncident, severity: str, actor: str, data: dict[str, Any]
-) -> None:
-    """A repeat of an alert the incident already counts, sent again with a worse severity (a generic or
-    PagerDuty sender escalating under one fingerprint): the severity rises, the count does not."""
-    if not _outranks(severity, incident.severity):
-        return
+def escalate(*, db_session: Session, incident: OpenIncident, alert: Alert, was: str, actor: str) -> None:
+    """A firing alert the incident already has, sent again with a severity worse than it had (``was``):
+    ``alert`` is the row that records it since now, so the incident's alerts say when it rose. Seen
+    again, not counted again; the incident's severity rises when the alert's is worse, and the timeline
+    says which of the two rose."""
     now = utcnow()
+    raised = outranks(alert.severity, incident.severity)
     db_session.connection().execute(
-        _RAISE_SEVERITY, {"incident_id": incident.id, "now": now, "raised_to": severity}
+        _SEEN_AGAIN, {"incident_id": incident.id, "now": now, "raised_to": alert.severity if raised else None}
     )
-    _severity_raised(db_session, incident, severity, actor, data, now)
+    data = {"alert_id": alert.id, "fingerprint": alert.fingerprint, "source": alert.source}
+    if raised:
+        by = f"by a re-sent {alert.source} alert {alert.alertname} ({alert.fingerprint})"
+        _severity_raised(db_session, incident, alert.severity, actor, data, now, by=by)
+    else:
+        add_event(
+            db_session=db_session,
+            incident=incident,
+            kind="alert_escalated",
+            actor=actor,
+            message=(
+                f"{alert.source} alert {alert.alertname} re-sent with severity {alert.severity} (was {was}); "
+                f"the incident is already {incident.severity} ({alert.fingerprint})"
+            ),
+            data={"from": was, "to": alert.severity, **data},
+            at=now,
+        )
     _expire_loaded(db_session, incident)
 
 
-def _outranks(severity: str, than: str) -> bool:
-    return SEVERITY_RANK.get(severity, 0) > SEVERITY_RANK.get(than, 0)
-
-
 def _severity_raised(
-    db_session: Session, incident: OpenIncident, severity: str, actor: str, data: dict[str, Any], at: datetime
+    db_session: Session,
+    incident: OpenIncident,
+    severity: str,
+    actor: str,
+    data: dict[str, Any],
+    at: datetime,
+    by: str = "",
 ) -> None:
     add_event(
         db_session=db_session,
         incident=incident,
         kind="severity_raised",
         actor=actor,
-        message=f"severity {incident.severity} -> {severity}",
+        message=f"severity {incident.severity} -> {severity}" + (f" {by}" if by else ""),
         data={"from": incident.severity, "to": severity, **data},
         at=at,
+    )
+    _tell_channels_reached(db_session, incident, severity)
+
+
+def _tell_channels_reached(db_session: Session, incident: OpenIncident, severity: str) -> None:
+    """A channel whose minimum the raised severity reaches for the first time gets the briefing it was
+    not sent. Before the first briefing nothing is owed: it is routed by the severity it is stored at."""
+    version = db_session.connection().scalar(_LATEST_VERSION, {"incident_id": incident.id})
+    if version is None:
+        return
+    deliveries.owe_newly_reached(
+        db_session=db_session,
+        incident_id=incident.id,
+        service=incident.service,
+        was=incident.severity,
+        severity=severity,
+        event=BRIEFING_STORED,
+        data={"version": version},
     )
 
 
@@ -279,22 +322,23 @@ def _expire_loaded(db_session: Session, incident: OpenIncident) -> None:
         db_session.expire(loaded)
 
 
-_RESOLVED = aliased(Alert)
+_SAME = aliased(Alert)
 _ACTIVE_COUNT = select(func.count(Alert.id)).where(
     Alert.incident_id == bindparam("incident_id"),
     Alert.status == "firing",
     ~exists().where(
-        _RESOLVED.source == Alert.source,
-        _RESOLVED.fingerprint == Alert.fingerprint,
-        _RESOLVED.starts_at == Alert.starts_at,
-        _RESOLVED.status == "resolved",
+        _SAME.source == Alert.source,
+        _SAME.fingerprint == Alert.fingerprint,
+        _SAME.starts_at == Alert.starts_at,
+        or_(_SAME.status == "resolved", and_(_SAME.status == "firing", _SAME.id < Alert.id)),
     ),
 )
 
 
 def active_alert_count(*, db_session: Session, incident: Incident) -> int:
     """Firing alerts of the incident that no resolved notice has cleared yet (one indexed query, so a
-    large group resolving at once stays linear)."""
+    large group resolving at once stays linear). An alert re-sent with a worse severity has a row for
+    each severity it rose to: it counts once, by its first."""
     return db_session.scalar(_ACTIVE_COUNT, {"incident_id": incident.id}) or 0
 
 

@@ -197,27 +197,6 @@ def test_without_a_start_time_an_engineers_resolution_ends_the_episode(db: Sessi
     assert (repeat.outcome, repeat.incident) == ("duplicate", second.public_id)
 
 
-def test_a_repeat_with_a_worse_severity_raises_the_incidents(db: Session) -> None:
-    """Generic and PagerDuty senders escalate by sending the same alert again: it is still a duplicate
-    (one row, one count), but its severity is not dropped with it; a milder repeat changes nothing."""
-    generic = {"title": "Queue depth above 10k", "service": "payments", "severity": "warning"}
-    trigger = capture("pagerduty", "pdpyras-1-trigger")
-    trigger["payload"]["severity"] = "warning"
-    for source, raw, worse in (
-        ("generic", generic, {**generic, "severity": "critical"}),
-        ("pagerduty", trigger, {**trigger, "payload": {**trigger["payload"], "severity": "critical"}}),
-    ):
-        [opened] = send(db, source, raw)
-        for repeat in (worse, raw):
-            assert send(db, source, repeat)[0].outcome == "duplicate"
-        incident = incidents.get_by_public_id(db_session=db, public_id=opened.incident or "")
-        assert incident is not None
-        assert (incident.alert_count, incident.severity) == (1, "critical")
-        events = incidents.timeline(db_session=db, incident=incident)
-        assert [e.kind for e in events] == ["opened", "severity_raised"]
-        assert events[-1].data["from"] == "warning" and events[-1].actor == f"{source} (test-sender)"
-
-
 def test_a_pagerduty_trigger_repeated_with_a_new_timestamp_is_one_alert(db: Session) -> None:
     """The timestamp says when PagerDuty's client sent the event, the dedup key which one it is."""
     trigger = capture("pagerduty", "pdpyras-1-trigger")

@@ -8,20 +8,21 @@ answer. A 2xx therefore means the alerts are on disk; an error means nothing of 
 
 import logging
 import time
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 from sqlalchemy.exc import DataError, DBAPIError, OperationalError
 from sqlalchemy.orm import Session
 
 from incidents.alerts.adapters import SOURCES
 from incidents.alerts.normalized import NormalizedAlert
 from incidents.alerts.schemas import LabelLimits, PagerDutyEvent
-from incidents.alerts.service import IngestResult, ingest
+from incidents.alerts.service import IngestResult, Outcome, ingest
 from web.app import metrics
 from web.app.container import Container
 from web.http.auth import recheck, require, token_principal
@@ -38,16 +39,27 @@ PD_SUCCESS = {"status": "success", "message": "Event processed"}
 
 
 class AlertOutcome(BaseModel):
+    """What became of one alert: ``stored`` (new), ``escalated`` (a firing alert sent again with a
+    severity worse than it had: stored again with it, its incident's severity raised if lower) or
+    ``duplicate`` (a repeat that changed nothing)."""
+
     fingerprint: str
     status: str
-    outcome: str
+    outcome: Outcome
     incident: str | None
     opened: bool
+    severity: str = Field(description="the severity this delivery gave the alert")
+    previous_severity: str | None = Field(
+        default=None, description="escalated: the worst severity the alert had before"
+    )
 
 
 class IntakeResponse(BaseModel):
+    """``accepted`` is ``stored`` + ``escalated`` + ``duplicates``."""
+
     accepted: int
     stored: int
+    escalated: int
     duplicates: int
     incidents: list[str]
     alerts: list[AlertOutcome]
@@ -138,16 +150,28 @@ async def _accept(
         container.worker.wake()
     for result in results:
         metrics.ALERTS_RECEIVED.labels(source, result.outcome).inc()
+        if result.outcome == "escalated":
+            log.info(
+                "alert re-sent with a worse severity",
+                extra={
+                    "source": source,
+                    "sender": principal.name,
+                    "fingerprint": result.fingerprint,
+                    "incident": result.incident,
+                    "severity": f"{result.previous_severity} -> {result.severity}",
+                },
+            )
     return results
 
 
 def _summary(results: list[IngestResult]) -> dict[str, Any]:
     incidents = list(dict.fromkeys(r.incident for r in results if r.incident))
-    stored = sum(r.outcome == "stored" for r in results)
+    outcomes = Counter(r.outcome for r in results)
     return {
         "accepted": len(results),
-        "stored": stored,
-        "duplicates": len(results) - stored,
+        "stored": outcomes["stored"],
+        "escalated": outcomes["escalated"],
+        "duplicates": outcomes["duplicate"],
         "incidents": incidents,
         "alerts": [
             {
@@ -156,6 +180,8 @@ def _summary(results: list[IngestResult]) -> dict[str, Any]:
                 "outcome": r.outcome,
                 "incident": r.incident,
                 "opened": r.opened,
+                "severity": r.severity,
+                "previous_severity": r.previous_severity,
             }
             for r in results
         ],

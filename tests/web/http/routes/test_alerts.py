@@ -9,6 +9,7 @@ import pytest
 
 from tests.incidents.alerts.captures import body, capture, capture_files, grafana
 from tests.web.http.routes.conftest import MAX_BODY, Api
+from web.app.logs import details
 
 AM = "/api/v1/alerts/alertmanager"
 
@@ -249,6 +250,30 @@ def test_batch_with_one_bad_alert_stores_nothing(api: Api) -> None:
     raw["alerts"][1]["startsAt"] = "not a time"
     assert api.post(AM, raw).status_code == 422
     assert api.incidents() == []
+
+
+def test_a_repeat_that_raised_the_severity_is_reported_as_such(
+    api: Api, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The answer and the log name an escalated repeat and both severities; a plain repeat is still a
+    duplicate, and the counts still add up to what was accepted."""
+    alert = {"title": "Queue depth high", "service": "payments", "severity": "warning"}
+    [opened] = api.post("/api/v1/alerts", alert).json()["alerts"]
+    assert (opened["outcome"], opened["severity"], opened["previous_severity"]) == ("stored", "warning", None)
+    with caplog.at_level(logging.INFO, logger="web.http.routes.alerts"):
+        answer = api.post("/api/v1/alerts", {**alert, "severity": "critical"}).json()
+    assert (answer["accepted"], answer["stored"], answer["escalated"], answer["duplicates"]) == (1, 0, 1, 0)
+    [escalated] = answer["alerts"]
+    assert escalated["outcome"] == "escalated" and escalated["incident"] == opened["incident"]
+    assert (escalated["previous_severity"], escalated["severity"]) == ("warning", "critical")
+    [line] = [r for r in caplog.records if r.name == "web.http.routes.alerts"]
+    assert details(line) == (
+        f" source=generic sender=sender fingerprint={opened['fingerprint']} incident={opened['incident']}"
+        ' severity="warning -> critical"'
+    )
+    again = api.post("/api/v1/alerts", {**alert, "severity": "critical"}).json()
+    assert (again["escalated"], again["duplicates"], again["alerts"][0]["outcome"]) == (0, 1, "duplicate")
+    assert 'recallops_alerts_total{outcome="escalated",source="generic"}' in api.client.get("/metrics").text
 
 
 def test_metrics_count_outcomes(api: Api) -> None:

@@ -60,3 +60,12 @@ def test_an_error_comes_back_as_documented(api: Api, method: str, path: str, bod
     assert response.status_code in (400, 422), response.text
     error = ErrorBody.model_validate(response.json(), strict=True)
     assert error.errors and all(problem.field and problem.message for problem in error.errors)
+
+
+def test_the_intake_answer_documents_every_outcome(spec: dict[str, Any]) -> None:
+    """A client reads the outcomes it may get, and the escalated repeat's severities, from the schema."""
+    schemas = spec["components"]["schemas"]
+    assert {"accepted", "stored", "escalated", "duplicates"} <= set(schemas["IntakeResponse"]["properties"])
+    outcome = schemas["AlertOutcome"]["properties"]
+    assert outcome["outcome"]["enum"] == ["stored", "escalated", "duplicate"]
+    assert {"severity", "previous_severity"} <= set(outcome)
