@@ -18,7 +18,7 @@ from memory.extraction.about import (
     service_span,
 )
 from memory.extraction.document import SourceDocument
-from memory.extraction.headings import Section, lines_of, paragraphs, sections, trimmed
+from memory.extraction.headings import Section, heading_lines, lines_of, paragraphs, sections, trimmed
 from memory.extraction.model import EMPTY, ExtractedField, Extraction, Span, fragment, joined
 from memory.extraction.prose import Role, role_of, sentences
 from memory.extraction.signature import signature_spans
@@ -122,6 +122,20 @@ def _free(text: str, span: Span) -> bool:
     return "](" not in piece and "|" not in piece and not header and len(piece.split()) >= MIN_PROSE_WORDS
 
 
+def _prose(text: str, found: list[Span], headings: list[Span]) -> list[Span]:
+    """The paragraphs without the heading lines they open with or hold."""
+    kept: list[Span] = []
+    for paragraph in found:
+        start = paragraph.start
+        for heading in (h for h in headings if paragraph.start <= h.start < paragraph.end):
+            before = trimmed(text, Span(start, heading.start))
+            kept.extend([before] if before else [])
+            start = max(start, heading.end)
+        rest = trimmed(text, Span(start, paragraph.end))
+        kept.extend([rest] if rest else [])
+    return kept
+
+
 def _assigned(text: str) -> tuple[dict[str, list[Span]], dict[str, ExtractedField]]:
     """Text fields by their spans, and the fields read from a labelled value (date, kind, one line).
 
@@ -159,7 +173,7 @@ def _assigned(text: str) -> tuple[dict[str, list[Span]], dict[str, ExtractedFiel
                 headed.setdefault(target, []).append(run)
                 if role == "failed_attempts" and field.name != "failed_attempts":
                     roled.setdefault(role, []).append(run)
-    for paragraph in paragraphs(text, Span(0, len(text))):
+    for paragraph in _prose(text, paragraphs(text, Span(0, len(text))), heading_lines(text)):
         if any(p.start < paragraph.end and paragraph.start < p.end for p in covered):
             continue
         said = _said(text, paragraph)

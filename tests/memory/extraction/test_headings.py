@@ -219,3 +219,53 @@ def test_a_service_in_a_table_row_is_the_service() -> None:
 def test_a_five_whys_section_is_the_root_cause() -> None:
     text = "# Pricing slow\n\n## 5 Whys\n1. Why was checkout slow? Because pricing was slow.\n"
     assert extract(from_text("pricing.md", text))["root_cause"].value.startswith("1. Why was checkout slow?")
+
+
+def _fields(text: str) -> dict[str, str]:
+    return {name: field.value for name, field in extract(from_text("note.md", text)).fields.items()}
+
+
+def test_each_labelled_item_of_a_list_is_its_own_part() -> None:
+    found = _fields(
+        "# auth outage\n\n"
+        "- 09:40 logins failing for everyone\n"
+        "- cause: the internal cert expired, its renewal was stuck\n"
+        "- fixed: recreated the issuer, rolled the pods\n"
+        "- back at 10:25\n"
+        "- todo: alert on cert age\n"
+    )
+    assert found["root_cause"] == "the internal cert expired, its renewal was stuck"
+    assert found["resolution_steps"] == "recreated the issuer, rolled the pods"
+    assert found["outcome"] == "alert on cert age"
+
+
+def test_a_label_naming_no_field_closes_the_item_before_it() -> None:
+    found = _fields("- cause: a stale resolver address\n- seen by: the night shift\n")
+    assert found["root_cause"] == "a stale resolver address"
+
+
+def test_a_fields_words_opening_a_paragraph_head_the_text_under_them() -> None:
+    found = _fields(
+        "Route planner OOM, 2026-04-22\n\ntl;dr\nplanner pods kept getting OOMKilled.\n\n"
+        "The fix\nRaised the memory limit, then capped the cache.\n"
+    )
+    assert found["symptom"] == "planner pods kept getting OOMKilled."
+    assert found["resolution_steps"] == "Raised the memory limit, then capped the cache."
+
+
+def test_a_paragraphs_first_line_naming_no_field_stays_prose() -> None:
+    found = _fields("The database\nwas restarted by hand at 10:02 and recovered.\n")
+    assert found["resolution_steps"] == "The database was restarted by hand at 10:02 and recovered."
+
+
+def test_a_heading_line_is_not_read_as_a_sentence_of_the_prose_under_it() -> None:
+    found = _fields("### How it ended\nWe rolled back the release and the errors stopped.\n")
+    assert found["resolution_steps"] == "We rolled back the release and the errors stopped."
+
+
+def test_wiki_headings_name_their_fields() -> None:
+    assert field_of("What we saw") == "symptom"
+    assert field_of("How we fixed it") == "resolution_steps"
+    assert field_of("didn't help") == "failed_attempts"
+    assert field_of("What made things worse") == "failed_attempts"
+    assert field_of("TODO") == "outcome"

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from memory.extraction.document import from_text
 from memory.extraction.extract import extract
+from memory.extraction.headings import field_of
 from memory.extraction.model import Span, joined
 from memory.extraction.prose import sentences
 from memory.template import FIELDS
@@ -75,3 +76,21 @@ def test_sentences_cover_every_word_of_a_paragraph_once_in_order(text: str) -> N
     assert all(a.end <= b.start for a, b in pairwise(found))
     covered = {i for s in found for i in range(s.start, s.end)}
     assert all(i in covered for i, c in enumerate(text) if not c.isspace())
+
+
+_ITEM_LABELS = st.sampled_from(["cause", "fix", "symptom", "todo", "error", "seen by", "note", "owner"])
+_ITEM_WORDS = st.sampled_from(["disk", "pool", "the", "was", "full", "rolled", "node", "x9"])
+_ITEM_TEXT = st.lists(_ITEM_WORDS, min_size=1)
+
+
+@given(st.lists(st.tuples(_ITEM_LABELS, _ITEM_TEXT.map(" ".join)), min_size=1, max_size=6))
+def test_a_labelled_list_gives_each_field_its_own_items_only(items: list[tuple[str, str]]) -> None:
+    items = [(label, f"{words} n{i}") for i, (label, words) in enumerate(items)]  # no item repeats another
+    text = "".join(f"- {label}: {words}\n" for label, words in items)
+    extraction = extract(from_text("note.md", text))
+    for name, field in extraction.fields.items():
+        own = [words for label, words in items if field_of(label) == name]
+        if _KIND[name] == "text" and own:
+            assert field.value.splitlines() == own, name
+        for span in field.spans:
+            assert "\n" not in text[span.start : span.end].strip(), name
