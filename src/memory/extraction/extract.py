@@ -33,6 +33,7 @@ REQUIRED: tuple[str, ...] = tuple(f.name for f in FIELDS if f.required)
 # Roles a sentence without cues carries on from the one before it, in prose without headings.
 _CONTINUED: frozenset[Role | None] = frozenset({"root_cause", "resolution_steps", "symptom"})
 MIN_PROSE_WORDS = 6
+_SO = re.compile(r"so\b", re.IGNORECASE)  # a consequence split from its sentence (prose.sentences)
 _LABELLED_LINE = re.compile(r"^\s*[A-Za-z][\w /-]{0,30}:\s+\S")
 
 
@@ -88,17 +89,26 @@ def _valued(text: str, field: TemplateField, section: Section) -> ExtractedField
     )
 
 
+def _prompted(before: Role | None, role: Role | None, said: str) -> bool:
+    """A step taken as a consequence of what was seen ("latency was still high, so engineers
+    restarted ..."): what moved the team to act is part of the step, unless it is the cause."""
+    return role == "resolution_steps" and before in (None, "symptom") and _SO.match(said) is not None
+
+
 def _runs(text: str, paragraph: Span, inherit: bool) -> Iterator[tuple[Span, Role | None]]:
     """The paragraph's sentences by role, neighbours of one role merged into one span. With
     ``inherit``, a sentence without a cue continues the role of the one before it."""
     run: Span | None = None
     run_role: Role | None = None
     for sentence in sentences(text, paragraph):
-        role = role_of(text[sentence.start : sentence.end])
+        said = text[sentence.start : sentence.end]
+        role = role_of(said)
         if role is None and inherit and run_role in _CONTINUED:
             role = run_role
-        if run is not None and role == run_role:
-            run = Span(run.start, sentence.end)
+        # a chat message's time and speaker, between two messages, are no part of either
+        adjacent = run is not None and not text[run.end : sentence.start].strip()
+        if run is not None and adjacent and (role == run_role or _prompted(run_role, role, said)):
+            run, run_role = Span(run.start, sentence.end), role
             continue
         if run is not None:
             yield run, run_role

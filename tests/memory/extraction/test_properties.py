@@ -9,7 +9,7 @@ from memory.extraction.document import from_text
 from memory.extraction.extract import extract
 from memory.extraction.headings import field_of
 from memory.extraction.model import Span, joined
-from memory.extraction.prose import sentences
+from memory.extraction.prose import CHAT_PREFIX, sentences
 from memory.template import FIELDS
 
 _KIND = {f.name: f.kind for f in FIELDS}
@@ -64,18 +64,47 @@ def test_every_word_of_a_text_field_is_in_its_spans_bold_markers_aside(text: str
             assert word in source, (name, word)
 
 
+_CHAT = st.sampled_from(["[14:02] maria: ", "jonas 11:02  ", "\n", ", so ", ", so that "])
+
+
 @given(
     st.lists(
-        st.one_of(_PIECES, st.text(max_size=40), st.sampled_from(["e.g. ", "1. ", "a.m. ", ". "])),
+        st.one_of(_PIECES, _CHAT, st.text(max_size=40), st.sampled_from(["e.g. ", "1. ", "a.m. ", ". "])),
         max_size=20,
     ).map("".join)
 )
 def test_sentences_cover_every_word_of_a_paragraph_once_in_order(text: str) -> None:
+    """Every word but a chat message's time and speaker, which are no words of the message."""
     found = list(sentences(text, Span(0, len(text))))
     assert all(0 <= s.start < s.end <= len(text) for s in found)
     assert all(a.end <= b.start for a, b in pairwise(found))
     covered = {i for s in found for i in range(s.start, s.end)}
-    assert all(i in covered for i, c in enumerate(text) if not c.isspace())
+    prefixes = {i for m in CHAT_PREFIX.finditer(text) for i in range(m.start(), m.end())}
+    assert all(i in covered or i in prefixes for i, c in enumerate(text) if not c.isspace())
+
+
+@given(st.lists(st.sampled_from(["[09:1%d] ana: ", "tom 10:0%d "]), min_size=2, max_size=6), st.data())
+def test_a_chat_paste_gives_each_message_without_its_time_and_speaker(
+    prefixes: list[str], data: st.DataObject
+) -> None:
+    messages = [
+        data.draw(st.sampled_from(["db is down", "rolled it back", "what changed?", "ok"])) for _ in prefixes
+    ]
+    text = "".join(f"{p % (i % 10)}{m}\n" for i, (p, m) in enumerate(zip(prefixes, messages, strict=True)))
+    found = [text[s.start : s.end] for s in sentences(text, Span(0, len(text)))]
+    assert found == messages
+
+
+@given(st.lists(st.sampled_from(["the", "pool", "ran", "dry", "disk", "filled"]), min_size=1, max_size=6))
+def test_a_consequence_after_a_comma_is_a_sentence_of_its_own_but_a_purpose_is_not(said: list[str]) -> None:
+    clause = " ".join(said)
+    text = f"The cache expired, so {clause}."
+    assert [text[s.start : s.end] for s in sentences(text, Span(0, len(text)))] == [
+        "The cache expired,",
+        f"so {clause}.",
+    ]
+    purpose = f"We drained the node, so that {clause}."
+    assert len(list(sentences(purpose, Span(0, len(purpose))))) == 1
 
 
 _ITEM_LABELS = st.sampled_from(["cause", "fix", "symptom", "todo", "error", "seen by", "note", "owner"])

@@ -173,3 +173,59 @@ We mitigated the issue by raising the heartbeat timeout to 3 s.
 def test_a_pagerduty_incidents_trigger_details_are_its_symptom() -> None:
     first, _ = read_bytes("pd.json", (FILES / "pagerduty-incidents.json").read_bytes()).documents
     assert extract(first)["symptom"].value.startswith("Consumer lag on the inventory-events topic grew")
+
+
+def test_a_teams_casual_words_give_sentences_their_roles() -> None:
+    assert role_of("Don't restart coredns, that made it worse.") == "failed_attempts"
+    assert role_of("I tried bumping the worker replicas, no change") == "failed_attempts"
+    assert role_of("The reason: the proxy has a per-source rate limit.") == "root_cause"
+    assert role_of("What was actually going on is that the poll took too long.") == "root_cause"
+    assert role_of("That happens because the disks crossed the watermark.") == "root_cause"
+    assert role_of("resolv.conf on the new nodes pointed at the old resolver,") == "root_cause"
+    assert role_of("we rolled the node pool back to the previous image") == "resolution_steps"
+    assert role_of("ok rolling back notifier to v2.31") == "resolution_steps"
+    assert role_of("We paused the export job.") == "resolution_steps"
+    assert role_of("recreated the issuer") == "resolution_steps"
+    assert role_of("Fixed by raising maxmemory on the session cache.") == "resolution_steps"
+    assert role_of("payments-worker is throwing errors on every call") == "symptom"
+    assert role_of("positions on the map were frozen") == "symptom"
+    assert role_of("new orders not showing up in search") == "symptom"
+    assert role_of("partners stopped getting webhooks") == "symptom"
+    assert role_of("customers are complaining about double messages") == "symptom"
+
+
+CHAT = """#incident-payments, pasted from the channel
+
+[14:02] maria: checkout is throwing errors on every capture call
+[14:06] maria: logs say `upstream connect error`
+[14:09] tom: the root cause: the provider rotated its cert and our bundle lacks the intermediate
+[14:12] maria: I tried adding replicas, no change
+[14:15] tom: pushed the new bundle and restarted the worker
+"""
+
+
+def test_a_pasted_chat_thread_fills_fields_by_message_without_times_and_names() -> None:
+    found = extract(from_text("chat.txt", CHAT))
+    assert (
+        found["symptom"].value
+        == "checkout is throwing errors on every capture call\nlogs say `upstream connect error`"
+    )
+    assert found["root_cause"].value.startswith("the root cause: the provider rotated its cert")
+    assert found["failed_attempts"].value == "I tried adding replicas, no change"
+    assert found["resolution_steps"].value == "pushed the new bundle and restarted the worker"
+    assert "maria" not in found["symptom"].value and "14:" not in found["resolution_steps"].value
+
+
+def test_a_consequence_gets_its_own_role_and_a_step_keeps_what_prompted_it() -> None:
+    found = extract(
+        from_text(
+            "dns.txt",
+            "resolv.conf on the new nodes pointed at the old resolver, so customers saw elevated error "
+            "rates.\n\n"
+            "Latency was still elevated, so at 21:54 engineers restarted the remaining servers.\n",
+        )
+    )
+    assert found["root_cause"].value == "resolv.conf on the new nodes pointed at the old resolver,"
+    assert found["resolution_steps"].value == (
+        "Latency was still elevated, so at 21:54 engineers restarted the remaining servers."
+    )
