@@ -123,3 +123,15 @@ def test_a_labelled_list_gives_each_field_its_own_items_only(items: list[tuple[s
             assert field.value.splitlines() == own, name
         for span in field.spans:
             assert "\n" not in text[span.start : span.end].strip(), name
+
+
+_MESSAGE = st.text(st.characters(categories=["L", "N"], include_characters=" :/-_"), min_size=2, max_size=60)
+
+
+@given(
+    _MESSAGE.filter(lambda m: m.strip() == m and any(c.isalnum() for c in m)),
+    st.sampled_from(["log says", "logs were full of", "requests failed with"]),
+)
+def test_a_message_in_backticks_after_what_said_it_is_the_signature_whole(message: str, said: str) -> None:
+    text = f"Checkout went down for everyone.\n\nThe {said} `{message}` all night.\n"
+    assert extract(from_text("note.txt", text))["error_signature"].value == message

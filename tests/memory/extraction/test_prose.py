@@ -229,3 +229,18 @@ def test_a_consequence_gets_its_own_role_and_a_step_keeps_what_prompted_it() -> 
     assert found["resolution_steps"].value == (
         "Latency was still elevated, so at 21:54 engineers restarted the remaining servers."
     )
+
+
+def test_a_message_the_log_says_or_a_write_was_rejected_with_is_a_signature() -> None:
+    text = (
+        "Search stopped indexing new orders for an hour.\n\n"
+        "The indexer's log says `FORBIDDEN/12/index read-only` on every bulk request, the workers were "
+        'blocked on `SocketTimeoutException: Read timed out`, and every write was rejected with "OOM '
+        'command not allowed". To clear it we ran `PUT _all/_settings` by hand.\n'
+    )
+    signature = extract(from_text("search.txt", text))["error_signature"].value.splitlines()
+    assert signature == [
+        "FORBIDDEN/12/index read-only",
+        "SocketTimeoutException: Read timed out",
+        "OOM command not allowed",
+    ]
