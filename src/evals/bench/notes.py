@@ -1,12 +1,14 @@
 """``recallops bench import --notes DIR``: extraction against a careful reader's answers on a team's
 own notes (wiki pages, chat pastes, bullet lists), not a curated corpus.
 
-The folder holds ``notes/`` (the files, read as ``recallops import`` reads them) and
-``expected.jsonl``: one JSON object a line naming its ``file`` under ``notes/`` and the fields a
-careful reader fills from it. Text fields (symptom, error signature, root cause, resolution steps,
-failed attempts) and the service are scored as ``bench import`` scores the public corpus: token
-precision and recall against the expected text, over the notes whose expected field has text. The
-time is the day the note says it happened (ISO), right or wrong as a whole.
+The folder holds ``notes/`` (the files, read as ``recallops import`` reads them), ``expected.jsonl``
+(one JSON object a line naming its ``file`` under ``notes/`` and the fields a careful reader fills
+from it) and, optionally, ``services.txt`` (the team's known services, one a line, which the
+extraction is given as an import gives it the services already in memory). Text fields (symptom,
+error signature, root cause, resolution steps, failed attempts) and the service are scored as
+``bench import`` scores the public corpus: token precision and recall against the expected text,
+over the notes whose expected field has text. The time is the day the note says it happened (ISO),
+right or wrong as a whole.
 """
 
 import json
@@ -26,6 +28,7 @@ TEXT_FIELDS = ("symptom", "error_signature", "root_cause", "resolution_steps", "
 SCORED = (*TEXT_FIELDS, "service", "timestamp")
 EXPECTED = "expected.jsonl"
 NOTES = "notes"
+SERVICES = "services.txt"  # the team's known services, one a line, as its bank would list them
 
 
 class NotesError(ValueError):
@@ -96,8 +99,10 @@ def _named(notes: Sequence[Note]) -> list[tuple[str, Note]]:
 def run_notes_bench(folder: Path) -> dict[str, Any]:
     """Every scored field's figures over the notes and each half, and every template field's fill rate."""
     notes = load_notes(folder)
+    listed = folder / SERVICES
+    services = listed.read_text(encoding="utf-8").split() if listed.is_file() else []
     started = time.perf_counter()
-    extractions = {name: extract(note.document) for name, note in _named(notes)}
+    extractions = {name: extract(note.document, services) for name, note in _named(notes)}
     elapsed = time.perf_counter() - started
     per_note = {name: compare_note(extractions[name], note.expected) for name, note in _named(notes)}
     ids = sorted(per_note)

@@ -7,7 +7,7 @@ A paragraph repeated word for word (status pages print each update twice) counts
 """
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 
 from memory.extraction.about import (
     MAX_SERVICE,
@@ -15,6 +15,7 @@ from memory.extraction.about import (
     date_span,
     first_line_span,
     heading_title_span,
+    known_service,
     service_span,
 )
 from memory.extraction.document import SourceDocument
@@ -223,8 +224,19 @@ def _span_field(text: str, span: Span | None, limit: int) -> ExtractedField:
     return ExtractedField(value, (span,)) if value and len(value) <= limit else EMPTY
 
 
-def extract(document: SourceDocument) -> Extraction:
-    """Every template field of the document that a span of its text (or its ``meta``) supports."""
+def _service(text: str, title_at: Span | None, services: Collection[str]) -> ExtractedField:
+    """A ``Service:`` line or the title's words before "incident", else the first of the team's known
+    services the note names, as the team spells it (the span the words that name it)."""
+    said = _span_field(text, service_span(text, title_at), MAX_SERVICE)
+    if said.filled or not services:
+        return said
+    known = known_service(text, title_at, services)
+    return ExtractedField(known[1], (known[0],)) if known else EMPTY
+
+
+def extract(document: SourceDocument, services: Collection[str] = ()) -> Extraction:
+    """Every template field of the document that a span of its text (or its ``meta``) supports.
+    ``services``: the team's known services, to find the one a note names in passing."""
     text = document.text
     filled = _from_text(text)
     if "timestamp" not in filled:
@@ -245,7 +257,7 @@ def extract(document: SourceDocument) -> Extraction:
     # title heading says more, and the <title> only stands in when the page has none.
     page_title = _meta(document.meta, "page_title") if heading is None else None
     title = _meta(document.meta, "title") or page_title or _span_field(text, title_at, MAX_TITLE)
-    service = _meta(document.meta, "service") or _span_field(text, service_span(text, title_at), MAX_SERVICE)
+    service = _meta(document.meta, "service") or _service(text, title_at, services)
     return Extraction(
         fields=fields,
         service=service,

@@ -269,3 +269,29 @@ def test_wiki_headings_name_their_fields() -> None:
     assert field_of("didn't help") == "failed_attempts"
     assert field_of("What made things worse") == "failed_attempts"
     assert field_of("TODO") == "outcome"
+
+
+SERVICES = ("auth", "route-planner", "orders-db", "route-planner-api")
+
+
+def test_a_note_naming_a_known_service_in_passing_is_about_it() -> None:
+    note = "dns thing on the new nodes\n\nlookups from the Route Planner pods to orders-db timed out.\n"
+    found = extract(from_text("dns.txt", note), SERVICES).service
+    assert found.value == "route-planner"
+    assert note[found.spans[0].start : found.spans[0].end] == "Route Planner"
+
+
+def test_the_service_the_title_names_comes_before_one_the_text_names_first() -> None:
+    note = "auth cert expiry\n\nroute-planner saw 401s from auth all morning.\n"
+    assert extract(from_text("cert.txt", note), SERVICES).service.value == "auth"
+
+
+def test_a_known_name_inside_a_longer_one_is_not_that_service() -> None:
+    note = "slow planning\n\nthe route-planner-api and the auth-proxy were slow.\n"
+    assert extract(from_text("slow.txt", note), SERVICES).service.value == "route-planner-api"
+    assert extract(from_text("slow.txt", "slow\n\nthe auth-proxy was slow.\n"), SERVICES).service.value == ""
+
+
+def test_a_service_line_is_believed_before_the_known_services() -> None:
+    note = "Service: payments\n\nroute-planner saw errors from payments.\n"
+    assert extract(from_text("p.txt", note), SERVICES).service.value == "payments"

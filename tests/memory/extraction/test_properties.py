@@ -2,7 +2,7 @@
 
 from itertools import pairwise
 
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from memory.extraction.document import from_text
@@ -125,7 +125,7 @@ def test_a_labelled_list_gives_each_field_its_own_items_only(items: list[tuple[s
             assert "\n" not in text[span.start : span.end].strip(), name
 
 
-_MESSAGE = st.text(st.characters(categories=["L", "N"], include_characters=" :/-_"), min_size=2, max_size=60)
+_MESSAGE = st.text(st.characters(categories=["L", "N"], include_characters=" :/-"), min_size=2, max_size=60)
 
 
 @given(
@@ -135,3 +135,20 @@ _MESSAGE = st.text(st.characters(categories=["L", "N"], include_characters=" :/-
 def test_a_message_in_backticks_after_what_said_it_is_the_signature_whole(message: str, said: str) -> None:
     text = f"Checkout went down for everyone.\n\nThe {said} `{message}` all night.\n"
     assert extract(from_text("note.txt", text))["error_signature"].value == message
+
+
+_PART = st.text("abcdefghijklmnopqrstuvwxyz0123456789", min_size=2, max_size=8)  # service names are ASCII
+
+
+@given(st.lists(_PART, min_size=1, max_size=3), st.sampled_from(["-", " ", "_"]), st.booleans())
+def test_a_known_service_is_found_however_its_parts_are_joined_and_never_inside_another_name(
+    parts: list[str], joiner: str, longer: bool
+) -> None:
+    text = "bad night\n\nthe pods of {} kept restarting.\n"
+    assume(not any(part in text for part in parts))  # the service is named once, where it is put
+    service = "-".join(parts)
+    spoken = joiner.join(parts).upper()
+    said = f"{spoken}-gateway" if longer else spoken
+    text = text.format(said)
+    found = extract(from_text("note.txt", text), [service]).service
+    assert found.value == ("" if longer else service)
