@@ -152,6 +152,7 @@ class _Break:
     heading: str
     body_start: int  # offset where the section's text starts
     alone: bool = False  # only a short line between blank lines: a heading by its shape alone
+    loose: bool = False  # a field's words opening a paragraph: it heads that paragraph only
 
 
 def _heading(lines: list[Line], i: int) -> _Break | None:
@@ -181,7 +182,7 @@ def _heading(lines: list[Line], i: int) -> _Break | None:
         return _Break(i, 1, alone.group("h").strip(), line.end, alone=True)
     loose = _LOOSE.match(text)
     if loose and prev_blank and not next_blank and field_of(loose.group("h")) is not None:
-        return _Break(i, 1, loose.group("h").strip(), line.end)
+        return _Break(i, 1, loose.group("h").strip(), line.end, loose=True)
     return None
 
 
@@ -230,6 +231,9 @@ def sections(text: str) -> list[Section]:
     breaks = list(_breaks(lines))
     for here, after in zip(breaks, [*breaks[1:], None], strict=False):
         end = lines[after.index].start if after else len(text)
+        if here.loose:
+            blank = re.search(r"\n[ \t]*\n", text[here.body_start : end])
+            end = here.body_start + blank.start() if blank else end
         body = trimmed(text, Span(min(here.body_start, end), end))
         if body and here.heading:
             named = fields_of(here.heading)

@@ -146,6 +146,8 @@ CUE_PHRASES: tuple[tuple[Role, tuple[str, ...]], ...] = (
             r"defect",
             r"the reason\b",
             r"happen(?:s|ed)? because",
+            r"(?:looks|looked|seems|seemed) like\b",
+            r"turn(?:s|ed)? out\b",
             r"actually (?:going on|happening|was)",
             r"pointe?d? (?:at|to) (?:the |an? )?(?:old|wrong|stale|previous|outdated)",
         ),

@@ -295,3 +295,12 @@ def test_a_known_name_inside_a_longer_one_is_not_that_service() -> None:
 def test_a_service_line_is_believed_before_the_known_services() -> None:
     note = "Service: payments\n\nroute-planner saw errors from payments.\n"
     assert extract(from_text("p.txt", note), SERVICES).service.value == "payments"
+
+
+def test_a_fields_words_opening_a_paragraph_head_that_paragraph_only() -> None:
+    found = _fields(
+        "Route planner OOM\n\ntl;dr\nplanner pods kept getting OOMKilled.\n\n"
+        "Turned out the tiles cache has no size bound.\n"
+    )
+    assert found["symptom"] == "planner pods kept getting OOMKilled."
+    assert found["root_cause"] == "Turned out the tiles cache has no size bound."

@@ -181,6 +181,8 @@ def test_a_teams_casual_words_give_sentences_their_roles() -> None:
     assert role_of("The reason: the proxy has a per-source rate limit.") == "root_cause"
     assert role_of("What was actually going on is that the poll took too long.") == "root_cause"
     assert role_of("That happens because the disks crossed the watermark.") == "root_cause"
+    assert role_of("looks like the new version acks only after the provider answers") == "root_cause"
+    assert role_of("Turned out the tiles cache has no size bound.") == "root_cause"
     assert role_of("resolv.conf on the new nodes pointed at the old resolver,") == "root_cause"
     assert role_of("we rolled the node pool back to the previous image") == "resolution_steps"
     assert role_of("ok rolling back notifier to v2.31") == "resolution_steps"
