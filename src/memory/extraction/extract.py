@@ -21,7 +21,7 @@ from memory.extraction.about import (
 from memory.extraction.document import SourceDocument
 from memory.extraction.headings import Section, heading_lines, lines_of, paragraphs, sections, trimmed
 from memory.extraction.model import EMPTY, ExtractedField, Extraction, Span, fragment, joined
-from memory.extraction.prose import Role, role_of, sentences
+from memory.extraction.prose import RECOVERED, Role, role_of, sentences
 from memory.extraction.signature import signature_spans
 from memory.extraction.values import DATE, date_in, kind_in
 from memory.template import FIELDS, POST_MORTEM_NAMES, TemplateField
@@ -118,6 +118,12 @@ def _runs(text: str, paragraph: Span, inherit: bool) -> Iterator[tuple[Span, Rol
         yield run, run_role
 
 
+def _recovered(text: str, paragraph: Span) -> list[Span]:
+    """The sentences saying the service came back ("it cleared within ten minutes"): how it ended,
+    when nothing else says so."""
+    return [s for s in sentences(text, paragraph) if RECOVERED.search(text[s.start : s.end])]
+
+
 def _said(text: str, span: Span) -> str:
     return " ".join(fragment(text, span).split()).lower()
 
@@ -153,11 +159,13 @@ def _assigned(text: str) -> tuple[dict[str, list[Span]], dict[str, ExtractedFiel
     A headed section gives its field its text, except the sentences whose role says they belong
     elsewhere: asides go nowhere, prevention and follow-ups go to the outcome, a sentence of another
     field the heading names too goes there ("Root cause and remediation"), and what did not help is
-    also a failed attempt. Prose outside headed sections fills only the fields no heading named."""
+    also a failed attempt. Prose outside headed sections fills only the fields no heading named. When
+    nothing gives the outcome, the sentences that say the service came back are it."""
     headed: dict[str, list[Span]] = {}
     valued: dict[str, ExtractedField] = {}
     roled: dict[str, list[Span]] = {}
     covered: list[Span] = []
+    recovered: list[Span] = []
     seen: set[str] = set()
     for section in sections(text):
         field = _BY_NAME.get(section.field or "")
@@ -177,6 +185,7 @@ def _assigned(text: str) -> tuple[dict[str, list[Span]], dict[str, ExtractedFiel
             if not said or said in seen:
                 continue
             seen.add(said)
+            recovered += _recovered(text, paragraph)
             for run, role in _runs(text, paragraph, inherit=False):
                 if role == "aside":
                     continue
@@ -191,6 +200,7 @@ def _assigned(text: str) -> tuple[dict[str, list[Span]], dict[str, ExtractedFiel
         if not _free(text, paragraph) or said in seen:
             continue
         seen.add(said)
+        recovered += _recovered(text, paragraph)
         for run, role in _runs(text, paragraph, inherit=True):
             if role is not None and role != "aside":
                 roled.setdefault(role, []).append(run)
@@ -198,6 +208,8 @@ def _assigned(text: str) -> tuple[dict[str, list[Span]], dict[str, ExtractedFiel
     for name, spans in roled.items():
         if name not in headed:
             found[name] = sorted(spans)
+    if "outcome" not in found and recovered:
+        found["outcome"] = sorted(recovered)
     if "error_signature" not in found:
         prose = [p for p in paragraphs(text, Span(0, len(text))) if _free(text, p)]
         found["error_signature"] = signature_spans(text, prose)

@@ -212,3 +212,21 @@ CUES: tuple[tuple[Role, re.Pattern[str]], ...] = tuple(
 def role_of(sentence: str) -> Role | None:
     """The first role whose cues the sentence holds, or None."""
     return next((role for role, cue in CUES if cue.search(sentence)), None)
+
+
+# The service came back: how a note without follow-ups says it ended ("it cleared within ten minutes",
+# "captures going through again", "latency was back to normal in 5 min", "duplicates stopped").
+RECOVERED = _cues(
+    r"(?:back|returned) to normal",
+    r"back (?:up|online|at \d)",
+    r"(?:fully )?recovered\b",
+    # "it cleared", not "cleared the cache"
+    r"cleared(?:\s+(?:up|by|within|after|at|in|on its own)\b|\s*[.,;!]|\s*$)",
+    r"(?:caught|catch(?:es)?) up\b",
+    r"(?:fixed|resolved|restored) (?:at|by) \d",
+    r"drained\b",
+    r"(?:going|went|goes|got) through again",
+    r"(?:duplicates|errors|alerts|failures|timeouts|\d{3}s) stopped",
+    r"stopped the (?:errors|\d{3}s|duplicates|alerts|failures)",
+    r"(?:group|cluster|service) settled",
+)

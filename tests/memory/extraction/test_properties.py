@@ -152,3 +152,16 @@ def test_a_known_service_is_found_however_its_parts_are_joined_and_never_inside_
     text = text.format(said)
     found = extract(from_text("note.txt", text), [service]).service
     assert found.value == ("" if longer else service)
+
+
+@given(
+    st.sampled_from(["The queue", "Checkout", "It", "Latency", "The cluster"]),
+    st.sampled_from(["was back to normal", "recovered", "caught up", "drained", "cleared"]),
+    st.sampled_from(["", "We will add an alert on queue age."]),
+)
+def test_a_sentence_saying_it_came_back_is_the_outcome_unless_follow_ups_are(
+    subject: str, back: str, follow_up: str
+) -> None:
+    sentence = f"{subject} {back} by 10:25."
+    text = f"Orders failed all night.\n\nWe restarted the workers. {sentence} {follow_up}\n"
+    assert extract(from_text("note.txt", text))["outcome"].value == (follow_up or sentence)

@@ -246,3 +246,22 @@ def test_a_message_the_log_says_or_a_write_was_rejected_with_is_a_signature() ->
         "SocketTimeoutException: Read timed out",
         "OOM command not allowed",
     ]
+
+
+def test_without_follow_ups_the_sentences_saying_it_came_back_are_the_outcome() -> None:
+    note = (
+        "dns thing\n\n"
+        "Lookups from the planner timed out. We rolled the node pool back and it cleared within ten "
+        "minutes.\n\nThe export job was paused, and duplicates stopped. Sessions were fixed at 19:50.\n"
+    )
+    outcome = extract(from_text("dns.txt", note))["outcome"].value.splitlines()
+    assert outcome == [
+        "We rolled the node pool back and it cleared within ten minutes.",
+        "The export job was paused, and duplicates stopped.",
+        "Sessions were fixed at 19:50.",
+    ]
+
+
+def test_follow_ups_are_the_outcome_before_a_recovery() -> None:
+    note = "Checkout errors for an hour.\n\nWe rolled back and errors cleared. We will add a canary check.\n"
+    assert extract(from_text("c.txt", note))["outcome"].value == "We will add a canary check."
