@@ -197,6 +197,7 @@ CUE_PHRASES: tuple[tuple[Role, tuple[str, ...]], ...] = (
             r"degrad",
             r"impact",
             r"frozen\b",
+            r"(?:was|were|is|are|got|went|became|running) (?:very |really |extremely )?slow\b",
             r"throw(?:ing|s)?\b",
             r"stopped (?:getting|working|receiving|sending|responding)",
             r"not (?:showing|loading|working)",

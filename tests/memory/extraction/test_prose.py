@@ -191,6 +191,7 @@ def test_a_teams_casual_words_give_sentences_their_roles() -> None:
     assert role_of("Fixed by raising maxmemory on the session cache.") == "resolution_steps"
     assert role_of("payments-worker is throwing errors on every call") == "symptom"
     assert role_of("positions on the map were frozen") == "symptom"
+    assert role_of("Search was slow for an hour.") == "symptom"
     assert role_of("new orders not showing up in search") == "symptom"
     assert role_of("partners stopped getting webhooks") == "symptom"
     assert role_of("customers are complaining about double messages") == "symptom"
