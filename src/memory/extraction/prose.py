@@ -23,7 +23,7 @@ _MARKER = re.compile(r"\s*\d{1,3}\.$")  # "1." opening a numbered item is no sen
 # A sentence ends at a full stop before a capital, at the comma before a consequence
 # (", so the pods ..."), and where a list item starts.
 _END = re.compile(
-    r"[.!?][\"”’')\]]*(?=\s+[\"“'(\[]?[A-Z0-9]|\s*$)|,(?=\s+so\s(?!that\b))"
+    r"[.!?][\"”’')\]]*(?=\s+[\"“'(\[]?[A-Z0-9]|\s+(?:we|i|it|they|then)\s|\s*$)|,(?=\s+so\s(?!that\b))"
     r"|\n(?=\s*(?:[-*+•]|\d{1,3}[.)])\s)"
 )
 _TIME = r"\[?\d{1,2}:\d\d(?::\d\d)?(?:\s*[AaPp][Mm])?\]?"
@@ -197,6 +197,8 @@ CUE_PHRASES: tuple[tuple[Role, tuple[str, ...]], ...] = (
             r"degrad",
             r"impact",
             r"frozen\b",
+            r"tim(?:ed|ing) out\b",
+            r"crash-?loop",
             r"(?:was|were|is|are|got|went|became|running) (?:very |really |extremely )?slow\b",
             r"throw(?:ing|s)?\b",
             r"stopped (?:getting|working|receiving|sending|responding)",

@@ -192,6 +192,7 @@ def test_a_teams_casual_words_give_sentences_their_roles() -> None:
     assert role_of("payments-worker is throwing errors on every call") == "symptom"
     assert role_of("positions on the map were frozen") == "symptom"
     assert role_of("Search was slow for an hour.") == "symptom"
+    assert role_of("so lookups timed out and the pods went into crashloop.") == "symptom"
     assert role_of("new orders not showing up in search") == "symptom"
     assert role_of("partners stopped getting webhooks") == "symptom"
     assert role_of("customers are complaining about double messages") == "symptom"
@@ -266,3 +267,27 @@ def test_without_follow_ups_the_sentences_saying_it_came_back_are_the_outcome() 
 def test_follow_ups_are_the_outcome_before_a_recovery() -> None:
     note = "Checkout errors for an hour.\n\nWe rolled back and errors cleared. We will add a canary check.\n"
     assert extract(from_text("c.txt", note))["outcome"].value == "We will add a canary check."
+
+
+def test_a_note_written_in_lower_case_still_has_sentences() -> None:
+    text = "lookups timed out. we rolled the pool back. then it cleared, e.g. we saw no errors."
+    found = [text[s.start : s.end] for s in sentences(text, Span(0, len(text)))]
+    assert found == [
+        "lookups timed out.",
+        "we rolled the pool back.",
+        "then it cleared, e.g. we saw no errors.",
+    ]
+
+
+def test_a_casual_dns_note_fills_its_fields() -> None:
+    note = (
+        "ok so what happened: around 2am resolv.conf on the new nodes pointed at the old resolver, so "
+        "lookups timed out and the pods went into crashloop. we rolled the node pool back and it cleared.\n\n"
+        "don't restart coredns, that made it worse.\n"
+    )
+    found = extract(from_text("dns.txt", note))
+    assert found["root_cause"].value.endswith("resolv.conf on the new nodes pointed at the old resolver,")
+    assert found["symptom"].value == "so lookups timed out and the pods went into crashloop."
+    assert found["resolution_steps"].value == "we rolled the node pool back and it cleared."
+    assert found["outcome"].value == "we rolled the node pool back and it cleared."
+    assert found["failed_attempts"].value == "don't restart coredns, that made it worse."
