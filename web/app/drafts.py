@@ -9,7 +9,7 @@ Nothing reaches memory here: accepting owes memory the record through the memory
 worker (or ``recallops memory sync``) delivers.
 """
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from pydantic import BaseModel
 from sqlalchemy.orm import Session, sessionmaker
@@ -64,6 +64,7 @@ def import_documents(
     with sessions() as db:
         for label, text in drafts.comparable_texts(db_session=db):
             seen.add(label, text)
+        services = drafts.team_services(db_session=db)
     pending: list[str] = []
     for read in reads:
         report.files += 1
@@ -78,7 +79,7 @@ def import_documents(
                     report.unchanged += 1
                     continue
                 known.add(document.content_hash)
-                _draft(db, document, seen, actor, report)
+                _draft(db, document, seen, actor, report, services)
             db.commit()
         if on_progress is not None:
             on_progress(read)
@@ -87,7 +88,14 @@ def import_documents(
     return report
 
 
-def _draft(db: Session, document: SourceDocument, seen: Seen, actor: str, report: ImportReport) -> None:
+def _draft(
+    db: Session,
+    document: SourceDocument,
+    seen: Seen,
+    actor: str,
+    report: ImportReport,
+    services: Sequence[str],
+) -> None:
     """One new document drafted: a revision of what its source was accepted as, superseding the pending
     drafts of its earlier versions; counted in the report."""
     revised = revisions.of_source(db_session=db, source_name=document.name)
@@ -95,7 +103,7 @@ def _draft(db: Session, document: SourceDocument, seen: Seen, actor: str, report
     older = revisions.pending_of_source(db_session=db, source_name=document.name)
     for draft in older:
         seen.drop(f"draft {draft.id}")
-    new = draft_of(document, seen, revised, typed)
+    new = draft_of(document, seen, revised, typed, services)
     row = drafts.add(db_session=db, draft=new, actor=actor)
     revisions.supersede(db_session=db, older=older, by=row, actor=actor)
     seen.add(f"draft {row.id}", drafts.comparison_text(new.fields))

@@ -26,7 +26,7 @@ from evals.bench.corpus import NOT_RECORDED, REQUIRED, import_row, load_corpus, 
 from evals.bench.ranking import folds
 from memory.extraction.document import SourceDocument, from_text
 from memory.extraction.draft import draft_row
-from memory.extraction.extract import Extraction, extract
+from memory.extraction.extract import ExtractedField, Extraction, extract
 from memory.history import MAX_TEXT
 
 COMPARED = ("symptom", "error_signature", "root_cause", "resolution_steps")
@@ -134,12 +134,16 @@ class Comparison:
 
 def compare(extraction: Extraction, record: Mapping[str, Any]) -> dict[str, Comparison]:
     """Each compared field that the record's curators filled."""
-    found: dict[str, Comparison] = {}
-    for name, want in curated(record).items():
-        if want:
-            got = extraction[name].value
-            found[name] = Comparison(bool(got), *overlap(got, want))
-    return found
+    return compare_text(extraction.fields, curated(record))
+
+
+def compare_text(got: Mapping[str, ExtractedField], expected: Mapping[str, str]) -> dict[str, Comparison]:
+    """Each field of ``expected`` that has text, by token overlap with the extracted value."""
+    return {
+        name: Comparison(bool(got[name].value), *overlap(got[name].value, want))
+        for name, want in expected.items()
+        if want
+    }
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -169,10 +173,11 @@ def field_scores(comparisons: Sequence[Comparison]) -> dict[str, Any]:
     }
 
 
-def scores(per_document: Mapping[str, Mapping[str, Comparison]], ids: Sequence[str]) -> dict[str, Any]:
+def scores(
+    per_document: Mapping[str, Mapping[str, Comparison]], ids: Sequence[str], names: Sequence[str] = COMPARED
+) -> dict[str, Any]:
     return {
-        name: field_scores([per_document[i][name] for i in ids if name in per_document[i]])
-        for name in COMPARED
+        name: field_scores([per_document[i][name] for i in ids if name in per_document[i]]) for name in names
     }
 
 
@@ -191,26 +196,38 @@ def run_import_bench(corpus_path: Path, documents: Path) -> dict[str, Any]:
     elapsed = time.perf_counter() - started
     per_document = {i: compare(e, records[i]) for i, e in extractions.items()}
     ids = sorted(found)
-    template_fill = {
-        name: round(sum(e[name].filled for e in extractions.values()) / len(extractions), 4)
-        for name in next(iter(extractions.values())).fields
-    }
     return {
         "documents": len(found),
         "corpus": len(corpus),
         "fields": scores(per_document, ids),
         "halves": [scores(per_document, half) for half in folds(ids, 2)],
-        "fill_rate": template_fill,
-        "service_fill_rate": round(sum(e.service.filled for e in extractions.values()) / len(extractions), 4),
+        **fill_rates(list(extractions.values())),
         "documents_per_s": round(len(found) / elapsed, 1) if elapsed else None,
     }
 
 
+def fill_rates(extractions: Sequence[Extraction]) -> dict[str, Any]:
+    """How often each template field, and the service, was filled."""
+    return {
+        "fill_rate": {
+            name: round(sum(e[name].filled for e in extractions) / len(extractions), 4)
+            for name in extractions[0].fields
+        },
+        "service_fill_rate": round(sum(e.service.filled for e in extractions) / len(extractions), 4),
+    }
+
+
 def markdown(result: Mapping[str, Any]) -> str:
-    lines = [
+    heading = (
         f"{result['documents']} of {result['corpus']} corpus records have a document; "
-        f"extraction ran at {result['documents_per_s']} documents/s, no model.",
-        "",
+        f"extraction ran at {result['documents_per_s']} documents/s, no model."
+    )
+    return "\n".join([heading, "", field_table(result), "", fill_line(result)])
+
+
+def field_table(result: Mapping[str, Any]) -> str:
+    """Each compared field's figures, pooled and on each half, as a Markdown table."""
+    lines = [
         "| field | precision | recall | F1 | F1 95% | fill rate | F1 half 1 | F1 half 2 | documents |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
@@ -221,6 +238,9 @@ def markdown(result: Mapping[str, Any]) -> str:
             f"{s['f1_95'][0]:.3f}–{s['f1_95'][1]:.3f} | {s['fill_rate']:.3f} | "
             f"{halves[0]:.3f} | {halves[1]:.3f} | {s['documents']} |"
         )
-    filled = ", ".join(f"{name} {rate:.2f}" for name, rate in result["fill_rate"].items())
-    lines += ["", f"Fill rate of every template field: {filled}; service {result['service_fill_rate']:.2f}."]
     return "\n".join(lines)
+
+
+def fill_line(result: Mapping[str, Any]) -> str:
+    filled = ", ".join(f"{name} {rate:.2f}" for name, rate in result["fill_rate"].items())
+    return f"Fill rate of every template field: {filled}; service {result['service_fill_rate']:.2f}."

@@ -165,21 +165,42 @@ def retrieval(
 
 @app.command("import")
 def import_fields(
-    corpus: Path = CORPUS,
-    documents: Path = typer.Option(
-        ..., exists=True, file_okay=False, help="Free-form texts, one per corpus id ('/' as '__', .txt)."
+    corpus: Path | None = typer.Option(
+        None, exists=True, dir_okay=False, callback=readable_corpus, help="Post-mortem corpus (JSONL)."
+    ),
+    documents: Path | None = typer.Option(
+        None, exists=True, file_okay=False, help="Free-form texts, one per corpus id ('/' as '__', .txt)."
+    ),
+    notes: Path | None = typer.Option(
+        None,
+        "--notes",
+        exists=True,
+        file_okay=False,
+        help="Score a team's own notes instead: a folder with notes/ and expected.jsonl, the fields a "
+        "careful reader fills from each (corpora/casual-postmortems).",
     ),
     as_json: bool = AS_JSON,
 ) -> None:
     """Extraction against the curated fields: token precision, recall, F1 and fill rate per field."""
     from evals.bench import extraction as extraction_bench
+    from evals.bench import notes as notes_bench
 
+    if notes is not None and (corpus or documents):
+        raise typer.BadParameter("scores the notes' own answers: leave out --corpus and --documents")
+    if notes is None and not (corpus and documents):
+        raise typer.BadParameter("give --corpus and --documents, or --notes")
     try:
-        result = extraction_bench.run_import_bench(corpus, documents)
+        if notes is not None:
+            result = notes_bench.run_notes_bench(notes)
+            summary = notes_bench.markdown(result)
+        else:
+            assert corpus and documents
+            result = extraction_bench.run_import_bench(corpus, documents)
+            summary = extraction_bench.markdown(result)
     except ValueError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
-    typer.echo(json.dumps(result, indent=2) if as_json else extraction_bench.markdown(result))
+    typer.echo(json.dumps(result, indent=2) if as_json else summary)
 
 
 def replay_source(

@@ -9,7 +9,7 @@ a changed version of an accepted document's source (``incidents.drafts.revisions
 revises is no near-duplicate of it.
 """
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 from incidents.drafts.revisions import Revised
@@ -86,10 +86,12 @@ def draft_of(
     seen: Seen,
     revised: Revised | None = None,
     typed: Mapping[str, str] | None = None,
+    services: Collection[str] = (),
 ) -> NewDraft:
     """``revised``: the incident an earlier version of the same source was accepted as; ``typed``: what
-    a person typed into that version's fields (``revisions.typed_of_source``)."""
-    extraction = extract(document)
+    a person typed into that version's fields (``revisions.typed_of_source``); ``services``: the team's
+    known services, for a note that names its service only in passing."""
+    extraction = extract(document, services)
     fields = _fields(extraction, typed or {})
     match = seen.closest(comparison_text(fields), skip=revised.incident_id if revised else None)
     if revised is None and match is not None and seen.revises(match.label, extraction.service.value):

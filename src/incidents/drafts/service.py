@@ -323,6 +323,11 @@ def reject(*, db_session: Session, draft: Draft, actor: str, reason: str) -> Non
     db_session.flush()
 
 
+def team_services(*, db_session: Session) -> list[str]:
+    """The services the team's incidents were filed under: a note that names one in passing is about it."""
+    return list(db_session.scalars(select(Incident.service).distinct().order_by(Incident.service)))
+
+
 def comparable_texts(*, db_session: Session) -> list[tuple[str, str]]:
     """(label, text) of every stored post-mortem and pending draft, for flagging near-duplicates."""
     rows = db_session.execute(

@@ -1,6 +1,7 @@
 """What a post-mortem is about: its title, the service it names, the day it happened."""
 
 import re
+from collections.abc import Collection
 
 from memory.extraction.headings import aside, field_of, lines_of, trimmed
 from memory.extraction.model import Span
@@ -92,3 +93,28 @@ def date_span(text: str) -> tuple[Span, str] | None:
             return found
         first = first or found
     return first
+
+
+def _spoken(service: str) -> re.Pattern[str]:
+    """A service name as a note writes it: any case, "-", "_" or a space between its parts, as a
+    whole name ("route-planner" in "route planner pods", not "auth" in "auth-proxy")."""
+    parts = [re.escape(part) for part in re.split(r"[-_\s]+", service.strip()) if part]
+    return re.compile(r"(?<![\w-])" + r"[-_ ]".join(parts) + r"(?![\w]|-\w)", re.IGNORECASE)
+
+
+def known_service(text: str, title: Span | None, services: Collection[str]) -> tuple[Span, str] | None:
+    """The first of the team's ``services`` the title names, else the first the text names (the longest
+    when two start together), with the words that name it."""
+    found: list[tuple[int, int, Span, str]] = []
+    for service in services:
+        if not service.strip():
+            continue
+        match = _spoken(service).search(text)
+        if match:
+            span = Span(match.start(), match.end())
+            in_title = title is not None and title.start <= span.start and span.end <= title.end
+            found.append((0 if in_title else 1, span.start, span, service))
+    if not found:
+        return None
+    _, _, span, service = min(found, key=lambda f: (f[0], f[1], -(f[2].end - f[2].start)))
+    return span, service

@@ -7,7 +7,7 @@ A paragraph repeated word for word (status pages print each update twice) counts
 """
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 
 from memory.extraction.about import (
     MAX_SERVICE,
@@ -15,12 +15,13 @@ from memory.extraction.about import (
     date_span,
     first_line_span,
     heading_title_span,
+    known_service,
     service_span,
 )
 from memory.extraction.document import SourceDocument
-from memory.extraction.headings import Section, lines_of, paragraphs, sections, trimmed
+from memory.extraction.headings import Section, heading_lines, lines_of, paragraphs, sections, trimmed
 from memory.extraction.model import EMPTY, ExtractedField, Extraction, Span, fragment, joined
-from memory.extraction.prose import Role, role_of, sentences
+from memory.extraction.prose import RECOVERED, Role, role_of, sentences
 from memory.extraction.signature import signature_spans
 from memory.extraction.values import DATE, date_in, kind_in
 from memory.template import FIELDS, POST_MORTEM_NAMES, TemplateField
@@ -33,6 +34,7 @@ REQUIRED: tuple[str, ...] = tuple(f.name for f in FIELDS if f.required)
 # Roles a sentence without cues carries on from the one before it, in prose without headings.
 _CONTINUED: frozenset[Role | None] = frozenset({"root_cause", "resolution_steps", "symptom"})
 MIN_PROSE_WORDS = 6
+_SO = re.compile(r"so\b", re.IGNORECASE)  # a consequence split from its sentence (prose.sentences)
 _LABELLED_LINE = re.compile(r"^\s*[A-Za-z][\w /-]{0,30}:\s+\S")
 
 
@@ -88,23 +90,38 @@ def _valued(text: str, field: TemplateField, section: Section) -> ExtractedField
     )
 
 
+def _prompted(before: Role | None, role: Role | None, said: str) -> bool:
+    """A step taken as a consequence of what was seen ("latency was still high, so engineers
+    restarted ..."): what moved the team to act is part of the step, unless it is the cause."""
+    return role == "resolution_steps" and before in (None, "symptom") and _SO.match(said) is not None
+
+
 def _runs(text: str, paragraph: Span, inherit: bool) -> Iterator[tuple[Span, Role | None]]:
     """The paragraph's sentences by role, neighbours of one role merged into one span. With
     ``inherit``, a sentence without a cue continues the role of the one before it."""
     run: Span | None = None
     run_role: Role | None = None
     for sentence in sentences(text, paragraph):
-        role = role_of(text[sentence.start : sentence.end])
+        said = text[sentence.start : sentence.end]
+        role = role_of(said)
         if role is None and inherit and run_role in _CONTINUED:
             role = run_role
-        if run is not None and role == run_role:
-            run = Span(run.start, sentence.end)
+        # a chat message's time and speaker, between two messages, are no part of either
+        adjacent = run is not None and not text[run.end : sentence.start].strip()
+        if run is not None and adjacent and (role == run_role or _prompted(run_role, role, said)):
+            run, run_role = Span(run.start, sentence.end), role
             continue
         if run is not None:
             yield run, run_role
         run, run_role = sentence, role
     if run is not None:
         yield run, run_role
+
+
+def _recovered(text: str, paragraph: Span) -> list[Span]:
+    """The sentences saying the service came back ("it cleared within ten minutes"): how it ended,
+    when nothing else says so."""
+    return [s for s in sentences(text, paragraph) if RECOVERED.search(text[s.start : s.end])]
 
 
 def _said(text: str, span: Span) -> str:
@@ -122,17 +139,33 @@ def _free(text: str, span: Span) -> bool:
     return "](" not in piece and "|" not in piece and not header and len(piece.split()) >= MIN_PROSE_WORDS
 
 
+def _prose(text: str, found: list[Span], headings: list[Span]) -> list[Span]:
+    """The paragraphs without the heading lines they open with or hold."""
+    kept: list[Span] = []
+    for paragraph in found:
+        start = paragraph.start
+        for heading in (h for h in headings if paragraph.start <= h.start < paragraph.end):
+            before = trimmed(text, Span(start, heading.start))
+            kept.extend([before] if before else [])
+            start = max(start, heading.end)
+        rest = trimmed(text, Span(start, paragraph.end))
+        kept.extend([rest] if rest else [])
+    return kept
+
+
 def _assigned(text: str) -> tuple[dict[str, list[Span]], dict[str, ExtractedField]]:
     """Text fields by their spans, and the fields read from a labelled value (date, kind, one line).
 
     A headed section gives its field its text, except the sentences whose role says they belong
     elsewhere: asides go nowhere, prevention and follow-ups go to the outcome, a sentence of another
     field the heading names too goes there ("Root cause and remediation"), and what did not help is
-    also a failed attempt. Prose outside headed sections fills only the fields no heading named."""
+    also a failed attempt. Prose outside headed sections fills only the fields no heading named. When
+    nothing gives the outcome, the sentences that say the service came back are it."""
     headed: dict[str, list[Span]] = {}
     valued: dict[str, ExtractedField] = {}
     roled: dict[str, list[Span]] = {}
     covered: list[Span] = []
+    recovered: list[Span] = []
     seen: set[str] = set()
     for section in sections(text):
         field = _BY_NAME.get(section.field or "")
@@ -152,6 +185,7 @@ def _assigned(text: str) -> tuple[dict[str, list[Span]], dict[str, ExtractedFiel
             if not said or said in seen:
                 continue
             seen.add(said)
+            recovered += _recovered(text, paragraph)
             for run, role in _runs(text, paragraph, inherit=False):
                 if role == "aside":
                     continue
@@ -159,13 +193,14 @@ def _assigned(text: str) -> tuple[dict[str, list[Span]], dict[str, ExtractedFiel
                 headed.setdefault(target, []).append(run)
                 if role == "failed_attempts" and field.name != "failed_attempts":
                     roled.setdefault(role, []).append(run)
-    for paragraph in paragraphs(text, Span(0, len(text))):
+    for paragraph in _prose(text, paragraphs(text, Span(0, len(text))), heading_lines(text)):
         if any(p.start < paragraph.end and paragraph.start < p.end for p in covered):
             continue
         said = _said(text, paragraph)
         if not _free(text, paragraph) or said in seen:
             continue
         seen.add(said)
+        recovered += _recovered(text, paragraph)
         for run, role in _runs(text, paragraph, inherit=True):
             if role is not None and role != "aside":
                 roled.setdefault(role, []).append(run)
@@ -173,6 +208,8 @@ def _assigned(text: str) -> tuple[dict[str, list[Span]], dict[str, ExtractedFiel
     for name, spans in roled.items():
         if name not in headed:
             found[name] = sorted(spans)
+    if "outcome" not in found and recovered:
+        found["outcome"] = sorted(recovered)
     if "error_signature" not in found:
         prose = [p for p in paragraphs(text, Span(0, len(text))) if _free(text, p)]
         found["error_signature"] = signature_spans(text, prose)
@@ -199,8 +236,19 @@ def _span_field(text: str, span: Span | None, limit: int) -> ExtractedField:
     return ExtractedField(value, (span,)) if value and len(value) <= limit else EMPTY
 
 
-def extract(document: SourceDocument) -> Extraction:
-    """Every template field of the document that a span of its text (or its ``meta``) supports."""
+def _service(text: str, title_at: Span | None, services: Collection[str]) -> ExtractedField:
+    """A ``Service:`` line or the title's words before "incident", else the first of the team's known
+    services the note names, as the team spells it (the span the words that name it)."""
+    said = _span_field(text, service_span(text, title_at), MAX_SERVICE)
+    if said.filled or not services:
+        return said
+    known = known_service(text, title_at, services)
+    return ExtractedField(known[1], (known[0],)) if known else EMPTY
+
+
+def extract(document: SourceDocument, services: Collection[str] = ()) -> Extraction:
+    """Every template field of the document that a span of its text (or its ``meta``) supports.
+    ``services``: the team's known services, to find the one a note names in passing."""
     text = document.text
     filled = _from_text(text)
     if "timestamp" not in filled:
@@ -221,7 +269,7 @@ def extract(document: SourceDocument) -> Extraction:
     # title heading says more, and the <title> only stands in when the page has none.
     page_title = _meta(document.meta, "page_title") if heading is None else None
     title = _meta(document.meta, "title") or page_title or _span_field(text, title_at, MAX_TITLE)
-    service = _meta(document.meta, "service") or _span_field(text, service_span(text, title_at), MAX_SERVICE)
+    service = _meta(document.meta, "service") or _service(text, title_at, services)
     return Extraction(
         fields=fields,
         service=service,

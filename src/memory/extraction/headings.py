@@ -23,6 +23,14 @@ _LABEL = re.compile(r"^\s*(?P<h>[A-Za-z][\w '’/&()-]{0,60}?)\s*:\s*$")
 _UPPER = re.compile(r"^\s*(?P<h>[A-Z][A-Z0-9 ,&/'’()-]{2,80})\s*$")
 _ALONE = re.compile(r"^\s*(?P<h>[A-Z][^.;:!?|]{0,80}?)\s*$")
 _TABLE = re.compile(r"^\s*(?:\||-{3,}\|)")
+# A list item opening with a short label: "- cause: ...", "- todo: ...". In a list of them each item is
+# a part of its own, whether or not its label names a field.
+_LABELLED_ITEM = re.compile(r"^\s*[-*+•]\s+(?P<h>[A-Za-z][\w'’ /-]{0,40}?)\s*:\s+(?P<rest>\S.*)$")
+MAX_ITEM_LABEL_WORDS = 4
+_ITEM = re.compile(r"^\s*[-*+•]\s")
+# The first line of a paragraph that is a field's words alone ("The fix", "tl;dr"), its text right
+# under it: a wiki's loose heading.
+_LOOSE = re.compile(r"^\s*(?P<h>[A-Za-z][^.!?:|`]{0,40}?)\s*$")
 _WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
 MAX_HEADING_WORDS = 8
 # A heading names a field when it has at most this many words besides the field's phrase.
@@ -144,6 +152,7 @@ class _Break:
     heading: str
     body_start: int  # offset where the section's text starts
     alone: bool = False  # only a short line between blank lines: a heading by its shape alone
+    loose: bool = False  # a field's words opening a paragraph: it heads that paragraph only
 
 
 def _heading(lines: list[Line], i: int) -> _Break | None:
@@ -156,6 +165,9 @@ def _heading(lines: list[Line], i: int) -> _Break | None:
     inline = _INLINE.match(text)
     if inline:
         return _Break(i, 0, inline.group("h"), line.start + inline.start("rest"))
+    item = _LABELLED_ITEM.match(text)
+    if item and len(words(item.group("h"))) <= MAX_ITEM_LABEL_WORDS:
+        return _Break(i, 0, item.group("h"), line.start + item.start("rest"))
     nxt = lines[i + 1] if i + 1 < len(lines) else None
     if nxt is not None and _SETEXT_RULE.match(nxt.text) and not _SETEXT_RULE.match(text):
         return _Break(i, 2, text.strip(), nxt.end)
@@ -168,19 +180,26 @@ def _heading(lines: list[Line], i: int) -> _Break | None:
     alone = _ALONE.match(text)
     if alone and prev_blank and next_blank and 0 < len(words(text)) <= MAX_HEADING_WORDS:
         return _Break(i, 1, alone.group("h").strip(), line.end, alone=True)
+    loose = _LOOSE.match(text)
+    if loose and prev_blank and not next_blank and field_of(loose.group("h")) is not None:
+        return _Break(i, 1, loose.group("h").strip(), line.end, loose=True)
     return None
 
 
 def _breaks(lines: list[Line]) -> Iterator[_Break]:
     i = 0
     awaiting = False  # a heading named a field and nothing stands under it yet
+    item = False  # the last heading was a labelled list item: the next item is no part of it
     while i < len(lines):
         found = _heading(lines, i)
         if found and found.alone and awaiting:
             found = None
+        if found is None and item and _ITEM.match(lines[i].text):
+            found = _Break(i, 0, "", lines[i].start)
         if found:
             yield found
             awaiting = found.skip > 0 and field_of(found.heading) is not None
+            item = _LABELLED_ITEM.match(lines[i].text) is not None and found.skip == 0
         elif not lines[i].blank:
             awaiting = False
         i += max(found.skip, 1) if found else 1
@@ -194,6 +213,17 @@ def trimmed(text: str, span: Span) -> Span | None:
     return Span(span.start + len(piece) - len(piece.lstrip()), span.end - (len(piece) - len(piece.rstrip())))
 
 
+def heading_lines(text: str) -> list[Span]:
+    """The lines every heading takes, markers and all ("### What we saw", a title and its underline):
+    the words of a heading are no sentence of the prose under it."""
+    lines = lines_of(text)
+    return [
+        Span(lines[b.index].start, lines[b.index + b.skip - 1].end)
+        for b in _breaks(lines)
+        if b.skip > 0 and b.heading
+    ]
+
+
 def sections(text: str) -> list[Section]:
     """Every headed section in order (the text before the first heading is not one)."""
     lines = lines_of(text)
@@ -201,6 +231,9 @@ def sections(text: str) -> list[Section]:
     breaks = list(_breaks(lines))
     for here, after in zip(breaks, [*breaks[1:], None], strict=False):
         end = lines[after.index].start if after else len(text)
+        if here.loose:
+            blank = re.search(r"\n[ \t]*\n", text[here.body_start : end])
+            end = here.body_start + blank.start() if blank else end
         body = trimmed(text, Span(min(here.body_start, end), end))
         if body and here.heading:
             named = fields_of(here.heading)

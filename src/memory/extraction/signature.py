@@ -2,8 +2,9 @@
 
 Status pages rarely head a section with the errors; they say them in passing: "elevated error
 rates", "HTTP 503 responses", "increased packet loss", an error message in quotes or in backticks
-(whole, though it quotes a file name inside). Each such phrase
-is one line of the field, in the order the text first says it, each said once.
+(whole, though it quotes a file name inside) after what said it ("logged", a team's "the log
+says"). Each such phrase is one line of the field, in the order the text first says it, each said
+once.
 """
 
 import re
@@ -11,6 +12,12 @@ import re
 from memory.extraction.model import Span
 
 MAX_PHRASES = 8
+# What says a message comes next: the error, what a call returned or logged, and a team's "the log
+# says", "logs were full of", "rejected with", "blocked on".
+_SAID = (
+    r"(?:errors?|returned|receiv\w+|messages?|logged|threw|raised|logs?|says?|said|full of|"
+    r"(?:rejected|failed|died|crashed) with|blocked on)"
+)
 _SIGNS = (
     r"(?:elevated|increased|high|higher|intermittent|significant|severe|degraded|reduced|slow)\s+"
     r"(?:[\w/-]+\s+){0,2}?(?:error\s+rates?|errors?|latenc(?:y|ies)|packet\s+loss|time-?outs?|failures?|"
@@ -20,10 +27,10 @@ _SIGNS = (
     r"\b(?:packet\s+loss|connectivity\s+(?:issues?|problems?|loss)|connection\s+(?:time-?outs?|resets?|failures?|"
     r"errors?|drops?)|DNS\s+resolution\s+(?:errors?|failures?|issues?)|network\s+congestion|(?:service\s+)?"
     r"unavailab(?:le|ility)|time-?outs?)\b",
-    r"\b(?:errors?|returned|receiv\w+|messages?|logged|threw|raised)\b[^.\n`]{0,40}?`(?P<b>[^`\n]{2,200})`",
+    rf"\b{_SAID}\b[^.\n`]{{0,40}}?`(?P<b>[^`\n]{{2,200}})`",
     r"`(?P<b2>[^`\n]{2,200})`\s+(?:errors?|exceptions?|messages?|responses?)\b",
     r"(?<=error)s?\s+(?:message\s+)?[\"“](?P<q>[^\"”\n]{2,80})[\"”]",
-    r"\b(?:errors?|returned|receiv\w+|messages?|logged|threw|raised)\b[^.\n]{0,40}?[\"“](?P<q2>[^\"”\n]{2,80})[\"”]",
+    rf"\b{_SAID}\b[^.\n]{{0,40}}?[\"“](?P<q2>[^\"”\n]{{2,80}})[\"”]",
     r"[\"“](?P<q3>[^\"”\n]{2,80})[\"”]\s+(?:errors?|exceptions?|messages?|responses?)\b",
 )
 _QUOTED = ("b", "b2", "q", "q2", "q3")

@@ -219,3 +219,88 @@ def test_a_service_in_a_table_row_is_the_service() -> None:
 def test_a_five_whys_section_is_the_root_cause() -> None:
     text = "# Pricing slow\n\n## 5 Whys\n1. Why was checkout slow? Because pricing was slow.\n"
     assert extract(from_text("pricing.md", text))["root_cause"].value.startswith("1. Why was checkout slow?")
+
+
+def _fields(text: str) -> dict[str, str]:
+    return {name: field.value for name, field in extract(from_text("note.md", text)).fields.items()}
+
+
+def test_each_labelled_item_of_a_list_is_its_own_part() -> None:
+    found = _fields(
+        "# auth outage\n\n"
+        "- 09:40 logins failing for everyone\n"
+        "- cause: the internal cert expired, its renewal was stuck\n"
+        "- fixed: recreated the issuer, rolled the pods\n"
+        "- back at 10:25\n"
+        "- todo: alert on cert age\n"
+    )
+    assert found["root_cause"] == "the internal cert expired, its renewal was stuck"
+    assert found["resolution_steps"] == "recreated the issuer, rolled the pods"
+    assert found["outcome"] == "alert on cert age"
+
+
+def test_a_label_naming_no_field_closes_the_item_before_it() -> None:
+    found = _fields("- cause: a stale resolver address\n- seen by: the night shift\n")
+    assert found["root_cause"] == "a stale resolver address"
+
+
+def test_a_fields_words_opening_a_paragraph_head_the_text_under_them() -> None:
+    found = _fields(
+        "Route planner OOM, 2026-04-22\n\ntl;dr\nplanner pods kept getting OOMKilled.\n\n"
+        "The fix\nRaised the memory limit, then capped the cache.\n"
+    )
+    assert found["symptom"] == "planner pods kept getting OOMKilled."
+    assert found["resolution_steps"] == "Raised the memory limit, then capped the cache."
+
+
+def test_a_paragraphs_first_line_naming_no_field_stays_prose() -> None:
+    found = _fields("The database\nwas restarted by hand at 10:02 and recovered.\n")
+    assert found["resolution_steps"] == "The database was restarted by hand at 10:02 and recovered."
+
+
+def test_a_heading_line_is_not_read_as_a_sentence_of_the_prose_under_it() -> None:
+    found = _fields("### How it ended\nWe rolled back the release and the errors stopped.\n")
+    assert found["resolution_steps"] == "We rolled back the release and the errors stopped."
+
+
+def test_wiki_headings_name_their_fields() -> None:
+    assert field_of("What we saw") == "symptom"
+    assert field_of("How we fixed it") == "resolution_steps"
+    assert field_of("didn't help") == "failed_attempts"
+    assert field_of("What made things worse") == "failed_attempts"
+    assert field_of("TODO") == "outcome"
+
+
+SERVICES = ("auth", "route-planner", "orders-db", "route-planner-api")
+
+
+def test_a_note_naming_a_known_service_in_passing_is_about_it() -> None:
+    note = "dns thing on the new nodes\n\nlookups from the Route Planner pods to orders-db timed out.\n"
+    found = extract(from_text("dns.txt", note), SERVICES).service
+    assert found.value == "route-planner"
+    assert note[found.spans[0].start : found.spans[0].end] == "Route Planner"
+
+
+def test_the_service_the_title_names_comes_before_one_the_text_names_first() -> None:
+    note = "auth cert expiry\n\nroute-planner saw 401s from auth all morning.\n"
+    assert extract(from_text("cert.txt", note), SERVICES).service.value == "auth"
+
+
+def test_a_known_name_inside_a_longer_one_is_not_that_service() -> None:
+    note = "slow planning\n\nthe route-planner-api and the auth-proxy were slow.\n"
+    assert extract(from_text("slow.txt", note), SERVICES).service.value == "route-planner-api"
+    assert extract(from_text("slow.txt", "slow\n\nthe auth-proxy was slow.\n"), SERVICES).service.value == ""
+
+
+def test_a_service_line_is_believed_before_the_known_services() -> None:
+    note = "Service: payments\n\nroute-planner saw errors from payments.\n"
+    assert extract(from_text("p.txt", note), SERVICES).service.value == "payments"
+
+
+def test_a_fields_words_opening_a_paragraph_head_that_paragraph_only() -> None:
+    found = _fields(
+        "Route planner OOM\n\ntl;dr\nplanner pods kept getting OOMKilled.\n\n"
+        "Turned out the tiles cache has no size bound.\n"
+    )
+    assert found["symptom"] == "planner pods kept getting OOMKilled."
+    assert found["root_cause"] == "Turned out the tiles cache has no size bound."

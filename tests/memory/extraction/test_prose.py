@@ -173,3 +173,121 @@ We mitigated the issue by raising the heartbeat timeout to 3 s.
 def test_a_pagerduty_incidents_trigger_details_are_its_symptom() -> None:
     first, _ = read_bytes("pd.json", (FILES / "pagerduty-incidents.json").read_bytes()).documents
     assert extract(first)["symptom"].value.startswith("Consumer lag on the inventory-events topic grew")
+
+
+def test_a_teams_casual_words_give_sentences_their_roles() -> None:
+    assert role_of("Don't restart coredns, that made it worse.") == "failed_attempts"
+    assert role_of("I tried bumping the worker replicas, no change") == "failed_attempts"
+    assert role_of("The reason: the proxy has a per-source rate limit.") == "root_cause"
+    assert role_of("What was actually going on is that the poll took too long.") == "root_cause"
+    assert role_of("That happens because the disks crossed the watermark.") == "root_cause"
+    assert role_of("looks like the new version acks only after the provider answers") == "root_cause"
+    assert role_of("Turned out the tiles cache has no size bound.") == "root_cause"
+    assert role_of("resolv.conf on the new nodes pointed at the old resolver,") == "root_cause"
+    assert role_of("we rolled the node pool back to the previous image") == "resolution_steps"
+    assert role_of("ok rolling back notifier to v2.31") == "resolution_steps"
+    assert role_of("We paused the export job.") == "resolution_steps"
+    assert role_of("recreated the issuer") == "resolution_steps"
+    assert role_of("Fixed by raising maxmemory on the session cache.") == "resolution_steps"
+    assert role_of("payments-worker is throwing errors on every call") == "symptom"
+    assert role_of("positions on the map were frozen") == "symptom"
+    assert role_of("Search was slow for an hour.") == "symptom"
+    assert role_of("so lookups timed out and the pods went into crashloop.") == "symptom"
+    assert role_of("new orders not showing up in search") == "symptom"
+    assert role_of("partners stopped getting webhooks") == "symptom"
+    assert role_of("customers are complaining about double messages") == "symptom"
+
+
+CHAT = """#incident-payments, pasted from the channel
+
+[14:02] maria: checkout is throwing errors on every capture call
+[14:06] maria: logs say `upstream connect error`
+[14:09] tom: the root cause: the provider rotated its cert and our bundle lacks the intermediate
+[14:12] maria: I tried adding replicas, no change
+[14:15] tom: pushed the new bundle and restarted the worker
+"""
+
+
+def test_a_pasted_chat_thread_fills_fields_by_message_without_times_and_names() -> None:
+    found = extract(from_text("chat.txt", CHAT))
+    assert (
+        found["symptom"].value
+        == "checkout is throwing errors on every capture call\nlogs say `upstream connect error`"
+    )
+    assert found["root_cause"].value.startswith("the root cause: the provider rotated its cert")
+    assert found["failed_attempts"].value == "I tried adding replicas, no change"
+    assert found["resolution_steps"].value == "pushed the new bundle and restarted the worker"
+    assert "maria" not in found["symptom"].value and "14:" not in found["resolution_steps"].value
+
+
+def test_a_consequence_gets_its_own_role_and_a_step_keeps_what_prompted_it() -> None:
+    found = extract(
+        from_text(
+            "dns.txt",
+            "resolv.conf on the new nodes pointed at the old resolver, so customers saw elevated error "
+            "rates.\n\n"
+            "Latency was still elevated, so at 21:54 engineers restarted the remaining servers.\n",
+        )
+    )
+    assert found["root_cause"].value == "resolv.conf on the new nodes pointed at the old resolver,"
+    assert found["resolution_steps"].value == (
+        "Latency was still elevated, so at 21:54 engineers restarted the remaining servers."
+    )
+
+
+def test_a_message_the_log_says_or_a_write_was_rejected_with_is_a_signature() -> None:
+    text = (
+        "Search stopped indexing new orders for an hour.\n\n"
+        "The indexer's log says `FORBIDDEN/12/index read-only` on every bulk request, the workers were "
+        'blocked on `SocketTimeoutException: Read timed out`, and every write was rejected with "OOM '
+        'command not allowed". To clear it we ran `PUT _all/_settings` by hand.\n'
+    )
+    signature = extract(from_text("search.txt", text))["error_signature"].value.splitlines()
+    assert signature == [
+        "FORBIDDEN/12/index read-only",
+        "SocketTimeoutException: Read timed out",
+        "OOM command not allowed",
+    ]
+
+
+def test_without_follow_ups_the_sentences_saying_it_came_back_are_the_outcome() -> None:
+    note = (
+        "dns thing\n\n"
+        "Lookups from the planner timed out. We rolled the node pool back and it cleared within ten "
+        "minutes.\n\nThe export job was paused, and duplicates stopped. Sessions were fixed at 19:50.\n"
+    )
+    outcome = extract(from_text("dns.txt", note))["outcome"].value.splitlines()
+    assert outcome == [
+        "We rolled the node pool back and it cleared within ten minutes.",
+        "The export job was paused, and duplicates stopped.",
+        "Sessions were fixed at 19:50.",
+    ]
+
+
+def test_follow_ups_are_the_outcome_before_a_recovery() -> None:
+    note = "Checkout errors for an hour.\n\nWe rolled back and errors cleared. We will add a canary check.\n"
+    assert extract(from_text("c.txt", note))["outcome"].value == "We will add a canary check."
+
+
+def test_a_note_written_in_lower_case_still_has_sentences() -> None:
+    text = "lookups timed out. we rolled the pool back. then it cleared, e.g. we saw no errors."
+    found = [text[s.start : s.end] for s in sentences(text, Span(0, len(text)))]
+    assert found == [
+        "lookups timed out.",
+        "we rolled the pool back.",
+        "then it cleared, e.g. we saw no errors.",
+    ]
+
+
+def test_a_casual_dns_note_fills_its_fields() -> None:
+    note = (
+        "ok so what happened: around 2am resolv.conf on the new nodes pointed at the old resolver, so "
+        "lookups timed out and the pods went into crashloop. we rolled the node pool back and it cleared.\n\n"
+        "don't restart coredns, that made it worse.\n"
+    )
+    found = extract(from_text("dns.txt", note))
+    assert found["root_cause"].value.endswith("resolv.conf on the new nodes pointed at the old resolver,")
+    assert found["symptom"].value == "so lookups timed out and the pods went into crashloop."
+    assert found["resolution_steps"].value == "we rolled the node pool back and it cleared."
+    assert found["outcome"].value == "we rolled the node pool back and it cleared."
+    assert found["failed_attempts"].value == "don't restart coredns, that made it worse."

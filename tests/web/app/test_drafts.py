@@ -99,3 +99,17 @@ def test_what_a_person_typed_into_an_earlier_version_stays_where_the_new_text_sa
         }
         assert "PgBouncer caching the old primary" in drafts.value(draft, "root_cause")
         assert draft.fields["root_cause"]["origin"] != "edited"
+
+
+def test_a_note_naming_a_service_of_the_teams_incidents_in_passing_is_drafted_under_it(
+    sessions: sessionmaker[Session],
+) -> None:
+    accept_all(sessions=sessions, report=_import(sessions, TEXT), actor="dana")
+    with sessions() as db:
+        [service] = drafts.team_services(db_session=db)
+    spoken = service.replace("-", " ").upper()
+    note = f"dns thing\n\nok so around 2am the {spoken} pods timed out on every lookup.\n"
+    report = import_documents(sessions=sessions, reads=[read_bytes("note.txt", note.encode())], actor="dana")
+    with sessions() as db:
+        draft = drafts.get(db_session=db, draft_id=report.draft_ids[0])
+        assert draft is not None and drafts.value(draft, "service") == service
