@@ -360,6 +360,12 @@ class HindsightBank(MemoryBank):
             last_memory_seen_at=parse_time(stats.last_memory_write_at) if stats is not None else None,
         )
 
+    async def release_loop(self) -> None:
+        """Close this loop's client only; the next call on this loop would open a new one."""
+        state = self._loops.pop(asyncio.get_running_loop(), None)
+        if state is not None:
+            await state.client.aclose()
+
     async def close(self) -> None:
         """Close this loop's client; clients of other loops still running are closed on their own loop."""
         current = asyncio.get_running_loop()

@@ -453,6 +453,33 @@ def test_each_event_loop_gets_its_own_client() -> None:
     assert [c.called("arecall")[0]["query"] for c in clients] == ["from the worker", "from the web app"]
 
 
+def test_a_loop_ending_closes_its_own_client_and_no_other() -> None:
+    """A worker lane's loop ends before the web app's: its session is closed on it, the app's stays open."""
+    clients: list[FakeHindsight] = []
+
+    def connect() -> FakeHindsight:
+        clients.append(FakeHindsight(bank_exists=True))
+        return clients[-1]
+
+    settings = MemorySettings(memory="hindsight", bank_id="unit", hindsight_base_url="http://127.0.0.1:9")
+    bank = HindsightBank(settings, connect=cast(Callable[[], Hindsight], connect))
+
+    async def lane() -> None:
+        await bank.recall(query="from the worker")
+        await bank.release_loop()
+
+    async def web_app() -> None:
+        await bank.recall(query="from the web app")
+        thread = threading.Thread(target=asyncio.run, args=(lane(),))
+        thread.start()
+        await asyncio.to_thread(thread.join, 10)
+        assert [c.closed for c in clients] == [False, True]
+        await bank.recall(query="still served")
+        assert len(clients) == 2 and clients[0].called("arecall")[-1]["query"] == "still served"
+
+    asyncio.run(web_app())
+
+
 @pytest.fixture
 def silent_port() -> Iterator[int]:
     """A port that accepts connections and never answers."""
