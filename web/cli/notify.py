@@ -2,6 +2,7 @@
 
 Commands read the same configuration as the server (``RECALLOPS_NOTIFY_CONFIG`` or
 ``RECALLOPS_NOTIFY_CHANNELS``) and never print a channel's secret: channels appear by name and label.
+``status`` also lists the channels the service routes to, which a shell without their secrets lacks.
 """
 
 from __future__ import annotations
@@ -54,18 +55,21 @@ def status() -> None:
     """Every channel: its label, messages by state, the last send, the last error with its time, and
     until when its receiver asked it to wait."""
     from incidents.delivery import outbox
-    from incidents.delivery.routing import channel_labels
+    from incidents.delivery.routing import channel_labels, enabled_routes
 
     with _configured() as (sessions, notifier), sessions() as db:
         labels = channel_labels(db_session=db)
+        # The service's channels are the routing it wrote at start, so a shell without their
+        # configuration (an admin's, holding only the database URL) still shows them as configured.
+        configured_names = {route.name for route in enabled_routes(db_session=db)} | set(notifier.channels)
         found = {line.channel: line for line in outbox.channel_status(db_session=db)}
         depth = outbox.depth(db_session=db)
-    names = sorted(set(notifier.channels) | set(found))
+    names = sorted(configured_names | set(found))
     if not names:
         typer.echo("no delivery channels configured (RECALLOPS_NOTIFY_CONFIG or RECALLOPS_NOTIFY_CHANNELS)")
         return
     for name in names:
-        configured = "" if name in notifier.channels else " (no longer configured)"
+        configured = "" if name in configured_names else " (no longer configured)"
         line = found.get(name)
         counts = ", ".join(f"{n} {state}" for state, n in line.counts.items() if n) if line else "nothing yet"
         typer.echo(f"{name}  {labels.get(name, '')}{configured}: {counts}")

@@ -85,3 +85,23 @@ def test_a_command_run_without_the_services_channels_leaves_them_routed(
             assert [route.name for route in enabled_routes(db_session=db)] == ["oncall"]
     finally:
         engine.dispose()
+
+
+def test_status_from_a_shell_without_the_services_channels_shows_them_as_configured(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An admin shell holds the database URL, not the channels' secrets: the service's channels are
+    still configured there, not "no delivery channels configured" nor "no longer configured"."""
+    for name in ("DATABASE_URL", "RECALLOPS_DATABASE_URL", "RECALLOPS_NOTIFY_CONFIG"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("RECALLOPS_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("RECALLOPS_NOTIFY_CHANNELS", json.dumps([SERVICE_CHANNEL]))
+    with TestClient(create_app(Settings())):
+        pass  # the service starts: its channels are the routing
+    monkeypatch.delenv("RECALLOPS_NOTIFY_CHANNELS")
+    result = CliRunner().invoke(app, ["notify", "status"])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines() == [
+        "oncall  webhook http://127.0.0.1:9/…: nothing yet",
+        "outbox: 0 pending, 0 failing",
+    ]
