@@ -42,10 +42,19 @@ def _configured() -> Iterator[tuple[sessionmaker[Session], Notifier]]:
         engine.dispose()
 
 
-def _require(notifier: Notifier, channel: str) -> None:
+def _configured_names(sessions: sessionmaker[Session], notifier: Notifier) -> set[str]:
+    """The channels the service routes to (what it wrote at start) and this shell's own: a shell
+    without the service's configuration (an admin's, with only the database URL) still knows them."""
+    from incidents.delivery.routing import enabled_routes
+
+    with sessions() as db:
+        return {route.name for route in enabled_routes(db_session=db)} | set(notifier.channels)
+
+
+def _require(channel: str, configured: set[str]) -> None:
     """Exit 1 naming the configured channels when ``channel`` is none of them (a typo did nothing)."""
-    if channel not in notifier.channels:
-        known = ", ".join(sorted(notifier.channels)) or "none"
+    if channel not in configured:
+        known = ", ".join(sorted(configured)) or "none"
         typer.echo(f"error: no channel {channel!r} is configured (configured: {known})", err=True)
         raise typer.Exit(code=1)
 
@@ -55,13 +64,11 @@ def status() -> None:
     """Every channel: its label, messages by state, the last send, the last error with its time, and
     until when its receiver asked it to wait."""
     from incidents.delivery import outbox
-    from incidents.delivery.routing import channel_labels, enabled_routes
+    from incidents.delivery.routing import channel_labels
 
     with _configured() as (sessions, notifier), sessions() as db:
+        configured_names = _configured_names(sessions, notifier)
         labels = channel_labels(db_session=db)
-        # The service's channels are the routing it wrote at start, so a shell without their
-        # configuration (an admin's, holding only the database URL) still shows them as configured.
-        configured_names = {route.name for route in enabled_routes(db_session=db)} | set(notifier.channels)
         found = {line.channel: line for line in outbox.channel_status(db_session=db)}
         depth = outbox.depth(db_session=db)
     names = sorted(configured_names | set(found))
@@ -97,7 +104,7 @@ def retry(
 
     with _configured() as (sessions, notifier):
         if channel is not None:
-            _require(notifier, channel)
+            _require(channel, _configured_names(sessions, notifier))  # the service sends them: no secret
         with transaction(sessions) as db, serialized_writes(db):
             count = outbox.retry(db_session=db, channel=channel)
             db.commit()
@@ -144,7 +151,15 @@ def test(
 ) -> None:
     """Send a test message through the outbox to one channel and print what happened (exit 1 if not sent)."""
     with _configured() as (sessions, notifier):
-        _require(notifier, channel)
+        _require(channel, _configured_names(sessions, notifier))
+        if channel not in notifier.channels:
+            typer.echo(
+                f"error: channel {channel!r} is the service's, but this shell has not its configuration: "
+                "send the test with RECALLOPS_NOTIFY_CONFIG or RECALLOPS_NOTIFY_CHANNELS "
+                "as the service has them",
+                err=True,
+            )
+            raise typer.Exit(code=1)
         row = run(_send_test(sessions, notifier, channel, timeout))
     label = notifier.channels[channel].label()
     if row.state == "sent":
