@@ -350,7 +350,9 @@ class HindsightBank(MemoryBank):
                         raise
                     stats = None
         except MemoryUnavailable as exc:
-            return Health(ok=False, driver=self.driver, detail=str(exc))
+            # the server it asked first: a replica given the wrong URL or key is told apart at a glance
+            detail = f"{self.settings.hindsight_base_url}: {str(exc).strip()}"
+            return Health(ok=False, driver=self.driver, detail=detail)
         pending = f", {stats.pending_operations} pending operations" if stats is not None else ", no bank yet"
         return Health(
             ok=True,

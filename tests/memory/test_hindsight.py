@@ -435,6 +435,11 @@ async def test_health_reports_instead_of_raising() -> None:
     fake.fail = aiohttp.ClientConnectionError("refused")
     down = await bank.health()
     assert not down.ok and down.driver == "hindsight" and "refused" in down.detail
+    # a replica given the wrong server, or the wrong key, says which server it asked
+    fake.fail = ApiException(status=401, reason="Unauthorized")
+    refused = await bank.health()
+    assert refused.detail.startswith("http://127.0.0.1:9: ") and "401" in refused.detail, refused.detail
+    assert down.detail.startswith("http://127.0.0.1:9: "), down.detail
 
 
 def test_each_event_loop_gets_its_own_client() -> None:
