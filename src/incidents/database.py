@@ -7,7 +7,7 @@ share one file.
 
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -226,13 +226,22 @@ def at_head(engine: Engine) -> bool:
     return current == heads
 
 
-def wait_for_head(engine: Engine, *, timeout_s: float, poll_s: float = 0.5) -> None:
+def _not_told(note: str) -> None:
+    return None
+
+
+def wait_for_head(
+    engine: Engine, *, timeout_s: float, poll_s: float = 0.5, waiting: Callable[[str], None] = _not_told
+) -> None:
     """Return once another process has migrated the schema to head; raise after ``timeout_s``.
 
     For replicas started with ``RECALLOPS_MIGRATE_ON_START=false``: one release job runs
-    ``recallops db upgrade`` and the replicas wait for it instead of racing it.
+    ``recallops db upgrade`` and the replicas wait for it instead of racing it. A wait that begins is
+    told to ``waiting`` once, in a sentence naming both revisions: a replica that is neither listening
+    nor saying why for minutes looks hung.
     """
     deadline = time.monotonic() + timeout_s
+    told = False
     while True:
         current, heads = schema_revisions(engine)
         if current == heads:
@@ -244,13 +253,22 @@ def wait_for_head(engine: Engine, *, timeout_s: float, poll_s: float = 0.5) -> N
                 f"the database schema is at {_named(current)}, this release needs {_named(heads)}: run "
                 f"`recallops db upgrade`{waited}"
             )
+        if not told:
+            waiting(
+                f"waiting up to {timeout_s:g}s for the database schema to reach {_named(heads)} (it is at "
+                f"{_named(current)}; RECALLOPS_MIGRATE_ON_START=false): run `recallops db upgrade` once"
+            )
+            told = True
         time.sleep(poll_s)
 
 
-def ready_schema(engine: Engine, *, migrate: bool, wait_s: float) -> None:
+def ready_schema(
+    engine: Engine, *, migrate: bool, wait_s: float, waiting: Callable[[str], None] = _not_told
+) -> None:
     """Bring the schema to head, or, where this process must not migrate
-    (``RECALLOPS_MIGRATE_ON_START=false``), wait up to ``wait_s`` for the process that does."""
+    (``RECALLOPS_MIGRATE_ON_START=false``), wait up to ``wait_s`` for the process that does, telling
+    ``waiting`` when it starts to."""
     if migrate:
         upgrade(engine)
     else:
-        wait_for_head(engine, timeout_s=wait_s)
+        wait_for_head(engine, timeout_s=wait_s, waiting=waiting)

@@ -7,12 +7,13 @@ starts with ``BEGIN IMMEDIATE`` (other processes, such as the CLI, wait on the b
 PostgreSQL this is a no-op: row locks and advisory locks order concurrent writers there.
 """
 
+import hashlib
 import threading
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
 _LOCKS: "weakref.WeakKeyDictionary[Engine, threading.Lock]" = weakref.WeakKeyDictionary()
@@ -48,3 +49,13 @@ def serialized_writes(db_session: Session) -> Iterator[None]:
             # Whatever the block did not commit is undone before the next writer may start
             # (after a commit this is a no-op; the connection may already be back in the pool).
             db_session.rollback()
+
+
+def advisory_lock(db_session: Session, name: str) -> None:
+    """Hold ``name`` until the caller's transaction ends, across every replica (PostgreSQL's
+    transaction-scoped advisory lock, keyed by the name's hash). On SQLite, ``serialized_writes``
+    already lets one writer in at a time, so this does nothing there."""
+    if db_session.get_bind().dialect.name != "postgresql":
+        return
+    key = int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
+    db_session.execute(select(func.pg_advisory_xact_lock(key)))

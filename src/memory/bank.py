@@ -220,6 +220,11 @@ class Admin(Protocol):
     @abstractmethod
     async def close(self) -> None: ...
 
+    @abstractmethod
+    async def release_loop(self) -> None:
+        """Close what the running event loop holds (an HTTP session), before that loop closes: a worker
+        lane's loop ends before ``close`` runs on another. The bank stays open for every other loop."""
+
 
 class ItemVectors(Protocol):
     """The vectors of retained records' items (``memory.items``), computed when they were retained."""

@@ -350,7 +350,9 @@ class HindsightBank(MemoryBank):
                         raise
                     stats = None
         except MemoryUnavailable as exc:
-            return Health(ok=False, driver=self.driver, detail=str(exc))
+            # the server it asked first: a replica given the wrong URL or key is told apart at a glance
+            detail = f"{self.settings.hindsight_base_url}: {str(exc).strip()}"
+            return Health(ok=False, driver=self.driver, detail=detail)
         pending = f", {stats.pending_operations} pending operations" if stats is not None else ", no bank yet"
         return Health(
             ok=True,
@@ -359,6 +361,12 @@ class HindsightBank(MemoryBank):
             documents=stats.total_documents if stats is not None else 0,
             last_memory_seen_at=parse_time(stats.last_memory_write_at) if stats is not None else None,
         )
+
+    async def release_loop(self) -> None:
+        """Close this loop's client only; the next call on this loop would open a new one."""
+        state = self._loops.pop(asyncio.get_running_loop(), None)
+        if state is not None:
+            await state.client.aclose()
 
     async def close(self) -> None:
         """Close this loop's client; clients of other loops still running are closed on their own loop."""

@@ -83,3 +83,26 @@ def test_seed_search_and_brief_from_hindsight_memory(hindsight: HindsightServer,
             assert POOL_INCIDENT in [r["id"] for r in briefing["related_incidents"]]
     finally:
         operator.stop()
+
+
+def test_a_service_on_hindsight_stopped_by_sigterm_logs_no_error(
+    hindsight: HindsightServer, tmp_path: Path
+) -> None:
+    """A rolling update stops every replica: a clean stop must not write ERROR lines an operator alerts on
+    (each worker lane's HTTP session to the server is closed on that lane's loop, not left to the GC)."""
+    operator = LiveServer(
+        data_dir=tmp_path / "data",
+        env={
+            "RECALLOPS_MEMORY": "hindsight",
+            "HINDSIGHT_BASE_URL": hindsight.url,
+            "RECALLOPS_BANK_ID": f"e2e-{uuid.uuid4().hex[:10]}",
+        },
+    )
+    operator.cli("seed")
+    operator.start()
+    try:
+        # the profile lane has talked to the server on its own loop once it asked for a refresh
+        wait_for(lambda: "profile refresh started" in operator.log(), timeout=60, what="a profile refresh")
+    finally:
+        operator.stop()
+    assert " ERROR " not in operator.log() and "Unclosed" not in operator.log(), operator.log()

@@ -435,6 +435,11 @@ async def test_health_reports_instead_of_raising() -> None:
     fake.fail = aiohttp.ClientConnectionError("refused")
     down = await bank.health()
     assert not down.ok and down.driver == "hindsight" and "refused" in down.detail
+    # a replica given the wrong server, or the wrong key, says which server it asked
+    fake.fail = ApiException(status=401, reason="Unauthorized")
+    refused = await bank.health()
+    assert refused.detail.startswith("http://127.0.0.1:9: ") and "401" in refused.detail, refused.detail
+    assert down.detail.startswith("http://127.0.0.1:9: "), down.detail
 
 
 def test_each_event_loop_gets_its_own_client() -> None:
@@ -451,6 +456,33 @@ def test_each_event_loop_gets_its_own_client() -> None:
     thread.join(10)
     asyncio.run(bank.recall(query="from the web app"))
     assert [c.called("arecall")[0]["query"] for c in clients] == ["from the worker", "from the web app"]
+
+
+def test_a_loop_ending_closes_its_own_client_and_no_other() -> None:
+    """A worker lane's loop ends before the web app's: its session is closed on it, the app's stays open."""
+    clients: list[FakeHindsight] = []
+
+    def connect() -> FakeHindsight:
+        clients.append(FakeHindsight(bank_exists=True))
+        return clients[-1]
+
+    settings = MemorySettings(memory="hindsight", bank_id="unit", hindsight_base_url="http://127.0.0.1:9")
+    bank = HindsightBank(settings, connect=cast(Callable[[], Hindsight], connect))
+
+    async def lane() -> None:
+        await bank.recall(query="from the worker")
+        await bank.release_loop()
+
+    async def web_app() -> None:
+        await bank.recall(query="from the web app")
+        thread = threading.Thread(target=asyncio.run, args=(lane(),))
+        thread.start()
+        await asyncio.to_thread(thread.join, 10)
+        assert [c.closed for c in clients] == [False, True]
+        await bank.recall(query="still served")
+        assert len(clients) == 2 and clients[0].called("arecall")[-1]["query"] == "still served"
+
+    asyncio.run(web_app())
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ from incidents.confidence.models import ConfidenceFit
 from incidents.database import transaction
 from incidents.labels import service as labels
 from incidents.labels.models import RelevanceLabel
-from incidents.locking import serialized_writes
+from incidents.locking import advisory_lock, serialized_writes
 from web.app.container import Container
 from web.app.lanes import Task
 
@@ -128,6 +128,12 @@ def refit(container: Container, *, force: bool = False) -> ConfidenceFit | None:
         note="" if decision.adopted else "not adopted: worse than the fit in use on held-out folds",
     )
     with transaction(container.sessions) as db, serialized_writes(db):
+        # Every replica's worker refits when labels are due: the first to record wins, and one that
+        # fitted the same labels meanwhile drops its fit rather than store a twin of it.
+        advisory_lock(db, f"confidence refit {bank_id}")
+        newest = fits.latest_fit(db_session=db, bank_id=bank_id)
+        if not force and _version(newest) != _version(last):
+            return None
         fits.release(db_session=db, bank_id=bank_id)
         row = fits.record_fit(db_session=db, bank_id=bank_id, data=decision.fit.as_dict(), judged=judged)
         db.commit()
@@ -135,6 +141,10 @@ def refit(container: Container, *, force: bool = False) -> ConfidenceFit | None:
         db.expunge(row)
     log.info("confidence refit", extra={"version": row.version, "adopted": row.adopted})
     return row
+
+
+def _version(row: ConfidenceFit | None) -> int | None:
+    return row.version if row is not None else None
 
 
 def status(container: Container) -> Status:

@@ -36,6 +36,7 @@ log = logging.getLogger(__name__)
 
 C = TypeVar("C")
 Task = Callable[[], Awaitable[bool]]
+Release = Callable[[], Awaitable[None]]
 SPARE_THREADS = 2  # a lane's pool: one thread per slot, plus room for its claims and renewals
 
 
@@ -87,7 +88,7 @@ class Lane(ABC):
             waiter.cancel()
         self._wake.clear()
 
-    def _main(self) -> None:
+    def _main(self, release_loop: Release | None) -> None:
         loop = asyncio.new_event_loop()
         pool = ThreadPoolExecutor(self.concurrency + SPARE_THREADS, thread_name_prefix=f"lane {self.name}")
         loop.set_default_executor(pool)
@@ -95,14 +96,28 @@ class Lane(ABC):
         try:
             self._wake = asyncio.Event()
             loop.run_until_complete(self.run_forever())
+            if release_loop is not None:
+                loop.run_until_complete(self._release(release_loop))
         finally:
             # Threads stuck in a call that outlived its deadline are not waited for (they were
             # abandoned and counted when the deadline passed).
             pool.shutdown(wait=False, cancel_futures=True)
             loop.close()
 
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._main, name=f"lane {self.name}", daemon=True)
+    async def _release(self, release_loop: Release) -> None:
+        """What this loop opened elsewhere (the memory bank's HTTP session) is closed on it, within one
+        poll, rather than left to the garbage collector, which logs it as an error at every stop."""
+        try:
+            async with asyncio.timeout(max(self.poll_s, 1.0)):
+                await release_loop()
+        except Exception:
+            log.warning("lane could not close what its loop held", exc_info=True, extra={"lane": self.name})
+
+    def start(self, release_loop: Release | None = None) -> None:
+        """Run the lane on a thread of its own; ``release_loop`` runs on its loop once it has stopped."""
+        self._thread = threading.Thread(
+            target=self._main, args=(release_loop,), name=f"lane {self.name}", daemon=True
+        )
         self._thread.start()
 
     def request_stop(self) -> None:
@@ -293,8 +308,9 @@ class QueueLane(Lane, Generic[C]):
 class Worker:
     """Every lane of this process, started and stopped together; ``wake`` nudges them all."""
 
-    def __init__(self, lanes: list[Lane]) -> None:
+    def __init__(self, lanes: list[Lane], *, release_loop: Release | None = None) -> None:
         self.lanes = lanes
+        self.release_loop = release_loop  # what each lane's loop must close before it ends
 
     def wake(self) -> None:
         for lane in self.lanes:
@@ -302,7 +318,7 @@ class Worker:
 
     def start(self) -> None:
         for lane in self.lanes:
-            lane.start()
+            lane.start(self.release_loop)
 
     def stop(self, timeout: float = 10.0) -> None:
         for lane in self.lanes:

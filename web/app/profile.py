@@ -226,11 +226,28 @@ async def _check(container: Container, debounce_s: float) -> bool:
         newest = team_newest if scope.service is None else await newest_write(container, scope.service)
         if newest is None and known is None:
             newest = team_newest  # a service known only from seeds or imports still gets its profile once
-        if profile_state.refresh_due(known, newest_write=newest, now=utcnow(), debounce_s=debounce_s):
+        if profile_state.refresh_due(
+            known, newest_write=newest, now=utcnow(), debounce_s=debounce_s
+        ) and _claim(container, scope, known):
             operation = await request_refresh(container, scope)
             log.info("profile refresh started", extra={"model_id": scope.model_id, "operation": operation.id})
             did_work = True
     return did_work
+
+
+def _claim(container: Container, scope: Scope, known: ProfileState | None) -> bool:
+    """Every replica's lane finds the same refresh due: the first to claim it asks the bank."""
+    with transaction(container.sessions) as db, serialized_writes(db):
+        claimed = profile_state.claim_refresh(
+            db_session=db,
+            model_id=scope.model_id,
+            name=scope.name,
+            service=scope.service,
+            seen=known.refresh_requested_at if known is not None else None,
+            now=utcnow(),
+        )
+        db.commit()
+    return claimed
 
 
 async def _settle(container: Container, model_id: str, operation: Operation) -> None:

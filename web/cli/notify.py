@@ -2,6 +2,7 @@
 
 Commands read the same configuration as the server (``RECALLOPS_NOTIFY_CONFIG`` or
 ``RECALLOPS_NOTIFY_CHANNELS``) and never print a channel's secret: channels appear by name and label.
+``status`` also lists the channels the service routes to, which a shell without their secrets lacks.
 """
 
 from __future__ import annotations
@@ -42,10 +43,19 @@ def _configured() -> Iterator[tuple[sessionmaker[Session], Notifier]]:
         engine.dispose()
 
 
-def _require(notifier: Notifier, channel: str) -> None:
+def _configured_names(sessions: sessionmaker[Session], notifier: Notifier) -> set[str]:
+    """The channels the service routes to (what it wrote at start) and this shell's own: a shell
+    without the service's configuration (an admin's, with only the database URL) still knows them."""
+    from incidents.delivery.routing import enabled_routes
+
+    with sessions() as db:
+        return {route.name for route in enabled_routes(db_session=db)} | set(notifier.channels)
+
+
+def _require(channel: str, configured: set[str]) -> None:
     """Exit 1 naming the configured channels when ``channel`` is none of them (a typo did nothing)."""
-    if channel not in notifier.channels:
-        known = ", ".join(sorted(notifier.channels)) or "none"
+    if channel not in configured:
+        known = ", ".join(sorted(configured)) or "none"
         typer.echo(f"error: no channel {channel!r} is configured (configured: {known})", err=True)
         raise typer.Exit(code=1)
 
@@ -58,15 +68,16 @@ def status() -> None:
     from incidents.delivery.routing import channel_labels
 
     with _configured() as (sessions, notifier), sessions() as db:
+        configured_names = _configured_names(sessions, notifier)
         labels = channel_labels(db_session=db)
         found = {line.channel: line for line in outbox.channel_status(db_session=db)}
         depth = outbox.depth(db_session=db)
-    names = sorted(set(notifier.channels) | set(found))
+    names = sorted(configured_names | set(found))
     if not names:
         typer.echo("no delivery channels configured (RECALLOPS_NOTIFY_CONFIG or RECALLOPS_NOTIFY_CHANNELS)")
         return
     for name in names:
-        configured = "" if name in notifier.channels else " (no longer configured)"
+        configured = "" if name in configured_names else " (no longer configured)"
         line = found.get(name)
         counts = ", ".join(f"{n} {state}" for state, n in line.counts.items() if n) if line else "nothing yet"
         typer.echo(f"{name}  {labels.get(name, '')}{configured}: {counts}")
@@ -95,7 +106,7 @@ def retry(
 
     with _configured() as (sessions, notifier):
         if channel is not None:
-            _require(notifier, channel)
+            _require(channel, _configured_names(sessions, notifier))  # the service sends them: no secret
         with transaction(sessions) as db, serialized_writes(db):
             count = outbox.retry(db_session=db, channel=channel)
             db.commit()
@@ -144,7 +155,15 @@ def test(
     from incidents.delivery.holds import channel_holds
 
     with _configured() as (sessions, notifier):
-        _require(notifier, channel)
+        _require(channel, _configured_names(sessions, notifier))
+        if channel not in notifier.channels:
+            typer.echo(
+                f"error: channel {channel!r} is the service's, but this shell has not its configuration: "
+                "send the test with RECALLOPS_NOTIFY_CONFIG or RECALLOPS_NOTIFY_CHANNELS "
+                "as the service has them",
+                err=True,
+            )
+            raise typer.Exit(code=1)
         label = notifier.channels[channel].label()
         with sessions() as db:
             hold = channel_holds(db_session=db).get(channel)

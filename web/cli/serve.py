@@ -66,7 +66,12 @@ def _prepare() -> Settings:
     engine = make_engine(settings.database_url)
     try:
         incidents = settings.incidents
-        ready_schema(engine, migrate=incidents.migrate_on_start, wait_s=incidents.schema_wait_s)
+        ready_schema(engine, migrate=incidents.migrate_on_start, wait_s=incidents.schema_wait_s, waiting=_say)
     finally:
         engine.dispose()
     return settings
+
+
+def _say(note: str) -> None:
+    """A line on stderr before a wait, in the form of the one-line errors: the log is not set up yet."""
+    typer.echo(f"recallops: {note}", err=True)

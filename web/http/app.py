@@ -56,7 +56,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         container.lanes = build_lanes(container)
         track_lanes(container.lanes)
         if settings.web.run_worker:
-            container.worker = Worker(container.lanes)
+            container.worker = Worker(container.lanes, release_loop=container.bank.release_loop)
             container.worker.start()
         try:
             async with mcp_sessions():

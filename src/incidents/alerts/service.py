@@ -8,14 +8,13 @@ Concurrent intake of one group is ordered by the database: a transaction-scoped 
 group on PostgreSQL, a single writer on SQLite (``incidents.locking``).
 """
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import cache
 from typing import Any, Literal
 
-from sqlalchemy import bindparam, func, select, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session
 
 from incidents.alerts.models import Alert
@@ -24,6 +23,7 @@ from incidents.database import insert_ignoring_conflicts, table_of
 from incidents.incident import service as incidents
 from incidents.incident.models import Incident
 from incidents.incident.service import GroupKey, OpenIncident
+from incidents.locking import advisory_lock
 from incidents.severity import outranks, worst
 from incidents.timeutil import utcnow
 
@@ -58,12 +58,9 @@ def ingest(*, db_session: Session, alerts: Sequence[NormalizedAlert], via: str) 
 
 
 def _lock_groups(db_session: Session, alerts: Sequence[NormalizedAlert]) -> None:
-    if db_session.get_bind().dialect.name != "postgresql":
-        return
     # Sorted, so two payloads touching the same groups always lock in the same order (no deadlock).
     for name in sorted({group_of(alert).lock_name for alert in alerts}):
-        key = int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
-        db_session.execute(select(func.pg_advisory_xact_lock(key)))
+        advisory_lock(db_session, name)
 
 
 _ALERTS = table_of(Alert)

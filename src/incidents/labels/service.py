@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from incidents.incident.models import Incident
@@ -30,15 +31,13 @@ def store_label(
     probability: float | None = None,
     features: Sequence[float] = (),
 ) -> RelevanceLabel | None:
-    """The label as stored, or None when an inferred label met an engineer's (which stays)."""
-    row = db_session.scalar(
-        select(RelevanceLabel).where(
-            RelevanceLabel.bank_id == bank_id,
-            RelevanceLabel.incident_id == incident_id,
-            RelevanceLabel.precedent == precedent,
-        )
-    )
+    """The label as stored, or None when an inferred label met an engineer's (which stays).
+
+    Every replica's grading lane labels the precedents of resolved incidents, so another writer may
+    insert the same precedent's label between this one's read and its insert: the insert runs in a
+    savepoint, and on the unique key the label is applied to that writer's row by the same rules."""
     now = utcnow()
+    row = _label(db_session, bank_id, incident_id, precedent)
     if row is None:
         row = RelevanceLabel(
             bank_id=bank_id,
@@ -47,15 +46,36 @@ def store_label(
             probability=probability,
             features=list(features),
             created_at=now,
+            mark=mark,
+            how=how,
+            who=who,
+            updated_at=now,
         )
-        db_session.add(row)
-    elif how == INFERRED and row.how == ENGINEER:
+        try:
+            with db_session.begin_nested():
+                db_session.add(row)
+                db_session.flush()
+            return row
+        except IntegrityError:
+            row = _label(db_session, bank_id, incident_id, precedent)
+            assert row is not None  # the other writer's, committed: the unique key said so
+    if how == INFERRED and row.how == ENGINEER:
         return None
     row.mark, row.how, row.who, row.updated_at = mark, how, who, now
     if features:
         row.features, row.probability = list(features), probability
     db_session.flush()
     return row
+
+
+def _label(db_session: Session, bank_id: str, incident_id: int, precedent: str) -> RelevanceLabel | None:
+    return db_session.scalar(
+        select(RelevanceLabel).where(
+            RelevanceLabel.bank_id == bank_id,
+            RelevanceLabel.incident_id == incident_id,
+            RelevanceLabel.precedent == precedent,
+        )
+    )
 
 
 def incident_labels(*, db_session: Session, bank_id: str, incident_id: int) -> list[RelevanceLabel]:

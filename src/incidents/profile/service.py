@@ -11,10 +11,10 @@ Rules, in one place so they can be tested on their own:
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from incidents.database import insert_ignoring_conflicts, table_of
+from incidents.database import insert_ignoring_conflicts, rowcount, table_of
 from incidents.profile.models import ProfileState
 from incidents.timeutil import utcnow
 
@@ -45,6 +45,27 @@ def ensure_state(*, db_session: Session, model_id: str, name: str, service: str 
         state = db_session.get(ProfileState, model_id, populate_existing=True)
         assert state is not None
     return state
+
+
+def claim_refresh(
+    *,
+    db_session: Session,
+    model_id: str,
+    name: str,
+    service: str | None,
+    seen: datetime | None,
+    now: datetime,
+) -> bool:
+    """Claim the refresh a replica found due, given the ``refresh_requested_at`` it read (``seen``):
+    True for the one replica whose state was still current, which then asks the bank; False for a
+    replica another one claimed it from under. Two replicas making the row at once make one."""
+    ensure_state(db_session=db_session, model_id=model_id, name=name, service=service)
+    requested = ProfileState.refresh_requested_at
+    still = requested.is_(None) if seen is None else requested == seen
+    claim = (
+        update(ProfileState).where(ProfileState.model_id == model_id, still).values(refresh_requested_at=now)
+    )
+    return rowcount(db_session.execute(claim.execution_options(synchronize_session=False))) == 1
 
 
 def in_flight(state: ProfileState, *, now: datetime) -> bool:

@@ -469,6 +469,9 @@ class EmbeddedBank(MemoryBank):
             last_memory_seen_at=from_epoch(last) if last is not None else None,
         )
 
+    async def release_loop(self) -> None:
+        """Nothing is bound to a loop: the store's connections are per thread and closed by ``close``."""
+
     async def close(self) -> None:
         for task in list(self._tasks):
             task.cancel()

@@ -1,12 +1,17 @@
 """Relevance labels on SQLite and PostgreSQL: an engineer's mark wins, corrections replace, per bank."""
 
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
+import pytest
+from sqlalchemy import Engine, text
 from sqlalchemy.orm import Session
 
+from incidents.database import make_engine, make_session_factory, upgrade
 from incidents.labels import service as labels
 from incidents.timeutil import utcnow
 from tests.incidents.resolution.factories import make_incident
+from tests.support.net import wait_for
 
 BANK = "team-a"
 
@@ -88,3 +93,44 @@ def test_what_engineers_ruled_out_for_an_alert_is_read_by_its_service_and_rule(d
     later = make_incident(db, "INC-0005", status="resolved")
     _store(db, later.id, "same_failure", labels.ENGINEER, "dana")
     assert ruled_out() == []
+
+
+def _blocked_writers(engine: Engine) -> int:
+    with engine.connect() as connection:
+        query = "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+        return int(connection.execute(text(query)).scalar_one())
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
+def test_two_replicas_labelling_one_precedent_at_once_store_one_label_and_the_engineers_wins(
+    database_url: str,
+) -> None:
+    """Every replica's grading lane labels a resolved incident's precedents; one that finds no label and
+    inserts after another replica did must apply its label to that row, not fail on the unique key."""
+    engine = make_engine(database_url)
+    upgrade(engine)
+    sessions = make_session_factory(engine)
+    try:
+        with sessions() as setup:
+            incident_id = make_incident(setup).id
+            setup.commit()
+        with sessions() as first, ThreadPoolExecutor(1) as pool:
+            _store(first, incident_id, "not_related", labels.INFERRED, "recallops")  # holds the key
+
+            def engineer() -> None:
+                with sessions() as db:
+                    assert _store(db, incident_id, "same_failure", labels.ENGINEER, "oncall") is not None
+                    db.commit()
+
+            racing = pool.submit(engineer)
+            wait_for(
+                lambda: _blocked_writers(engine), timeout=30, what="the second insert to wait on the key"
+            )
+            first.commit()
+            racing.result(timeout=30)
+        with sessions() as db:
+            [row] = labels.incident_labels(db_session=db, bank_id=BANK, incident_id=incident_id)
+            assert (row.mark, row.how, row.who) == ("same_failure", "engineer", "oncall")
+    finally:
+        engine.dispose()

@@ -86,3 +86,17 @@ def test_two_replicas_making_a_profiles_row_at_once_make_one_and_neither_fails(
     monkeypatch.setattr(service, "get_state", lambda **_: None)  # this replica looked before that commit
     made = service.ensure_state(db_session=db, model_id="team--checkout", name="Checkout", service="checkout")
     assert made.service == "checkout" and len(service.list_states(db_session=db)) == 1
+
+
+def test_two_replicas_finding_one_refresh_due_claim_it_once(db: Session) -> None:
+    """Every replica's profile lane finds the same refresh due: only the first to claim it asks the bank,
+    so one write costs one refresh of each profile, not one per replica."""
+    team = {"model_id": "team", "name": "Team", "service": None}
+    with Session(db.get_bind()) as other:  # the other replica claims first, from the state both read
+        assert service.claim_refresh(db_session=other, **team, seen=None, now=T0)
+        other.commit()
+    assert not service.claim_refresh(db_session=db, **team, seen=None, now=T0 + timedelta(seconds=1))
+    current = service.get_state(db_session=db, model_id="team")
+    assert current is not None and current.refresh_requested_at == T0
+    later = T0 + timedelta(minutes=5)  # the next refresh, claimed from the state as it now is
+    assert service.claim_refresh(db_session=db, **team, seen=current.refresh_requested_at, now=later)

@@ -133,3 +133,22 @@ def test_a_fit_made_for_other_features_gives_way_to_the_shipped_fit(container: C
     }
     adopt(container, data, labels=5)
     assert confidence.load_fit(container) is shipped_fit()
+
+
+async def test_a_refit_another_replica_recorded_meanwhile_is_not_recorded_twice(
+    container: Container, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every replica's worker refits when labels are due: one that finishes after another replica
+    stored a refit of the same labels drops its own, so a rollback does not land on a twin of the fit
+    it leaves."""
+    _resolved_and_marked(container, range(1, 9), {"PM-0001": "not_related", "PM-0002": "not_related"})
+    decide = confidence.decide
+
+    def decide_while_another_replica_refits(*args: Any, **kwargs: Any) -> Any:
+        adopt(container, refit([], shipped_fit()).as_dict(), labels=16)  # the other replica's refit
+        return decide(*args, **kwargs)
+
+    monkeypatch.setattr(confidence, "decide", decide_while_another_replica_refits)
+    assert confidence.refit(container) is None
+    status = confidence.status(container)
+    assert (status.version, status.pending) == (1, 0)

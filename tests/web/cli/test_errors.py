@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from incidents.database import script_heads
 from tests.support.net import free_port
 from tests.support.server import LiveServer
 
@@ -101,3 +102,15 @@ def test_serve_on_a_port_in_use_is_one_line_before_the_app_starts(tmp_path: Path
     assert result.stderr.strip() == (
         f"recallops: cannot listen on 127.0.0.1:{port}: Address already in use; choose --port"
     )
+
+
+def test_serve_waiting_for_the_schema_says_so_before_it_waits(tmp_path: Path) -> None:
+    """A replica that must not migrate and finds no schema says what it waits for, not nothing for minutes."""
+    env = {"RECALLOPS_MIGRATE_ON_START": "false", "RECALLOPS_SCHEMA_WAIT_S": "0.5"}
+    result = LiveServer(tmp_path / "data", env=env).cli("serve", "--port", str(free_port()), check=False)
+    assert result.returncode == 2, result.stderr
+    head = ", ".join(sorted(script_heads()))
+    waiting, refused = result.stderr.strip().splitlines()
+    assert waiting.startswith(f"recallops: waiting up to 0.5s for the database schema to reach {head}")
+    assert "run `recallops db upgrade` once" in waiting
+    assert refused.startswith(f"recallops: the database schema is at no revision, this release needs {head}")

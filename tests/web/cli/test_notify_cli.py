@@ -126,3 +126,50 @@ def test_a_channel_its_receiver_holds_is_not_tested_and_no_test_message_waits_to
             assert len(db.scalars(select(Delivery)).all()) == 1  # the earlier one, and nothing new
     finally:
         engine.dispose()
+
+
+def test_status_from_a_shell_without_the_services_channels_shows_them_as_configured(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An admin shell holds the database URL, not the channels' secrets: the service's channels are
+    still configured there, not "no delivery channels configured" nor "no longer configured"."""
+    for name in ("DATABASE_URL", "RECALLOPS_DATABASE_URL", "RECALLOPS_NOTIFY_CONFIG"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("RECALLOPS_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("RECALLOPS_NOTIFY_CHANNELS", json.dumps([SERVICE_CHANNEL]))
+    with TestClient(create_app(Settings())):
+        pass  # the service starts: its channels are the routing
+    monkeypatch.delenv("RECALLOPS_NOTIFY_CHANNELS")
+    result = CliRunner().invoke(app, ["notify", "status"])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines() == [
+        "oncall  webhook http://127.0.0.1:9/…: nothing yet",
+        "outbox: 0 pending, 0 failing",
+    ]
+
+
+def test_retry_and_test_from_a_shell_without_the_services_channels(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Retrying a service channel's messages needs no secret (the service sends them), so an admin
+    shell may; a test message is sent from the shell, which says what it lacks to send one."""
+    for name in ("DATABASE_URL", "RECALLOPS_DATABASE_URL", "RECALLOPS_NOTIFY_CONFIG"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("RECALLOPS_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("RECALLOPS_NOTIFY_CHANNELS", json.dumps([SERVICE_CHANNEL]))
+    with TestClient(create_app(Settings())):
+        pass  # the service starts: its channels are the routing
+    monkeypatch.delenv("RECALLOPS_NOTIFY_CHANNELS")
+    runner = CliRunner()
+    retried = runner.invoke(app, ["notify", "retry", "oncall"])
+    assert retried.exit_code == 0, retried.output
+    assert retried.output == "0 message(s) queued again\n"
+    tested = runner.invoke(app, ["notify", "test", "oncall"])
+    assert tested.exit_code == 1
+    assert tested.output == (
+        "error: channel 'oncall' is the service's, but this shell has not its configuration: send the "
+        "test with RECALLOPS_NOTIFY_CONFIG or RECALLOPS_NOTIFY_CHANNELS as the service has them\n"
+    )
+    unknown = runner.invoke(app, ["notify", "retry", "nosuch"])
+    assert unknown.exit_code == 1
+    assert unknown.output == "error: no channel 'nosuch' is configured (configured: oncall)\n"
