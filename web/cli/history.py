@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from web.cli.common import run
+from web.cli.common import refuse, run
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -109,9 +109,9 @@ def import_(
     accepting it replaces that incident's record, and --accept-all leaves it for review unless
     --accept-revisions. A labeled row whose id is already history with other content is rejected
     unless --replace.
-    Exits 1 when any record or file was rejected, when the paths hold no file at all, or (with
-    --accept-all) when a draft was left for review; the rest is imported. Drafting without --accept-all
-    is the review flow, and exits 0.
+    Exits 1 when any record or file was rejected or (with --accept-all) a draft was left for review;
+    the rest is imported. Exits 2, importing nothing, when the paths hold no file at all. Drafting
+    without --accept-all is the review flow, and exits 0.
     """
     from memory.service import collect, is_labeled_history
     from web.cli.review import import_free_form
@@ -177,7 +177,6 @@ def _finish(work: Callable[[], Coroutine[Any, Any, ImportSummary]]) -> ImportSum
     try:
         summary = run(work())
     except MemoryUnavailable as exc:
-        typer.echo(f"memory unavailable: {exc}. Run the command again to finish.", err=True)
-        raise typer.Exit(code=2) from exc
+        refuse(f"memory unavailable: {exc}. Run the command again to finish.")
     _report(summary)
     return summary

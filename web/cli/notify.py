@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from web.cli.common import run
+from web.cli.common import refuse, run
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session, sessionmaker
@@ -42,11 +42,10 @@ def _configured() -> Iterator[tuple[sessionmaker[Session], Notifier]]:
 
 
 def _require(notifier: Notifier, channel: str) -> None:
-    """Exit 1 naming the configured channels when ``channel`` is none of them (a typo did nothing)."""
+    """Refuse naming the configured channels when ``channel`` is none of them (a typo did nothing)."""
     if channel not in notifier.channels:
         known = ", ".join(sorted(notifier.channels)) or "none"
-        typer.echo(f"error: no channel {channel!r} is configured (configured: {known})", err=True)
-        raise typer.Exit(code=1)
+        refuse(f"no channel {channel!r} is configured (configured: {known})")
 
 
 @app.command()
@@ -136,7 +135,7 @@ async def _send_test(
 @app.command()
 def test(
     channel: str = typer.Argument(..., help="The channel's name in the configuration."),
-    timeout: float = typer.Option(30.0, help="Seconds to wait for the outcome."),
+    timeout: float = typer.Option(30.0, min=0.1, help="Seconds to wait for the outcome."),
 ) -> None:
     """Send a test message through the outbox to one channel and print what happened (exit 1 if not sent)."""
     with _configured() as (sessions, notifier):

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from web.cli.common import run
+from web.cli.common import refuse, run
 
 if TYPE_CHECKING:
     from memory.service import Operation
@@ -74,7 +74,7 @@ async def _show(service: str | None) -> profile.ProfileView:
 def refresh(
     service: str | None = typer.Option(None, help="Refresh this service's profile instead of the team's."),
     wait: bool = typer.Option(False, "--wait", help="Poll the refresh operation until it finishes."),
-    timeout: float = typer.Option(300.0, help="With --wait: give up after this many seconds."),
+    timeout: float = typer.Option(300.0, min=1, help="With --wait: give up after this many seconds."),
 ) -> None:
     """Refresh the profile now (it is also refreshed automatically after new memory writes)."""
     from memory.service import MemoryUnavailable
@@ -84,7 +84,9 @@ def refresh(
         operation, view = run(_refresh(service, wait, timeout))
     except UnknownService as exc:
         raise typer.BadParameter(str(exc), param_hint="--service") from exc
-    except (MemoryUnavailable, TimeoutError, RuntimeError) as exc:
+    except MemoryUnavailable as exc:
+        refuse(f"memory unavailable, nothing was refreshed: {exc}")
+    except (TimeoutError, RuntimeError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(code=1) from exc
     typer.echo(f"operation {operation.id}: {operation.status}")

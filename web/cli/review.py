@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, cast
 
 import typer
 
-from web.cli.common import cli_session, run
+from web.cli.common import cli_session, refuse, run
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -34,10 +34,7 @@ def import_free_form(
 
     if not files:
         named = ", ".join(str(p) for p in paths)
-        typer.echo(
-            f"no file to import in {named} (folders are read through; hidden files are skipped)", err=True
-        )
-        return True
+        refuse(f"no file to import in {named} (folders are read through; hidden files are skipped)")
 
     async def work() -> tuple[ImportReport, int]:
         container = Container.build()
@@ -157,8 +154,9 @@ def list_command(
     from incidents.drafts.models import DRAFT_STATES
 
     if state != "all" and state not in DRAFT_STATES:
-        typer.echo(f"error: --state is one of {', '.join(DRAFT_STATES)} or all", err=True)
-        raise typer.Exit(code=1)
+        raise typer.BadParameter(
+            f"{state!r} is none of {', '.join(DRAFT_STATES)} or all", param_hint="--state"
+        )
     with cli_session() as db:
         wanted = None if state == "all" else cast("DraftState", state)
         found = drafts.list_drafts(db_session=db, state=wanted, limit=limit)
@@ -173,9 +171,16 @@ def _load(db: Session, draft_id: int) -> Draft:
 
     draft = drafts.get(db_session=db, draft_id=draft_id)
     if draft is None:
-        typer.echo(f"error: no draft {draft_id}", err=True)
-        raise typer.Exit(code=1)
+        refuse(f"no draft {draft_id}: `recallops review list --state all` lists them")
     return draft
+
+
+def _all_exist(draft_ids: list[int]) -> None:
+    """Refuse the whole command when one of the drafts named does not exist, before any is decided: a
+    typo among several ids decides nothing rather than half of them."""
+    with cli_session() as db:
+        for draft_id in draft_ids:
+            _load(db, draft_id)
 
 
 @app.command("show")
@@ -251,8 +256,7 @@ def edit(
             missing = list(draft.missing)
             db.commit()
     except drafts.DraftRefused as exc:
-        typer.echo(f"error: draft {draft_id} not edited: {exc}", err=True)
-        raise typer.Exit(code=1) from None
+        refuse(f"draft {draft_id} not edited: {exc}")
     typer.echo(f"draft {draft_id}: {', '.join(changed) or 'nothing'} changed")
     if missing:
         typer.echo(f"still missing: {', '.join(missing)}")
@@ -278,6 +282,7 @@ def accept(
     from web.app.container import Container
     from web.cli.memory import drain
 
+    _all_exist(draft_ids)
     refused = 0
     accepted: list[str] = []
     for draft_id in draft_ids:
@@ -323,6 +328,7 @@ def reject(
     """Keep drafts out of memory, saying why; importing the same file again leaves them rejected."""
     from incidents.drafts import service as drafts
 
+    _all_exist(draft_ids)
     failed = False
     for draft_id in draft_ids:
         try:

@@ -32,7 +32,9 @@ def add(
     from incidents.auth import users
 
     if sso and (password or generate):
-        raise typer.BadParameter("--sso accounts have no password")
+        raise typer.BadParameter(
+            "accounts have no password: leave out --password and --generate", param_hint="--sso"
+        )
     generated = False
     if not sso and password is None:
         password, generated = _new_password(generate)

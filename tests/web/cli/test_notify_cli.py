@@ -58,8 +58,8 @@ def test_an_unknown_channel_is_refused_naming_the_configured_ones(tmp_path: Path
     channels = [{"name": "audit", "kind": "webhook", "url": "http://127.0.0.1:9/h"}]
     server = LiveServer(tmp_path / "data", env={"RECALLOPS_NOTIFY_CHANNELS": json.dumps(channels)})
     done = server.cli("notify", command, "nosuch", check=False)
-    assert done.returncode == 1, done.stdout
-    assert done.stderr == "error: no channel 'nosuch' is configured (configured: audit)\n"
+    assert done.returncode == 2, done.stdout
+    assert done.stderr == "recallops: no channel 'nosuch' is configured (configured: audit)\n"
     assert "queued" not in done.stdout
 
 
