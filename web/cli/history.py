@@ -14,6 +14,7 @@ from web.cli.common import refuse, run
 if TYPE_CHECKING:
     from rich.progress import Progress
 
+    from memory.service import Rejections
     from web.app.history import ImportSummary
 
 
@@ -36,6 +37,11 @@ def _report(summary: ImportSummary) -> None:
         f"imported {summary.imported}, updated {summary.updated}, unchanged {summary.unchanged}, "
         f"rejected {summary.rejected_count}" + (f", runbooks {summary.runbooks}" if summary.runbooks else "")
     )
+    _rejections(summary)
+
+
+def _rejections(summary: ImportSummary) -> None:
+    """Each rejected line shown with its reasons, and how to list those past the page."""
     for rejected in summary.rejected:
         who = f" ({rejected.incident_id})" if rejected.incident_id else ""
         typer.echo(f"  line {rejected.line}{who}: {'; '.join(rejected.reasons)}")
@@ -149,6 +155,8 @@ def _import_labeled(path: Path, actor: str, replace: bool, rejected_after: int) 
     except UnreadableImport as exc:
         typer.echo(f"{path.name}: {exc}", err=True)
         return True
+    if not rows:
+        return _nothing_imported(path, rejections)
 
     async def work() -> ImportSummary:
         container = Container.build()
@@ -169,6 +177,23 @@ def _import_labeled(path: Path, actor: str, replace: bool, rejected_after: int) 
             await container.aclose()
 
     return bool(_finish(work).rejected_count)
+
+
+def _nothing_imported(path: Path, rejections: Rejections) -> bool:
+    """A file with no line that reads as a record, said plainly with why, before anything is opened
+    (a progress bar over no row read "0/0"); it counts as a rejected file (exit 1)."""
+    from web.app.history import ImportSummary
+
+    if not rejections.count:
+        typer.echo(f"nothing imported from {path.name}: it holds no line")
+        return True
+    lines = f"{rejections.count} line{'s' if rejections.count != 1 else ''}"
+    typer.echo(f"nothing imported from {path.name}: every line was rejected ({lines})")
+    shown = rejections.shown()
+    _rejections(
+        ImportSummary(rejected_count=rejections.count, rejected=shown, rejected_next=rejections.next_after())
+    )
+    return True
 
 
 def _finish(work: Callable[[], Coroutine[Any, Any, ImportSummary]]) -> ImportSummary:
