@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from web.cli.common import refuse, run
+from web.cli.text import hanging
 
 if TYPE_CHECKING:
     from memory.service import Operation
@@ -112,15 +113,20 @@ def show(
     if as_json:
         typer.echo(json.dumps(view.to_dict(), indent=2))
         return
-    typer.echo(f"{view.scope.name} ({view.source})")
-    typer.echo(f"last_refreshed_at:   {_iso(view.last_refreshed_at)}")
-    typer.echo(f"last_memory_seen_at: {_iso(view.last_memory_seen_at)}")
+    lines = [
+        f"{view.scope.name} ({view.source})",
+        f"last_refreshed_at:   {_iso(view.last_refreshed_at)}",
+        f"last_memory_seen_at: {_iso(view.last_memory_seen_at)}",
+    ]
     if view.stale:
-        typer.echo(f"stale: memory has writes up to {_iso(view.memory_last_written_at)} not in it yet")
+        lines.append(f"stale: memory has writes up to {_iso(view.memory_last_written_at)} not in it yet")
     if view.memory_error:
-        typer.echo(f"memory unavailable: {view.memory_error}")
-    typer.echo("")
-    typer.echo(view.content or "The profile has not been built yet: run `recallops profile refresh --wait`.")
+        lines.append(f"memory unavailable: {view.memory_error}")
+    lines += [
+        "",
+        view.content or "The profile has not been built yet: run `recallops profile refresh --wait`.",
+    ]
+    typer.echo(hanging("\n".join(lines)))
 
 
 def _iso(value: object) -> str:

@@ -4,12 +4,14 @@ part of ``recallops import`` (read, extract, queue, optionally accept all, then 
 from __future__ import annotations
 
 import getpass
+import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 import typer
 
 from web.cli.common import cli_session, refuse, run
+from web.cli.text import hanging
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -199,7 +201,7 @@ def show(draft_id: int = typer.Argument(..., help="The draft's number (from `rev
             where = ", ".join(f"{s}-{e}" for s, e in spans) or str(field.get("origin") or "")
             typer.echo(f"\n{name} [{where if value else 'not found'}]")
             if value:
-                typer.echo("  " + value.replace("\n", "\n  "))
+                typer.echo(hanging(textwrap.indent(value, "  ")))
         if draft.reason:
             typer.echo(f"\nrejected: {draft.reason}")
 
