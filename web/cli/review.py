@@ -149,7 +149,7 @@ def _line(draft: Draft) -> str:
 @app.command("list")
 def list_command(
     state: str = typer.Option("pending", "--state", help="pending, accepted, rejected or all."),
-    limit: int = typer.Option(100, "--limit", min=1, max=10_000),
+    limit: int = typer.Option(100, "--limit", min=1, max=10_000, help="List at most this many, by number."),
 ) -> None:
     """Drafts with their fill rate (share of the post-mortem fields found) and what is missing."""
     from incidents.drafts import service as drafts
@@ -166,6 +166,8 @@ def list_command(
         for draft in found:
             typer.echo(_line(draft))
     typer.echo(", ".join(f"{n} {s}" for s, n in counts.items()))
+    if not any(counts.values()):
+        typer.echo("no drafts yet: `recallops import PATH...` drafts post-mortems and tools' exports")
 
 
 def _load(db: Session, draft_id: int) -> Draft:

@@ -496,14 +496,16 @@ def pages(
 def all_benchmarks(
     out: Path = typer.Option(..., "--out", file_okay=False, help="Directory for report.json and report.md."),
     ingest_alerts: int = typer.Option(Sizes.ingest_alerts, min=1, help="Alerts posted."),
-    ingest_concurrency: int = typer.Option(Sizes.ingest_concurrency, min=1),
+    ingest_concurrency: int = typer.Option(Sizes.ingest_concurrency, min=1, help="Senders posting at once."),
     ingest_database_url: str | None = typer.Option(
         None, "--ingest-database-url", help="Also measure intake with the server on this PostgreSQL database."
     ),
     recall_sizes: str = typer.Option("1000", help="Recall bank sizes, e.g. 1000,10000,100000."),
-    briefing_incidents: int = typer.Option(Sizes.briefing_incidents, min=1),
-    briefing_alerts: int = typer.Option(Sizes.briefing_alerts, min=1),
-    pages_incidents: int = typer.Option(Sizes.pages_incidents, min=1),
+    briefing_incidents: int = typer.Option(
+        Sizes.briefing_incidents, min=1, help="Generated incidents in the briefing benchmark's bank."
+    ),
+    briefing_alerts: int = typer.Option(Sizes.briefing_alerts, min=1, help="Alerts briefed and stored."),
+    pages_incidents: int = typer.Option(Sizes.pages_incidents, min=1, help="Incidents stored for the pages."),
     corpus: Path = typer.Option(Sizes.corpus, help="Retrieval corpus (JSONL)."),
     qrels: Path = typer.Option(Sizes.qrels, help="Retrieval judgments (TSV)."),
     hindsight_url: str | None = typer.Option(

@@ -123,6 +123,14 @@ def test_an_operator_fills_what_the_extraction_missed_and_then_accepts(tmp_path:
     assert accepted.stdout.split(" accepted as ")[1].split()[0] in asked.stdout
 
 
+def test_an_empty_review_queue_says_how_drafts_get_there(tmp_path: Path) -> None:
+    listed = LiveServer(data_dir=tmp_path / "data").cli("review", "list").stdout
+    assert listed == (
+        "0 pending, 0 accepted, 0 rejected\n"
+        "no drafts yet: `recallops import PATH...` drafts post-mortems and tools' exports\n"
+    )
+
+
 def test_a_folder_with_nothing_to_import_says_so_and_exits_2(tmp_path: Path) -> None:
     empty = tmp_path / "postmortems"
     (empty / ".git").mkdir(parents=True)

@@ -37,7 +37,9 @@ def test_token_lifecycle(tmp_path: Path) -> None:
     assert secret not in ops.cli("token", "list").stdout
 
     assert "revoked" in ops.cli("token", "revoke", "am-prod").stdout
-    assert ops.cli("token", "list").stdout.strip() == "no tokens"
+    assert ops.cli("token", "list").stdout.strip() == (
+        "no tokens; create one with: recallops token create --name NAME --scope read"
+    )
     assert "revoked" in ops.cli("token", "list", "--all").stdout
 
     again = ops.cli("token", "create", "--name", "am-prod", "--scope", "read", check=False)
