@@ -103,7 +103,7 @@ def main() -> None:
         reason = user_error(exc)
         if reason is None:
             raise
-        typer.echo(f"recallops: {reason}", err=True)
+        typer.echo(f"recallops: {' '.join(reason.split())}", err=True)  # a YAML error's lines, too
         code = UNUSABLE
     finally:
         gc.freeze()

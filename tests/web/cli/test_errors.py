@@ -101,3 +101,18 @@ def test_serve_on_a_port_in_use_is_one_line_before_the_app_starts(tmp_path: Path
     assert result.stderr.strip() == (
         f"recallops: cannot listen on 127.0.0.1:{port}: Address already in use; choose --port"
     )
+
+
+def test_a_channel_file_missing_or_not_yaml_is_named_by_its_variable_in_one_line(tmp_path: Path) -> None:
+    broken = tmp_path / "channels.yaml"
+    broken.write_text("channels:\n  - name: a\n   kind: webhook\n")
+    for path, reason in (
+        (tmp_path / "nowhere.yaml", "No such file or directory"),
+        (broken, "is not valid YAML"),
+    ):
+        env = {"RECALLOPS_NOTIFY_CONFIG": str(path)}
+        result = LiveServer(tmp_path / "data", env=env).cli("notify", "status", check=False)
+        assert result.returncode == 2, result.stderr
+        assert result.stderr.startswith(f"recallops: RECALLOPS_NOTIFY_CONFIG {path}"), result.stderr
+        assert reason in result.stderr and "Errno" not in result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1, result.stderr
