@@ -103,6 +103,15 @@ def test_serve_on_a_port_in_use_is_one_line_before_the_app_starts(tmp_path: Path
     )
 
 
+def test_serve_on_an_address_not_of_this_host_says_so_not_choose_a_port(tmp_path: Path) -> None:
+    result = LiveServer(tmp_path / "data").cli("serve", "--host", "192.0.2.1", "--port", "8000", check=False)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.strip() == (
+        "recallops: cannot listen on 192.0.2.1:8000: Cannot assign requested address; "
+        "--host takes an address of this host"
+    )
+
+
 def test_a_channel_file_missing_or_not_yaml_is_named_by_its_variable_in_one_line(tmp_path: Path) -> None:
     broken = tmp_path / "channels.yaml"
     broken.write_text("channels:\n  - name: a\n   kind: webhook\n")
