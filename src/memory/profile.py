@@ -20,6 +20,7 @@ first checks first), citing the pattern's incidents by id.
 
 import math
 import re
+import textwrap
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
@@ -240,19 +241,28 @@ def _patterns_from(data: dict[str, Any] | None) -> list[Pattern]:
     return [Pattern.from_dict(p, index=i) for i, p in enumerate(raw) if isinstance(p, dict)]
 
 
+ITEM_HANG = " " * len("   - ")  # an item's continuation lines start under its text
+
+
 def render_profile(patterns: list[Pattern], *, heading: str = PROFILE_NAME) -> str:
     """Plain text for people and for LLM context; every item keeps its citations."""
     if not patterns:
         return f"{heading}\n\nNo resolved incidents in memory yet: no failure pattern is known."
     blocks = [heading]
     for number, pattern in enumerate(patterns, 1):
-        blocks.append(f"{number}. {pattern.title}\n{_describe(pattern)}")
+        blocks.append(f"{number}. {pattern.title}\n   {_describe(pattern)}")
         for name in PATTERN_FIELDS:
             values = getattr(pattern, name)
             if values:
-                lines = "\n".join(f"   - {item.text}{_cite(item.citations)}" for item in values)
+                lines = "\n".join(f"   - {_under(item.text)}{_cite(item.citations)}" for item in values)
                 blocks[-1] += f"\n   {FIELD_LABELS[name]}:\n{lines}"
     return "\n\n".join(blocks)
+
+
+def _under(text: str) -> str:
+    """An item's text whose own line breaks (a record's symptom written over several lines) stay under
+    its bullet: at column 0 they read as the next pattern's lines, not as the rest of this item."""
+    return textwrap.indent(text.strip(), ITEM_HANG).removeprefix(ITEM_HANG)
 
 
 def pattern_evidence_text(pattern: Pattern, *, max_items: int = 3) -> str:

@@ -32,9 +32,24 @@ from web.cli import resolve_draft as resolve_draft_cli
 from web.cli import review as review_cli
 from web.cli import token as token_cli
 from web.cli import user as user_cli
+from web.cli.common import UNUSABLE
+
+# Said once, here: `recallops --help` ends with it and docs/cli.md is generated from that help.
+EXIT_CODES = (
+    "Exit codes: 0 when done.\n\n"
+    "1: the command ran and reports a failure: a record or file an import rejected, a draft refused, "
+    "memory writes still failing, a test message not sent, a refresh that failed, a failing scenario, a "
+    "benchmark under its floor or against a baseline that shares nothing.\n\n"
+    "2: the command could not use what it was given, said in one line starting 'recallops:': an option "
+    "or argument that does not parse, an incident, draft, channel, service, user or token that does not "
+    "exist, a path that holds nothing to read or a file not in its format, an invalid setting, a "
+    "database, memory or address that cannot be reached.\n\n"
+    "3: resolve-draft --commit wrote nothing."
+)
 
 app = typer.Typer(
     help="RecallOps: incident response with memory.",
+    epilog=EXIT_CODES,
     no_args_is_help=True,
     rich_markup_mode=None,  # plain help: formatting it with rich costs more than the rest of the startup
 )
@@ -62,22 +77,34 @@ for plugin in entry_points(group="recallops.commands"):
 
 
 def main() -> None:
-    """``recallops``: a bad setting, file or address ends with a one-line reason and exit code 2,
-    never a traceback. Anything else is a fault of RecallOps and keeps its traceback.
+    """``recallops``: input a command cannot use (an option or argument that does not parse, a bad
+    setting, file or address) ends with a one-line reason and exit code 2, never a traceback or Click's
+    usage block; a command that ran and found failures exits 1 (``EXIT_CODES``). Anything else is a
+    fault of RecallOps and keeps its traceback.
 
     The process ends when this returns, so what is still alive is frozen out of the garbage collector:
     the interpreter's last collections would otherwise walk every object the command imported (a
     third of a second after ``ask``) only to free memory the process is about to give back.
     """
     try:
-        app(prog_name="recallops")
+        code = app(prog_name="recallops", standalone_mode=False)
+    except typer.TyperException as exc:  # the parser refused an option, an argument or a command
+        from web.cli.errors import usage_line
+
+        line = usage_line(exc)
+        typer.echo(exc.format_message() if line is None else f"recallops: {line}", err=True)
+        code = UNUSABLE
+    except typer.Abort:
+        typer.echo("Aborted!", err=True)
+        code = 1
     except Exception as exc:
         from web.cli.errors import user_error
 
         reason = user_error(exc)
         if reason is None:
             raise
-        typer.echo(f"recallops: {reason}", err=True)
-        raise SystemExit(2) from None
+        typer.echo(f"recallops: {' '.join(reason.split())}", err=True)  # a YAML error's lines, too
+        code = UNUSABLE
     finally:
         gc.freeze()
+    raise SystemExit(code if isinstance(code, int) else 0)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from web.cli.common import found_incident, print_result, run
+from web.cli.common import found_incident, print_result, refuse, run
 
 if TYPE_CHECKING:
     from agent.briefing.replay import ListDiff, Replay
@@ -103,8 +103,7 @@ def ask(
     if text == "-":
         text = sys.stdin.read()
     if not text.strip():
-        typer.echo("error: the alert text is empty", err=True)
-        raise typer.Exit(code=2)
+        refuse("the alert text is empty")
     if memory == MemoryChoice.on:
         from memory.service import start_loading_embedder
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from web.cli.common import found_incident, print_result, run
+from web.cli.common import found_incident, print_result, refuse, run
 
 if TYPE_CHECKING:
     from web.app.check_action import CheckActionRead
@@ -58,11 +58,9 @@ def check_action(
     from web.app.settings import Settings
 
     if not action or len(action) > MAX_ACTION_CHARS:
-        typer.echo(f"error: the action must be 1 to {MAX_ACTION_CHARS} characters", err=True)
-        raise typer.Exit(code=2)
+        refuse(f"the action must be 1 to {MAX_ACTION_CHARS} characters")
     try:
         result = run(_check(Settings(), incident, action, actor.strip() or "cli"))
     except MemoryUnavailable as exc:
-        typer.echo(f"error: memory unavailable, nothing was checked: {exc}", err=True)
-        raise typer.Exit(code=1) from exc
+        refuse(f"memory unavailable, nothing was checked: {exc}")
     print_result(found_incident(result, incident), as_json=as_json, render=render)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import typer
 
@@ -20,6 +20,19 @@ if TYPE_CHECKING:
 
 M = TypeVar("M", bound="BaseModel")
 T = TypeVar("T")
+
+# The exit code of input a command cannot use (an option, a name, a file, a setting); 1 is kept for a run
+# that found failures. The top-level help lists every code (``EXIT_CODES`` in ``web.cli``).
+UNUSABLE = 2
+
+
+def refuse(reason: str) -> NoReturn:
+    """End the command on input it cannot use: one line saying what is wrong, exit 2, nothing done.
+
+    The same line ``main`` prints for a bad setting, file or address and for an option that does not
+    parse, so a script tells bad input from a run that found failures (exit 1) by the code alone."""
+    typer.echo(f"recallops: {reason}", err=True)
+    raise typer.Exit(code=UNUSABLE)
 
 
 def run(main: Coroutine[Any, Any, T]) -> T:
@@ -48,20 +61,19 @@ def cli_session() -> Iterator[Session]:
 
 @contextmanager
 def refusing_session(refused: type[Exception]) -> Iterator[Session]:
-    """``cli_session`` where the service refusing (``refused``) is an error line and exit 1, not a trace."""
+    """``cli_session`` where the service refusing what it was asked (``refused``: a name taken or
+    unknown, a role or scope that does not exist) is ``refuse``'s one line and exit 2, not a trace."""
     try:
         with cli_session() as session:
             yield session
     except refused as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(code=1) from exc
+        refuse(str(exc))
 
 
 def found_incident(result: M | None, incident: str) -> M:
-    """The command's answer, or exit 1 saying the incident does not exist."""
+    """The command's answer, or ``refuse`` saying the incident does not exist."""
     if result is None:
-        typer.echo(f"error: no incident {incident!r}", err=True)
-        raise typer.Exit(code=1)
+        refuse(f"no incident {incident!r}")
     return result
 
 

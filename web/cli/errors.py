@@ -1,9 +1,16 @@
-"""What the operator got wrong, said in one line: settings, addresses and files a command could not use.
+"""What the operator got wrong, said in one line: settings, addresses and files a command could not use,
+and options or arguments the command line could not parse.
 
 Imported only when a command fails, so the libraries named here cost nothing on the way in.
 """
 
+from __future__ import annotations
+
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typer import TyperException
 
 _LINK = re.compile(r"\s*\(Background on this error at: [^)]*\)")
 # How pydantic-settings says a list setting's value is not JSON: the field and the source, no variable.
@@ -66,3 +73,19 @@ def user_error(exc: BaseException) -> str | None:
     if isinstance(exc, httpx.TransportError):  # the address answers nothing (refused, no route, timeout)
         return f"cannot reach {exc.request.url}: {exc}"
     return None
+
+
+def usage_line(exc: TyperException) -> str | None:
+    """An option, argument or command the parser refused, in one line that names it and where the
+    command's help is: Click's own report is four lines with the usage and a blank line before the
+    reason, which a log or a script's ``2>&1`` shows as noise around the one line that matters.
+
+    None when there is nothing to correct: a command group given no command answers with its help."""
+    message = exc.format_message()
+    if message.startswith("Usage:"):
+        return None
+    reason = " ".join(message.replace("Value error, ", "").split()).rstrip(".")
+    if reason[:2].istitle():  # "Invalid value", "No such option": mid-sentence after "recallops: "
+        reason = reason[0].lower() + reason[1:]
+    ctx = getattr(exc, "ctx", None)
+    return f"{reason} (see `{ctx.command_path} --help`)" if ctx is not None else reason

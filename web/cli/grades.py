@@ -25,7 +25,9 @@ def parse_since(value: str | None, now: datetime) -> datetime | None:
     try:
         moment = datetime.fromisoformat(value.strip())
     except ValueError as exc:
-        raise typer.BadParameter(f"{value!r} is neither a number of days like 30d nor an ISO date") from exc
+        raise typer.BadParameter(
+            f"{value!r} is neither a number of days like 30d nor an ISO date", param_hint="--since"
+        ) from exc
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 

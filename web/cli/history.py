@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from web.cli.common import run
+from web.cli.common import refuse, run
 
 if TYPE_CHECKING:
     from rich.progress import Progress
 
+    from memory.service import Rejections
     from web.app.history import ImportSummary
 
 
@@ -36,6 +37,11 @@ def _report(summary: ImportSummary) -> None:
         f"imported {summary.imported}, updated {summary.updated}, unchanged {summary.unchanged}, "
         f"rejected {summary.rejected_count}" + (f", runbooks {summary.runbooks}" if summary.runbooks else "")
     )
+    _rejections(summary)
+
+
+def _rejections(summary: ImportSummary) -> None:
+    """Each rejected line shown with its reasons, and how to list those past the page."""
     for rejected in summary.rejected:
         who = f" ({rejected.incident_id})" if rejected.incident_id else ""
         typer.echo(f"  line {rejected.line}{who}: {'; '.join(rejected.reasons)}")
@@ -109,9 +115,9 @@ def import_(
     accepting it replaces that incident's record, and --accept-all leaves it for review unless
     --accept-revisions. A labeled row whose id is already history with other content is rejected
     unless --replace.
-    Exits 1 when any record or file was rejected, when the paths hold no file at all, or (with
-    --accept-all) when a draft was left for review; the rest is imported. Drafting without --accept-all
-    is the review flow, and exits 0.
+    Exits 1 when any record or file was rejected or (with --accept-all) a draft was left for review;
+    the rest is imported. Exits 2, importing nothing, when the paths hold no file at all. Drafting
+    without --accept-all is the review flow, and exits 0.
     """
     from memory.service import collect, is_labeled_history
     from web.cli.review import import_free_form
@@ -149,6 +155,8 @@ def _import_labeled(path: Path, actor: str, replace: bool, rejected_after: int) 
     except UnreadableImport as exc:
         typer.echo(f"{path.name}: {exc}", err=True)
         return True
+    if not rows:
+        return _nothing_imported(path, rejections)
 
     async def work() -> ImportSummary:
         container = Container.build()
@@ -171,13 +179,29 @@ def _import_labeled(path: Path, actor: str, replace: bool, rejected_after: int) 
     return bool(_finish(work).rejected_count)
 
 
+def _nothing_imported(path: Path, rejections: Rejections) -> bool:
+    """A file with no line that reads as a record, said plainly with why, before anything is opened
+    (a progress bar over no row read "0/0"); it counts as a rejected file (exit 1)."""
+    from web.app.history import ImportSummary
+
+    if not rejections.count:
+        typer.echo(f"nothing imported from {path.name}: it holds no line")
+        return True
+    lines = f"{rejections.count} line{'s' if rejections.count != 1 else ''}"
+    typer.echo(f"nothing imported from {path.name}: every line was rejected ({lines})")
+    shown = rejections.shown()
+    _rejections(
+        ImportSummary(rejected_count=rejections.count, rejected=shown, rejected_next=rejections.next_after())
+    )
+    return True
+
+
 def _finish(work: Callable[[], Coroutine[Any, Any, ImportSummary]]) -> ImportSummary:
     from memory.service import MemoryUnavailable
 
     try:
         summary = run(work())
     except MemoryUnavailable as exc:
-        typer.echo(f"memory unavailable: {exc}. Run the command again to finish.", err=True)
-        raise typer.Exit(code=2) from exc
+        refuse(f"memory unavailable: {exc}. Run the command again to finish.")
     _report(summary)
     return summary

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from web.cli.common import run
+from web.cli.common import refuse, run
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session, sessionmaker
@@ -53,11 +53,10 @@ def _configured_names(sessions: sessionmaker[Session], notifier: Notifier) -> se
 
 
 def _require(channel: str, configured: set[str]) -> None:
-    """Exit 1 naming the configured channels when ``channel`` is none of them (a typo did nothing)."""
+    """Refuse naming the configured channels when ``channel`` is none of them (a typo did nothing)."""
     if channel not in configured:
         known = ", ".join(sorted(configured)) or "none"
-        typer.echo(f"error: no channel {channel!r} is configured (configured: {known})", err=True)
-        raise typer.Exit(code=1)
+        refuse(f"no channel {channel!r} is configured (configured: {known})")
 
 
 @app.command()
@@ -149,7 +148,7 @@ async def _send_test(
 @app.command()
 def test(
     channel: str = typer.Argument(..., help="The channel's name in the configuration."),
-    timeout: float = typer.Option(30.0, help="Seconds to wait for the outcome."),
+    timeout: float = typer.Option(30.0, min=0.1, help="Seconds to wait for the outcome."),
 ) -> None:
     """Send a test message through the outbox to one channel and print what happened (exit 1 if not sent)."""
     from incidents.delivery.holds import channel_holds
@@ -157,13 +156,11 @@ def test(
     with _configured() as (sessions, notifier):
         _require(channel, _configured_names(sessions, notifier))
         if channel not in notifier.channels:
-            typer.echo(
-                f"error: channel {channel!r} is the service's, but this shell has not its configuration: "
+            refuse(
+                f"channel {channel!r} is the service's, but this shell has not its configuration: "
                 "send the test with RECALLOPS_NOTIFY_CONFIG or RECALLOPS_NOTIFY_CHANNELS "
-                "as the service has them",
-                err=True,
+                "as the service has them"
             )
-            raise typer.Exit(code=1)
         label = notifier.channels[channel].label()
         with sessions() as db:
             hold = channel_holds(db_session=db).get(channel)

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from web.cli.common import run
+from web.cli.common import refuse, run
+from web.cli.text import hanging
 
 if TYPE_CHECKING:
     from memory.service import Operation
@@ -74,7 +75,7 @@ async def _show(service: str | None) -> profile.ProfileView:
 def refresh(
     service: str | None = typer.Option(None, help="Refresh this service's profile instead of the team's."),
     wait: bool = typer.Option(False, "--wait", help="Poll the refresh operation until it finishes."),
-    timeout: float = typer.Option(300.0, help="With --wait: give up after this many seconds."),
+    timeout: float = typer.Option(300.0, min=1, help="With --wait: give up after this many seconds."),
 ) -> None:
     """Refresh the profile now (it is also refreshed automatically after new memory writes)."""
     from memory.service import MemoryUnavailable
@@ -84,7 +85,9 @@ def refresh(
         operation, view = run(_refresh(service, wait, timeout))
     except UnknownService as exc:
         raise typer.BadParameter(str(exc), param_hint="--service") from exc
-    except (MemoryUnavailable, TimeoutError, RuntimeError) as exc:
+    except MemoryUnavailable as exc:
+        refuse(f"memory unavailable, nothing was refreshed: {exc}")
+    except (TimeoutError, RuntimeError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(code=1) from exc
     typer.echo(f"operation {operation.id}: {operation.status}")
@@ -110,15 +113,20 @@ def show(
     if as_json:
         typer.echo(json.dumps(view.to_dict(), indent=2))
         return
-    typer.echo(f"{view.scope.name} ({view.source})")
-    typer.echo(f"last_refreshed_at:   {_iso(view.last_refreshed_at)}")
-    typer.echo(f"last_memory_seen_at: {_iso(view.last_memory_seen_at)}")
+    lines = [
+        f"{view.scope.name} ({view.source})",
+        f"last_refreshed_at:   {_iso(view.last_refreshed_at)}",
+        f"last_memory_seen_at: {_iso(view.last_memory_seen_at)}",
+    ]
     if view.stale:
-        typer.echo(f"stale: memory has writes up to {_iso(view.memory_last_written_at)} not in it yet")
+        lines.append(f"stale: memory has writes up to {_iso(view.memory_last_written_at)} not in it yet")
     if view.memory_error:
-        typer.echo(f"memory unavailable: {view.memory_error}")
-    typer.echo("")
-    typer.echo(view.content or "The profile has not been built yet: run `recallops profile refresh --wait`.")
+        lines.append(f"memory unavailable: {view.memory_error}")
+    lines += [
+        "",
+        view.content or "The profile has not been built yet: run `recallops profile refresh --wait`.",
+    ]
+    typer.echo(hanging("\n".join(lines)))
 
 
 def _iso(value: object) -> str:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from web.cli.common import found_incident, print_result, run
+from web.cli.common import found_incident, print_result, refuse, run
 
 if TYPE_CHECKING:
     from agent.resolution.conversation import ResolutionDraft
@@ -73,11 +73,9 @@ def resolve_draft(
         notes = sys.stdin.read()
     notes, engineer = notes.strip(), engineer.strip()
     if not notes or not engineer:
-        typer.echo("error: --notes and --as must not be empty", err=True)
-        raise typer.Exit(code=2)
+        refuse("--notes and --as must not be empty")
     if len(notes) > MAX_NOTES_CHARS:
-        typer.echo(f"error: the notes are over {MAX_NOTES_CHARS} characters", err=True)
-        raise typer.Exit(code=2)
+        refuse(f"the notes are over {MAX_NOTES_CHARS} characters")
     result = found_incident(run(_draft(Settings(), incident, notes, commit, engineer)), incident)
     print_result(result, as_json=as_json, render=render)
     if commit and not result.logged:

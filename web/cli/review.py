@@ -4,12 +4,14 @@ part of ``recallops import`` (read, extract, queue, optionally accept all, then 
 from __future__ import annotations
 
 import getpass
+import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 import typer
 
-from web.cli.common import cli_session, run
+from web.cli.common import cli_session, refuse, run
+from web.cli.text import hanging
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -34,10 +36,7 @@ def import_free_form(
 
     if not files:
         named = ", ".join(str(p) for p in paths)
-        typer.echo(
-            f"no file to import in {named} (folders are read through; hidden files are skipped)", err=True
-        )
-        return True
+        refuse(f"no file to import in {named} (folders are read through; hidden files are skipped)")
 
     async def work() -> tuple[ImportReport, int]:
         container = Container.build()
@@ -150,15 +149,16 @@ def _line(draft: Draft) -> str:
 @app.command("list")
 def list_command(
     state: str = typer.Option("pending", "--state", help="pending, accepted, rejected or all."),
-    limit: int = typer.Option(100, "--limit", min=1, max=10_000),
+    limit: int = typer.Option(100, "--limit", min=1, max=10_000, help="List at most this many, by number."),
 ) -> None:
     """Drafts with their fill rate (share of the post-mortem fields found) and what is missing."""
     from incidents.drafts import service as drafts
     from incidents.drafts.models import DRAFT_STATES
 
     if state != "all" and state not in DRAFT_STATES:
-        typer.echo(f"error: --state is one of {', '.join(DRAFT_STATES)} or all", err=True)
-        raise typer.Exit(code=1)
+        raise typer.BadParameter(
+            f"{state!r} is none of {', '.join(DRAFT_STATES)} or all", param_hint="--state"
+        )
     with cli_session() as db:
         wanted = None if state == "all" else cast("DraftState", state)
         found = drafts.list_drafts(db_session=db, state=wanted, limit=limit)
@@ -166,6 +166,8 @@ def list_command(
         for draft in found:
             typer.echo(_line(draft))
     typer.echo(", ".join(f"{n} {s}" for s, n in counts.items()))
+    if not any(counts.values()):
+        typer.echo("no drafts yet: `recallops import PATH...` drafts post-mortems and tools' exports")
 
 
 def _load(db: Session, draft_id: int) -> Draft:
@@ -173,9 +175,16 @@ def _load(db: Session, draft_id: int) -> Draft:
 
     draft = drafts.get(db_session=db, draft_id=draft_id)
     if draft is None:
-        typer.echo(f"error: no draft {draft_id}", err=True)
-        raise typer.Exit(code=1)
+        refuse(f"no draft {draft_id}: `recallops review list --state all` lists them")
     return draft
+
+
+def _all_exist(draft_ids: list[int]) -> None:
+    """Refuse the whole command when one of the drafts named does not exist, before any is decided: a
+    typo among several ids decides nothing rather than half of them."""
+    with cli_session() as db:
+        for draft_id in draft_ids:
+            _load(db, draft_id)
 
 
 @app.command("show")
@@ -194,7 +203,7 @@ def show(draft_id: int = typer.Argument(..., help="The draft's number (from `rev
             where = ", ".join(f"{s}-{e}" for s, e in spans) or str(field.get("origin") or "")
             typer.echo(f"\n{name} [{where if value else 'not found'}]")
             if value:
-                typer.echo("  " + value.replace("\n", "\n  "))
+                typer.echo(hanging(textwrap.indent(value, "  ")))
         if draft.reason:
             typer.echo(f"\nrejected: {draft.reason}")
 
@@ -251,8 +260,7 @@ def edit(
             missing = list(draft.missing)
             db.commit()
     except drafts.DraftRefused as exc:
-        typer.echo(f"error: draft {draft_id} not edited: {exc}", err=True)
-        raise typer.Exit(code=1) from None
+        refuse(f"draft {draft_id} not edited: {exc}")
     typer.echo(f"draft {draft_id}: {', '.join(changed) or 'nothing'} changed")
     if missing:
         typer.echo(f"still missing: {', '.join(missing)}")
@@ -278,6 +286,7 @@ def accept(
     from web.app.container import Container
     from web.cli.memory import drain
 
+    _all_exist(draft_ids)
     refused = 0
     accepted: list[str] = []
     for draft_id in draft_ids:
@@ -323,6 +332,7 @@ def reject(
     """Keep drafts out of memory, saying why; importing the same file again leaves them rejected."""
     from incidents.drafts import service as drafts
 
+    _all_exist(draft_ids)
     failed = False
     for draft_id in draft_ids:
         try:

@@ -38,8 +38,10 @@ def serve(
 
 
 def _free(host: str, port: int) -> None:
-    """Exit 2 in one line when the address is taken (the service already runs there, most often), before
-    the app starts: uvicorn would start it (its worker, its channels' routing) and only then fail."""
+    """Exit 2 in one line when the address is taken (the service already runs there, most often), or is
+    not this host's, before the app starts: uvicorn would start it (its worker, its channels' routing)
+    and only then fail."""
+    import errno
     import socket
 
     with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
@@ -47,7 +49,8 @@ def _free(host: str, port: int) -> None:
         try:
             probe.bind((host, port))
         except OSError as exc:
-            typer.echo(f"recallops: cannot listen on {host}:{port}: {exc.strerror}; choose --port", err=True)
+            fix = "choose --port" if exc.errno == errno.EADDRINUSE else "--host takes an address of this host"
+            typer.echo(f"recallops: cannot listen on {host}:{port}: {exc.strerror}; {fix}", err=True)
             raise typer.Exit(code=2) from None
 
 

@@ -55,7 +55,7 @@ def list_(
         typer.echo(json.dumps(rows, indent=2))
         return
     if not rows:
-        typer.echo("no tokens")
+        typer.echo("no tokens; create one with: recallops token create --name NAME --scope read")
         return
     for row in rows:
         state = (

@@ -7,6 +7,7 @@ import typer
 from web.cli.common import cli_session, refusing_session
 
 app = typer.Typer(help="User accounts for the pages.", no_args_is_help=True)
+USER = typer.Argument(..., help="The user's sign-in name (from `recallops user list`).")
 
 
 def _new_password(generate: bool) -> tuple[str, bool]:
@@ -32,7 +33,9 @@ def add(
     from incidents.auth import users
 
     if sso and (password or generate):
-        raise typer.BadParameter("--sso accounts have no password")
+        raise typer.BadParameter(
+            "accounts have no password: leave out --password and --generate", param_hint="--sso"
+        )
     generated = False
     if not sso and password is None:
         password, generated = _new_password(generate)
@@ -60,7 +63,7 @@ def list_() -> None:
 
 @app.command()
 def passwd(
-    name: str = typer.Argument(...),
+    name: str = USER,
     password: str | None = typer.Option(None, help="Prompted for on a terminal, else generated."),
     generate: bool = typer.Option(False, "--generate", help="Generate a password and print it once."),
 ) -> None:
@@ -77,7 +80,7 @@ def passwd(
 
 @app.command()
 def role(
-    name: str = typer.Argument(...),
+    name: str = USER,
     new_role: str = typer.Argument(..., metavar="ROLE", help="engineer or viewer"),
 ) -> None:
     """Change a user's role; it applies from their next request."""
@@ -89,7 +92,7 @@ def role(
 
 
 @app.command()
-def disable(name: str = typer.Argument(...)) -> None:
+def disable(name: str = USER) -> None:
     """Stop a user signing in; their open sessions end and their name stays on past records."""
     from incidents.auth import users
 
@@ -99,7 +102,7 @@ def disable(name: str = typer.Argument(...)) -> None:
 
 
 @app.command()
-def signout(name: str = typer.Argument(...)) -> None:
+def signout(name: str = USER) -> None:
     """Sign a user out everywhere: every open session of theirs ends at once, on every replica."""
     from incidents.auth import users
 

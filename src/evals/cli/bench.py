@@ -12,7 +12,7 @@ import typer
 
 from evals.bench.sizes import Sizes
 from evals.scenarios import DEFAULT_SCENARIOS, SHIPPED_SCENARIOS
-from web.cli.common import run
+from web.cli.common import refuse, run
 
 
 class BenchResult(Protocol):
@@ -62,6 +62,18 @@ QRELS = typer.Option(
     ..., exists=True, dir_okay=False, callback=readable_qrels, help="Judgments: query, doc, grade (TSV)."
 )
 AS_JSON = typer.Option(False, "--json", help="Print one JSON object and nothing else.")
+
+
+def bank_sizes(value: str, option: str) -> list[int]:
+    """Bank sizes written ``1000,10000``: a size that is not a whole number of records names its option
+    before a benchmark starts, not as a traceback (or a table of empty banks) from inside it."""
+    try:
+        sizes = [int(size) for size in value.split(",") if size.strip()]
+    except ValueError:
+        sizes = [0]
+    if min(sizes, default=1) < 1:
+        raise typer.BadParameter(f"{value!r} is not sizes like 1000,10000", param_hint=option)
+    return sizes
 
 
 def _print(result: R, *, as_json: bool, summary: Callable[[R], str]) -> None:
@@ -197,9 +209,8 @@ def import_fields(
             assert corpus and documents
             result = extraction_bench.run_import_bench(corpus, documents)
             summary = extraction_bench.markdown(result)
-    except ValueError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
+    except ValueError as exc:  # no document of the folder is one of the corpus, or a notes folder unusable
+        refuse(str(exc))
     typer.echo(json.dumps(result, indent=2) if as_json else summary)
 
 
@@ -285,9 +296,8 @@ def replay(
             report = run(scenario_replay(source, progress=progress))
         else:
             report = run(replay_bench.run_replay(*source, progress=progress))
-    except ValueError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
+    except ValueError as exc:  # no history to replay, a record set the scenarios name and nobody has
+        refuse(str(exc))
     text = "" if as_json else replay_bench.markdown(report)
     if baseline is not None:
         try:
@@ -357,7 +367,7 @@ def recall(
     """Embedded recall p50/p95 (scoped and unscoped), retain/s and reopen time per size, against the floor."""
     from evals.bench import recall as recall_bench
 
-    counts = [int(s) for s in sizes.split(",") if s.strip()]
+    counts = bank_sizes(sizes, "--sizes")
     results = run(recall_bench.run_recall(counts)) if counts else []
     if hindsight_url:
         results.append(run(recall_bench.run_hindsight(hindsight_url)))
@@ -507,14 +517,16 @@ def pages(
 def all_benchmarks(
     out: Path = typer.Option(..., "--out", file_okay=False, help="Directory for report.json and report.md."),
     ingest_alerts: int = typer.Option(Sizes.ingest_alerts, min=1, help="Alerts posted."),
-    ingest_concurrency: int = typer.Option(Sizes.ingest_concurrency, min=1),
+    ingest_concurrency: int = typer.Option(Sizes.ingest_concurrency, min=1, help="Senders posting at once."),
     ingest_database_url: str | None = typer.Option(
         None, "--ingest-database-url", help="Also measure intake with the server on this PostgreSQL database."
     ),
     recall_sizes: str = typer.Option("1000", help="Recall bank sizes, e.g. 1000,10000,100000."),
-    briefing_incidents: int = typer.Option(Sizes.briefing_incidents, min=1),
-    briefing_alerts: int = typer.Option(Sizes.briefing_alerts, min=1),
-    pages_incidents: int = typer.Option(Sizes.pages_incidents, min=1),
+    briefing_incidents: int = typer.Option(
+        Sizes.briefing_incidents, min=1, help="Generated incidents in the briefing benchmark's bank."
+    ),
+    briefing_alerts: int = typer.Option(Sizes.briefing_alerts, min=1, help="Alerts briefed and stored."),
+    pages_incidents: int = typer.Option(Sizes.pages_incidents, min=1, help="Incidents stored for the pages."),
     corpus: Path = typer.Option(Sizes.corpus, help="Retrieval corpus (JSONL)."),
     qrels: Path = typer.Option(Sizes.qrels, help="Retrieval judgments (TSV)."),
     hindsight_url: str | None = typer.Option(
@@ -528,7 +540,7 @@ def all_benchmarks(
         ingest_alerts=ingest_alerts,
         ingest_concurrency=ingest_concurrency,
         ingest_database_url=ingest_database_url,
-        recall_sizes=tuple(int(s) for s in recall_sizes.split(",") if s.strip()),
+        recall_sizes=tuple(bank_sizes(recall_sizes, "--recall-sizes")),
         briefing_incidents=briefing_incidents,
         briefing_alerts=briefing_alerts,
         pages_incidents=pages_incidents,

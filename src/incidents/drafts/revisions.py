@@ -35,14 +35,21 @@ class Revised:
     reason: str
 
 
+def _latest_of_source(*, db_session: Session, source_name: str, accepted_first: bool) -> Draft | None:
+    """The latest accepted or pending draft of a source (a rejected one stands for nothing); with
+    ``accepted_first``, the latest accepted one while there is one."""
+    order = (Draft.state, Draft.id.desc()) if accepted_first else (Draft.id.desc(),)  # "accepted" < "pending"
+    return db_session.scalars(
+        select(Draft)
+        .where(Draft.source_name == source_name[:500], Draft.state.in_(("accepted", "pending")))
+        .order_by(*order)
+    ).first()
+
+
 def of_source(*, db_session: Session, source_name: str) -> Revised | None:
     """The incident an earlier version of this source was accepted as, or that a still pending
     version already revises."""
-    earlier = db_session.scalars(
-        select(Draft)
-        .where(Draft.source_name == source_name[:500], Draft.state.in_(("accepted", "pending")))
-        .order_by(Draft.state, Draft.id.desc())  # "accepted" sorts first, then the latest
-    ).first()
+    earlier = _latest_of_source(db_session=db_session, source_name=source_name, accepted_first=True)
     if earlier is None:
         return None
     if earlier.state == "accepted":
@@ -82,11 +89,7 @@ def compared(*, db_session: Session, draft: Draft) -> list[Compared]:
 
 def typed_of_source(*, db_session: Session, source_name: str) -> dict[str, str]:
     """The fields a person typed into the latest accepted or pending version of this source."""
-    latest = db_session.scalars(
-        select(Draft)
-        .where(Draft.source_name == source_name[:500], Draft.state.in_(("accepted", "pending")))
-        .order_by(Draft.id.desc())
-    ).first()
+    latest = _latest_of_source(db_session=db_session, source_name=source_name, accepted_first=False)
     if latest is None:
         return {}
     return {

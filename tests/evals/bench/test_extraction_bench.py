@@ -69,7 +69,7 @@ def test_bench_import_says_when_no_document_matches(tmp_path: Path, inputs: tupl
     result = CliRunner().invoke(
         app, ["bench", "import", "--corpus", str(corpus), "--documents", str(tmp_path)]
     )
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "no document" in result.output and "P__1.txt" in result.output
     assert "Traceback" not in result.output
 

@@ -84,7 +84,7 @@ def test_a_listing_it_cannot_score_is_named(tmp_path: Path, line: str, said: str
     folder = _folder(tmp_path)
     (folder / "expected.jsonl").write_text(line + "\n", encoding="utf-8")
     code, output = _bench("--notes", str(folder))
-    assert code == 1 and said in output and "Traceback" not in output
+    assert code == 2 and said in output and "Traceback" not in output
 
 
 def test_notes_and_a_corpus_are_two_modes(tmp_path: Path) -> None:

@@ -156,7 +156,7 @@ def test_a_directory_without_a_scenario_to_replay_is_refused_by_name(tmp_path: P
         (tmp_path, f"no scenario in {tmp_path} has a history to replay"),
     ):
         result = CliRunner().invoke(app, ["bench", "replay", "--scenario-dir", str(directory)])
-        assert result.exit_code == 1, result.output
+        assert result.exit_code == 2, result.output
         assert message in " ".join(result.output.split())
         assert "Traceback" not in result.output
 
@@ -166,6 +166,6 @@ def test_a_missing_record_set_is_named_not_a_crash(tmp_path: Path) -> None:
     assert "- meridian" in text
     (tmp_path / "01.yaml").write_text(text.replace("- meridian", "- our-history"), encoding="utf-8")
     result = CliRunner().invoke(app, ["bench", "replay", "--scenario-dir", str(tmp_path)])
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == 2, result.output
     assert "record set 'our-history' not found" in result.output
     assert not isinstance(result.exception, OSError)

@@ -38,4 +38,4 @@ def test_ask_reads_stdin_and_renders_text(runner: CliRunner) -> None:
 def test_empty_text_and_unknown_incident_are_errors(runner: CliRunner) -> None:
     assert runner.invoke(app, ["ask", "  "]).exit_code == 2
     missing = runner.invoke(app, ["replay", "INC-9999"])
-    assert missing.exit_code == 1 and "no incident 'INC-9999'" in missing.output
+    assert missing.exit_code == 2 and "no incident 'INC-9999'" in missing.output

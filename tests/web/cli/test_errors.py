@@ -114,3 +114,27 @@ def test_serve_waiting_for_the_schema_says_so_before_it_waits(tmp_path: Path) ->
     assert waiting.startswith(f"recallops: waiting up to 0.5s for the database schema to reach {head}")
     assert "run `recallops db upgrade` once" in waiting
     assert refused.startswith(f"recallops: the database schema is at no revision, this release needs {head}")
+
+
+def test_serve_on_an_address_not_of_this_host_says_so_not_choose_a_port(tmp_path: Path) -> None:
+    result = LiveServer(tmp_path / "data").cli("serve", "--host", "192.0.2.1", "--port", "8000", check=False)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.strip() == (
+        "recallops: cannot listen on 192.0.2.1:8000: Cannot assign requested address; "
+        "--host takes an address of this host"
+    )
+
+
+def test_a_channel_file_missing_or_not_yaml_is_named_by_its_variable_in_one_line(tmp_path: Path) -> None:
+    broken = tmp_path / "channels.yaml"
+    broken.write_text("channels:\n  - name: a\n   kind: webhook\n")
+    for path, reason in (
+        (tmp_path / "nowhere.yaml", "No such file or directory"),
+        (broken, "is not valid YAML"),
+    ):
+        env = {"RECALLOPS_NOTIFY_CONFIG": str(path)}
+        result = LiveServer(tmp_path / "data", env=env).cli("notify", "status", check=False)
+        assert result.returncode == 2, result.stderr
+        assert result.stderr.startswith(f"recallops: RECALLOPS_NOTIFY_CONFIG {path}"), result.stderr
+        assert reason in result.stderr and "Errno" not in result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1, result.stderr

@@ -61,6 +61,19 @@ def test_import_reports_rejections_and_exits_1(tmp_path: Path) -> None:
     assert "line 2 (PM-78): symptom" in result.stdout
 
 
+def test_a_file_whose_every_line_is_rejected_says_nothing_was_imported_and_why(tmp_path: Path) -> None:
+    operator = LiveServer(data_dir=tmp_path / "data")
+    path = tmp_path / "history.jsonl"
+    path.write_text("not json\n" + json.dumps({**GOOD, "symptom": ""}) + "\n")
+    result = operator.cli("import", str(path), check=False)
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.startswith(
+        "nothing imported from history.jsonl: every line was rejected (2 lines)\n"
+    )
+    assert "  line 1: not valid JSON" in result.stdout and "  line 2 (PM-77): symptom" in result.stdout
+    assert "0/0" not in result.stderr, result.stderr
+
+
 def test_rewriting_an_imported_record_takes_replace(tmp_path: Path) -> None:
     operator = LiveServer(data_dir=tmp_path / "data")
     path = tmp_path / "history.jsonl"

@@ -61,8 +61,8 @@ def test_an_unknown_channel_is_refused_naming_the_configured_ones(tmp_path: Path
     channels = [{"name": "audit", "kind": "webhook", "url": "http://127.0.0.1:9/h"}]
     server = LiveServer(tmp_path / "data", env={"RECALLOPS_NOTIFY_CHANNELS": json.dumps(channels)})
     done = server.cli("notify", command, "nosuch", check=False)
-    assert done.returncode == 1, done.stdout
-    assert done.stderr == "error: no channel 'nosuch' is configured (configured: audit)\n"
+    assert done.returncode == 2, done.stdout
+    assert done.stderr == "recallops: no channel 'nosuch' is configured (configured: audit)\n"
     assert "queued" not in done.stdout
 
 
@@ -165,11 +165,11 @@ def test_retry_and_test_from_a_shell_without_the_services_channels(
     assert retried.exit_code == 0, retried.output
     assert retried.output == "0 message(s) queued again\n"
     tested = runner.invoke(app, ["notify", "test", "oncall"])
-    assert tested.exit_code == 1
+    assert tested.exit_code == 2
     assert tested.output == (
-        "error: channel 'oncall' is the service's, but this shell has not its configuration: send the "
+        "recallops: channel 'oncall' is the service's, but this shell has not its configuration: send the "
         "test with RECALLOPS_NOTIFY_CONFIG or RECALLOPS_NOTIFY_CHANNELS as the service has them\n"
     )
     unknown = runner.invoke(app, ["notify", "retry", "nosuch"])
-    assert unknown.exit_code == 1
-    assert unknown.output == "error: no channel 'nosuch' is configured (configured: oncall)\n"
+    assert unknown.exit_code == 2
+    assert unknown.output == "recallops: no channel 'nosuch' is configured (configured: oncall)\n"

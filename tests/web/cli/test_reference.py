@@ -3,6 +3,7 @@
 
 import re
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -35,3 +36,20 @@ def test_every_command_the_docs_name_exists() -> None:
             if name not in commands or (subcommands is not None and sub and sub not in subcommands):
                 unknown.append(f"{page.name}: recallops {name} {sub}".strip())
     assert unknown == [], "the docs name commands that do not exist"
+
+
+def test_every_argument_and_option_says_what_it_takes() -> None:
+    """A bare ``name <str>  [required]`` leaves the operator to guess which name: each parameter of
+    every command carries its own help."""
+    silent = []
+    stack: list[tuple[str, Any]] = [("recallops", typer.main.get_command(app))]
+    while stack:
+        path, command = stack.pop()
+        for name, sub in getattr(command, "commands", {}).items():
+            stack.append((f"{path} {name}", sub))
+        for param in command.params:
+            if param.name not in ("help", "install_completion", "show_completion") and not getattr(
+                param, "help", None
+            ):
+                silent.append(f"{path} {param.name}")
+    assert sorted(silent) == []

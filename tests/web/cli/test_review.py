@@ -101,12 +101,12 @@ def test_an_operator_fills_what_the_extraction_missed_and_then_accepts(tmp_path:
     assert f"write error_signature, outcome with `recallops review edit {draft_id} --set" in refused.stderr
 
     bad = operator.cli("review", "edit", draft_id, "--set", "severity=high", check=False)
-    assert bad.returncode == 1 and "severity: not a drafted field" in bad.stderr
+    assert bad.returncode == 2 and "severity: not a drafted field" in bad.stderr
     malformed = operator.cli("review", "edit", draft_id, "--set", "outcome", check=False)
     assert malformed.returncode == 2 and "is not FIELD=TEXT" in malformed.stderr
     early = operator.cli("review", "edit", draft_id, "--set", "timestamp=1969-07-20", check=False)
     assert (
-        early.returncode == 1
+        early.returncode == 2
         and "timestamp: timestamp 1969-07-20T00:00:00+00:00 is before 1970" in early.stderr
     )
 
@@ -123,11 +123,19 @@ def test_an_operator_fills_what_the_extraction_missed_and_then_accepts(tmp_path:
     assert accepted.stdout.split(" accepted as ")[1].split()[0] in asked.stdout
 
 
-def test_a_folder_with_nothing_to_import_says_so_and_exits_1(tmp_path: Path) -> None:
+def test_an_empty_review_queue_says_how_drafts_get_there(tmp_path: Path) -> None:
+    listed = LiveServer(data_dir=tmp_path / "data").cli("review", "list").stdout
+    assert listed == (
+        "0 pending, 0 accepted, 0 rejected\n"
+        "no drafts yet: `recallops import PATH...` drafts post-mortems and tools' exports\n"
+    )
+
+
+def test_a_folder_with_nothing_to_import_says_so_and_exits_2(tmp_path: Path) -> None:
     empty = tmp_path / "postmortems"
     (empty / ".git").mkdir(parents=True)
     done = LiveServer(data_dir=tmp_path / "data").cli("import", str(empty), check=False)
-    assert done.returncode == 1 and f"no file to import in {empty}" in done.stderr
+    assert done.returncode == 2 and done.stderr.startswith(f"recallops: no file to import in {empty}")
 
 
 FIRST_CAUSE = "because the pool's health check was disabled in the\n2026-02 release."

@@ -37,12 +37,14 @@ def test_token_lifecycle(tmp_path: Path) -> None:
     assert secret not in ops.cli("token", "list").stdout
 
     assert "revoked" in ops.cli("token", "revoke", "am-prod").stdout
-    assert ops.cli("token", "list").stdout.strip() == "no tokens"
+    assert ops.cli("token", "list").stdout.strip() == (
+        "no tokens; create one with: recallops token create --name NAME --scope read"
+    )
     assert "revoked" in ops.cli("token", "list", "--all").stdout
 
     again = ops.cli("token", "create", "--name", "am-prod", "--scope", "read", check=False)
-    assert again.returncode == 1 and "exists already" in again.stderr
+    assert again.returncode == 2 and "exists already" in again.stderr
     bad_scope = ops.cli("token", "create", "--name", "x", "--scope", "admin", check=False)
-    assert bad_scope.returncode == 1 and "unknown scope admin" in bad_scope.stderr
+    assert bad_scope.returncode == 2 and "unknown scope admin" in bad_scope.stderr
     missing = ops.cli("token", "revoke", "nobody", check=False)
-    assert missing.returncode == 1 and "no token named 'nobody'" in missing.stderr
+    assert missing.returncode == 2 and "no token named 'nobody'" in missing.stderr

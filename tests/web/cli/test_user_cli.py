@@ -50,7 +50,7 @@ def test_user_lifecycle(tmp_path: Path) -> None:
     assert "dana signed out of 0 sessions" in ops.cli("user", "signout", "dana").stdout
 
 
-def test_errors_name_the_problem_and_exit_non_zero(tmp_path: Path) -> None:
+def test_errors_name_the_problem_in_one_line_and_exit_2(tmp_path: Path) -> None:
     ops = LiveServer(tmp_path)
     ops.cli("user", "add", "dana", "--role", "engineer", "--password", PASSWORD)
     cases = [
@@ -60,5 +60,5 @@ def test_errors_name_the_problem_and_exit_non_zero(tmp_path: Path) -> None:
     ]
     for args, message in cases:
         done = ops.cli(*args, check=False)
-        assert done.returncode == 1, args
-        assert message in done.stderr, (args, done.stderr)
+        assert done.returncode == 2, args
+        assert done.stderr.startswith("recallops: ") and message in done.stderr, (args, done.stderr)

@@ -256,10 +256,13 @@ def load_channels(settings: NotifySettings) -> list[ChannelConfig]:
     """Every configured channel, validated; names must be unique across the file and the variable."""
     raw: list[Any] = list(settings.notify_channels)
     if settings.notify_config is not None:
+        where = f"RECALLOPS_NOTIFY_CONFIG {settings.notify_config}"
         try:
             document = yaml.safe_load(settings.notify_config.read_text(encoding="utf-8")) or {}
-        except (OSError, yaml.YAMLError) as exc:
-            raise NotifyConfigError(f"{settings.notify_config}: {exc}") from exc
+        except OSError as exc:
+            raise NotifyConfigError(f"{where}: {exc.strerror}") from exc
+        except yaml.YAMLError as exc:
+            raise NotifyConfigError(f"{where} is not valid YAML: {exc}") from exc
         if not isinstance(document, dict) or not isinstance(document.get("channels", []), list):
             raise NotifyConfigError(f"{settings.notify_config}: expected a mapping with a 'channels' list")
         raw.extend(document.get("channels", []))

@@ -15,6 +15,7 @@ from agent.resolution.drafter import FROM_BRIEFING
 from incidents.alerts.models import Alert
 from incidents.incident.models import Incident
 from memory.service import POST_MORTEM, RESOLUTION_KIND_LABELS
+from web.http.views.form_text import as_typed
 
 _MARKERS = re.compile(r"\s*\[\d+\]")
 # Briefings hedge weak matches ("Uncertain (moderate match): ..."); a post-mortem states what was verified.
@@ -95,7 +96,7 @@ def draft(incident: Incident, alert: Alert | None, briefing: dict[str, Any] | No
 
 def _same(a: str, b: str) -> bool:
     """Equal as a browser sends them back (textareas come back with CRLF line ends)."""
-    return a.replace("\r\n", "\n").strip() == b.replace("\r\n", "\n").strip()
+    return as_typed(a).strip() == as_typed(b).strip()
 
 
 def typed(sent: dict[str, str], first_draft: dict[str, str]) -> dict[str, str]:

@@ -32,6 +32,7 @@ from web.http.routes.pages.common import (
 )
 from web.http.security import Principal
 from web.http.views.draft_source import anchors, segments
+from web.http.views.form_text import as_typed
 from web.http.views.resolve_form import FIELDS, Field
 
 router = APIRouter(include_in_schema=False)
@@ -59,12 +60,6 @@ def _refusal(exc: drafts.DraftRefused) -> str:
         return str(exc)
     fill = [f"fill in {', '.join(blank)}"] if blank else []
     return "; ".join(fill + wrong) + "."
-
-
-def _typed(sent: object) -> str:
-    """A field as the reviewer typed it: a browser sends a textarea's line ends as CRLF, which would
-    count an untouched field as edited and a revision's unchanged field as changed."""
-    return str(sent).replace("\r\n", "\n")
 
 
 def _load(db: Session, draft_id: int) -> Draft:
@@ -133,7 +128,7 @@ def decide(
     action = str(form.get("action", "save"))
     as_new = action == "accept-new"
     accepting = action == "accept" or as_new
-    values = {f.name: _typed(form[f.name]) for f in DRAFT_FIELDS if isinstance(form.get(f.name), str)}
+    values = {f.name: as_typed(form[f.name]) for f in DRAFT_FIELDS if isinstance(form.get(f.name), str)}
     try:
         with serialized_writes(db):  # the edits are kept even when accepting then refuses the draft
             draft = _load(db, draft_id)
