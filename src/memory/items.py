@@ -14,11 +14,11 @@ import re
 from collections.abc import Iterable
 
 from memory import runbooks
-from memory.extraction.prose import FAILED
+from memory.extraction.prose import FAILED, NO_CHANGE
 from memory.schema import IncidentRecord, RecordFormatError, parse_record
 
 # What a document's items are, by version: items stored under an earlier version are stored again.
-ITEMS_VERSION = 5
+ITEMS_VERSION = 6
 
 _LIST_ITEM = re.compile(r"\n\s*(?:\d{1,2}[.)]|[-•*])\s+")
 _CLAUSE = re.compile(r";\s+|(?<=[.!?])\s+(?=[A-Z])")
@@ -33,8 +33,7 @@ _CONSEQUENCE = re.compile(
 )
 
 
-# "No change" of the fault, not "no change made" (a noise incident's "waited; no change made").
-_NO_CHANGE = r"\bno (?:change|improvement|effect)\b(?! (?:made|needed|required|was|to))"
+_NO_CHANGE = rf"\b{NO_CHANGE}"
 # What a clause says when the fault went on after a move: "504s continue", "errors persisted", "writes
 # kept failing", "no change".
 _GOES_ON = (

@@ -79,6 +79,8 @@ def _cues(*phrases: str) -> re.Pattern[str]:
 
 # What did not help: "Restarting the pods did not resolve the issue", "which made it worse", "no change",
 # and a team's warning opening a sentence ("Don't restart coredns").
+# "No change" of the fault, not "no change made" (a noise incident's "waited; no change made").
+NO_CHANGE = r"no (?:change|improvement|effect|difference)\b(?! (?:made|needed|required|was|to)\b)"
 FAILED_PHRASES = (
     r"(?:did|does) not (?:fully )?(?:resolve|help|fix|improve|mitigate|restore)",
     r"didn't (?:fully )?(?:resolve|help|fix|improve|mitigate|restore)",
@@ -87,7 +89,7 @@ FAILED_PHRASES = (
     r"made (?:it|things|everything|the (?:problem|issue|situation)) (?:even |much )?worse",
     r"exacerbat",
     r"did not have the (?:expected|intended|desired) effect",
-    r"no (?:change|effect|difference)\b",
+    NO_CHANGE,
     r"(?:did|changed) nothing\b",
 )
 WARNING = r"^(?:but |so |and )?(?:don't|do not|dont|never)\b"
