@@ -10,8 +10,11 @@ a record's fix offered as a risky move, rests on a field of another role and is 
 no field of its role says, and one that cites nothing. That question is symmetric (shared words count
 against the shorter text), so a long claim that holds a short field and adds words of its own would
 pass it: a field of the claim's role supports it only when it also holds at least half the claim's
-words (``HELD``). The evidence-only assembler's claims pass by construction; a model's are what
-this is for. Both go through it.
+words (``HELD``). A claim kept on a field of a recalled record under the match threshold must say it
+is uncertain, as the evidence-only briefing's only such claim does (a novel alert's closest cause):
+the calibrated number, not a model's plain statement, says how far such a record goes. The
+evidence-only assembler's claims pass by construction; a model's are what this is for. Both go
+through it.
 
 The ``ClaimCheck`` it fills counts what was kept and removed by role and by reason, so a briefing
 can say how many were removed and why, and an evaluation can report in-role support.
@@ -60,7 +63,7 @@ def check(claim: Claim, grounds: Grounds, similarity: Similarity) -> Verdict:
         )
     exact = said_exactly(claim, grounds)
     if exact is not None:
-        return _resting_on(claim, exact)
+        return _resting_on(claim, role, exact)
     statement = claim.statement or claim.text
     said = [
         (similarity.score(statement, ground.text), ground)
@@ -85,7 +88,7 @@ def check(claim: Claim, grounds: Grounds, similarity: Similarity) -> Verdict:
         )
     if best is None:
         return Verdict(None, RemovedClaim(role=role, reason="unsupported", text=claim.text))
-    return _resting_on(claim, best[1])
+    return _resting_on(claim, role, best[1])
 
 
 def said_exactly(claim: Claim, grounds: Grounds) -> Ground | None:
@@ -110,7 +113,13 @@ def said_exactly(claim: Claim, grounds: Grounds) -> Ground | None:
     )
 
 
-def _resting_on(claim: Claim, ground: Ground) -> Verdict:
+def _resting_on(claim: Claim, role: Role, ground: Ground) -> Verdict:
+    """The claim kept on ``ground``, unless that is a record under the match threshold and the claim
+    does not say it is uncertain: the evidence-only briefing takes nothing from such a record but, when
+    nothing clears the threshold, the closest one's cause labeled uncertain, and a model's claim may not
+    state more (a lookalike the alert contradicts is held under the threshold)."""
+    if ground.weak and claim.qualifier != "uncertain":
+        return Verdict(None, RemovedClaim(role=role, reason="weak precedent", text=claim.text))
     return Verdict(
         claim.model_copy(update={"field": ground.field, "record": ground.record or claim.record}), None
     )

@@ -110,3 +110,31 @@ def test_each_claim_says_whether_the_model_wrote_it_or_it_fills_a_list_the_guard
     # The model cannot say its own claim is an evidence-only one: who wrote it is set, not read.
     assert [c.origin for c in briefing.likely_causes] == ["model"]
     assert briefing.suggested_fix and {f.origin for f in briefing.suggested_fix} == {"evidence"}
+
+
+def test_a_model_claim_resting_on_a_record_under_the_match_threshold_is_not_briefed() -> None:
+    """What the local model did with a pool alert: the nightly-import lookalike (1 % likely relevant) and
+    a payment record (28 %) gave its only causes and its fix, stated as plainly as the precedent."""
+    lookalike = record(
+        "INC-0009",
+        error_signature="p99 over 2s, pool pending 0",
+        root_cause="the nightly price import held row locks on the catalogue tables",
+        resolution_steps="1. Moved the import to 04:00",
+    )
+    evidence = Evidence(AlertInput(text="checkout pool exhausted", service="checkout-service"))
+    evidence = with_matches(evidence, match(record("INC-0001"), 0.9, 2), match(lookalike, 0.01, 3))
+    answer = ModelAnswer(
+        summary="Pool exhausted [2].",
+        likely_causes=[Claim(text="the nightly price import held row locks [3]", citations=[3])],
+        first_checks=[Claim(text="p99 over 2s, pool pending 0 [3]", citations=[3])],
+        suggested_fix=[Claim(text="Move the import to 04:00 [3]", citations=[3])],
+        seen_before="similar",
+    )
+    warnings: list[str] = []
+    conversation = Conversation(messages=[], evidence=evidence)
+    briefing = finish(answer, conversation, _Model(), [], warnings, Similarity(None))
+    lists = [briefing.likely_causes, briefing.first_checks, briefing.suggested_fix]
+    assert all(lines for lines in lists)
+    assert all(c.citations == [2] for lines in lists for c in lines)
+    assert "import" not in " ".join(c.text for lines in lists for c in lines)
+    assert any("under the match threshold" in w for w in warnings)
