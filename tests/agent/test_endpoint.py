@@ -5,6 +5,7 @@ from collections.abc import Iterator
 import pytest
 
 from agent.briefing.loop import Agent
+from agent.briefing.planner import SCOPED_LIMIT
 from agent.briefing.recall_first import LOOP_CALL, REPLACED_QUERY
 from agent.core.evidence import AlertInput
 from agent.core.schema import Briefing
@@ -91,7 +92,11 @@ async def test_a_call_written_as_text_is_made_by_the_loop(llm: ScriptedLLM, reca
     briefing = await brief(local(llm), recall)
     call = briefing.hops[0].calls[0]
     assert call.tool == RECALL and call.note == LOOP_CALL
-    assert call.args == {"alert_description": ALERT.description, "service": ALERT.service, "limit": 3}
+    assert call.args == {
+        "alert_description": ALERT.description,
+        "service": ALERT.service,
+        "limit": SCOPED_LIMIT,
+    }
     assert briefing.mode == "llm" and [r.id for r in briefing.related_incidents][:1] == ["INC-0001"]
 
 

@@ -20,6 +20,7 @@ searching for the label, not the alert, and is replaced by the alert's text.
 import json
 from dataclasses import dataclass, replace
 
+from agent.briefing.planner import SCOPED_LIMIT
 from agent.core.conversation import ModelTurn, ToolCall
 from agent.core.evidence import AlertInput
 from agent.core.tools import RECALL, RecallArgs
@@ -49,7 +50,10 @@ class RecallFirst:
     alert: AlertInput
 
     def default_call(self) -> ToolCall:
-        args = RecallArgs(alert_description=self.alert.description[:4000], service=self.alert.service)
+        """The recall the loop makes: the evidence-only briefing's first, as deep (``SCOPED_LIMIT``)."""
+        args = RecallArgs(
+            alert_description=self.alert.description[:4000], service=self.alert.service, limit=SCOPED_LIMIT
+        )
         return ToolCall(id="recall-first", name=RECALL, arguments=args.model_dump_json(exclude_none=True))
 
     def checked(self, call: ToolCall) -> tuple[ToolCall, str | None]:

@@ -88,3 +88,17 @@ async def test_a_model_that_answers_after_a_scoped_recall_is_briefed_from_the_lo
     assert "INC-0003" in [r.id for r in briefing.related_incidents]
     assert briefing.seen_before == planned.seen_before != "novel"
     assert len(script.requests) == 2  # the look across services costs no model call
+
+
+async def test_the_recall_the_loop_makes_reads_as_deep_as_the_evidence_only_briefings(
+    make_agent: Callable[..., Agent], bank: WatchedRecall
+) -> None:
+    """The demo history's pool alert: four pool incidents on checkout, and the loop's recall for the
+    model asked for three, so the briefing listed fewer precedents than the evidence-only one."""
+    for ident in ("INC-0004", "INC-0005", "INC-0006"):
+        bank.add(record(ident))
+    script = ScriptedModel([answer({"summary": "Pool exhausted [2].", **CAUSE})] * 2)
+    briefing = await make_agent(script).brief(ALERT)
+    planned = await Agent(model=EvidenceOnlyPlanner(), bank=bank).brief(ALERT)
+    assert len(planned.related_incidents) > 3
+    assert [r.id for r in briefing.related_incidents] == [r.id for r in planned.related_incidents]
