@@ -10,7 +10,10 @@ a record's fix offered as a risky move, rests on a field of another role and is 
 no field of its role says, and one that cites nothing. That question is symmetric (shared words count
 against the shorter text), so a long claim that holds a short field and adds words of its own would
 pass it: a field of the claim's role supports it only when it also holds at least half the claim's
-words (``HELD``). A claim kept on a field of a recalled record under the match threshold must say it
+words (``HELD``). A fix or check that joins moves ("scale to 18 pods and add a circuit breaker") is
+asked again part by part: a part that a recorded failed attempt or risky action says, better than any
+field of the claim's role, removes it (the step that worked would otherwise carry the failed one in).
+A claim kept on a field of a recalled record under the match threshold must say it
 is uncertain, as the evidence-only briefing's only such claim does (a novel alert's closest cause):
 the calibrated number, not a model's plain statement, says how far such a record goes. The
 evidence-only assembler's claims pass by construction; a model's are what this is for. Both go
@@ -20,6 +23,7 @@ The ``ClaimCheck`` it fills counts what was kept and removed by role and by reas
 can say how many were removed and why, and an evaluation can report in-role support.
 """
 
+import re
 from dataclasses import dataclass
 
 from agent.core.claims import Ground, Grounds
@@ -40,6 +44,12 @@ ROLE_FIELDS: dict[Role, frozenset[ClaimField]] = {
 
 # The share of a claim's words a field of its role must hold to support it.
 HELD = 0.5
+# The moves a fix or a first check never carries: what failed or made it worse.
+OPPOSITE: dict[Role, frozenset[ClaimField]] = {"fix": ROLE_FIELDS["risky"], "check": ROLE_FIELDS["risky"]}
+# Where a claim joins two moves ("scale to 18 pods and add a circuit breaker"), and how many content
+# words a part needs to be a move of its own.
+_JOINS = re.compile(r";\s+|,?\s+and\s+(?:then\s+)?|,\s+then\s+", re.IGNORECASE)
+MIN_PART_WORDS = 3
 
 
 @dataclass(frozen=True)
@@ -88,7 +98,44 @@ def check(claim: Claim, grounds: Grounds, similarity: Similarity) -> Verdict:
         )
     if best is None:
         return Verdict(None, RemovedClaim(role=role, reason="unsupported", text=claim.text))
+    carried = joined_move(claim, grounds, similarity)
+    if carried is not None:
+        return Verdict(
+            None, RemovedClaim(role=role, reason="other role", text=claim.text, field=carried.field)
+        )
     return _resting_on(claim, role, best[1])
+
+
+def parts(statement: str) -> list[str]:
+    """The moves a claim joins ("X and Y", "X; then Y"), each with words enough to be one; one part or
+    none when it joins nothing."""
+    return [p for p in _JOINS.split(statement) if len(stems(p)) >= MIN_PART_WORDS]
+
+
+def joined_move(claim: Claim, grounds: Grounds, similarity: Similarity) -> Ground | None:
+    """The recorded failed attempt or risky action that a part of a fix or check joining several moves
+    says, when no field of the claim's role says that part better. Asked of the whole claim, the step
+    that worked can say it best ("scale checkout from 6 to 18 pods and add a circuit breaker around the
+    order write" holds the breaker step's words), and the move that made it worse would come along."""
+    role = claim.role or "cause"
+    opposite = OPPOSITE.get(role)
+    found = parts(claim.statement or claim.text)
+    if opposite is None or len(found) < 2:
+        return None
+    allowed = ROLE_FIELDS[role]
+    for part in found:
+        words = stems(part)
+        said = [
+            (similarity.score(part, ground.text), ground)
+            for n in claim.citations
+            for ground in grounds.of(n)
+            if coverage(words, stems(ground.text)) >= HELD and similarity.same(part, ground.text)
+        ]
+        rival = max((s for s in said if s[1].field in opposite), key=lambda s: s[0], default=None)
+        own = max((s for s in said if s[1].field in allowed), key=lambda s: s[0], default=None)
+        if rival is not None and (own is None or rival[0] > own[0]):
+            return rival[1]
+    return None
 
 
 def said_exactly(claim: Claim, grounds: Grounds) -> Ground | None:
@@ -131,6 +178,7 @@ def guard(claims: list[Claim], grounds: Grounds, similarity: Similarity, report:
     similarity.prepare(
         [
             *(c.statement or c.text for c in compared),
+            *(p for c in compared for p in parts(c.statement or c.text)),
             *(g.text for c in compared for n in c.citations for g in grounds.of(n)),
         ]
     )
