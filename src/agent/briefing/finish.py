@@ -19,7 +19,7 @@ The same steps for the evidence-only planner's answer and a model's, so the guar
 import re
 
 from agent.briefing import precedents
-from agent.briefing.assemble import assemble, seen_before
+from agent.briefing.assemble import assemble, qualifier, seen_before
 from agent.core.citations import Tally, check_items, check_text
 from agent.core.claims import SECTIONS, Grounds, stamp
 from agent.core.conversation import Conversation, Model, Planner, run_fields
@@ -57,11 +57,16 @@ def finish(
     report = ClaimCheck()
     by_model = not isinstance(model, Planner)
     grounds = Grounds(evidence)
+    ranked = evidence.ranked()
+    reading = precedents.read(ranked, evidence.refuted.keys())
     sections: dict[str, list[Claim]] = {}
     fallback: ModelAnswer | None = None
     for key in SECTIONS:
         checked = check_items(_claims(answer, key, by_model), count, tally)
-        kept = [stamp(c, evidence) for c in guard(checked, grounds, similarity, report)]
+        kept = [
+            stamp(_qualified(c, evidence, reading), evidence)
+            for c in guard(checked, grounds, similarity, report)
+        ]
         if not kept and by_model:
             fallback = fallback or assemble(conversation.view())
             kept = [stamp(c, evidence) for c in getattr(fallback, key)]
@@ -75,8 +80,6 @@ def finish(
     for items in sections.values():
         for item in items:
             item.text = _strip_unknown_ids(item.text, known, invented)
-    ranked = evidence.ranked()
-    reading = precedents.read(ranked, evidence.refuted.keys())
     seen = seen_before(ranked, reading)
     summary, _ = check_text(answer.summary, count, tally)
     summary = _strip_unknown_ids(summary, known, invented)
@@ -121,6 +124,21 @@ def _claims(answer: ModelAnswer, key: str, by_model: bool) -> list[Claim]:
         Claim(text=c.text, citations=c.citations, role=SECTIONS[key], field=c.field, origin="model")
         for c in items
     ]
+
+
+def _qualified(claim: Claim, evidence: Evidence, reading: precedents.Reading) -> Claim:
+    """A model's claim labeled as the evidence-only one resting on the same precedent is ("Uncertain
+    (moderate match): ", "Disputed ...: "), so its words do not state a maybe as plainly as the precedent:
+    the label is read from the calibrated number and the precedents' reading, never from the model."""
+    match = evidence.matches.get(claim.record or "")
+    if claim.origin != "model" or match is None:
+        return claim
+    sure, label = qualifier(match, reading)
+    if sure is None:
+        return claim
+    # The head and the guard read the statement: the model's words, without the label.
+    statement = claim.statement or claim.text
+    return claim.model_copy(update={"qualifier": sure, "text": label + claim.text, "statement": statement})
 
 
 def _model_summary(summary: str, report: ClaimCheck, assembled: ModelAnswer) -> str:

@@ -2,6 +2,7 @@
 
 from dataclasses import replace
 
+from agent.briefing.assemble import assemble
 from agent.briefing.finish import finish
 from agent.core.conversation import Conversation, ModelTurn
 from agent.core.evidence import AlertInput, Evidence
@@ -138,3 +139,19 @@ def test_a_model_claim_resting_on_a_record_under_the_match_threshold_is_not_brie
     assert all(c.citations == [2] for lines in lists for c in lines)
     assert "import" not in " ".join(c.text for lines in lists for c in lines)
     assert any("under the match threshold" in w for w in warnings)
+
+
+def test_a_model_claim_on_a_moderate_precedent_is_labeled_uncertain_as_the_evidence_only_one_is() -> None:
+    """The local model's only cause for a pool alert was the connection-budget record's (33 % likely
+    relevant), stated as plainly as the 89 % precedent it stood in for."""
+    budget = record("INC-0043", root_cause="the Postgres connection budget was exhausted, not the pool")
+    evidence = Evidence(AlertInput(text="checkout pool exhausted", service="checkout-service"))
+    evidence = with_matches(evidence, match(record("INC-0001"), 0.89, 2), match(budget, 0.33, 3))
+    cause = Claim(text="the Postgres connection budget was exhausted [3]", citations=[3])
+    answer = ModelAnswer(summary="Pool exhausted [2].", likely_causes=[cause], seen_before="similar")
+    conversation = Conversation(messages=[], evidence=evidence)
+    briefing = finish(answer, conversation, _Model(), [], [], Similarity(None))
+    [kept] = briefing.likely_causes
+    assert kept.qualifier == "uncertain" and kept.text.startswith("Uncertain (moderate match): ")
+    assembled = [c for c in assemble(conversation.view()).likely_causes if c.record == "INC-0043"]
+    assert assembled and assembled[0].text.startswith("Uncertain (moderate match): ")
