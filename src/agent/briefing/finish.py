@@ -13,7 +13,7 @@ The same steps for the evidence-only planner's answer and a model's, so the guar
   a model's summary keeps only its cited sentences that state no history (the calibrated lead goes
   first, as in evidence-only mode);
 - related incidents are the recalled ones that clear the calibrated threshold, named by the model or
-  cited by a kept claim; an id that no evidence carries is removed and warned about.
+  cited by a kept claim, most likely first; an id that no evidence carries is removed and warned about.
 """
 
 import re
@@ -161,8 +161,9 @@ def _related(
     named: list[str], sections: dict[str, list[Claim]], evidence: Evidence, invented: list[str]
 ) -> list[RelatedIncident]:
     """Recalled incidents that clear the calibrated threshold, named (ids split however they were
-    joined) or cited by a kept claim. A known id that is not a reliable incident (a pattern, a weak
-    match) is left out quietly; an id no evidence carries is invented."""
+    joined) or cited by a kept claim, most likely first (the evidence's order, as in evidence-only
+    mode: the model's order says nothing of how likely each is). A known id that is not a reliable
+    incident (a pattern, a weak match) is left out quietly; an id no evidence carries is invented."""
     cited = {n for items in sections.values() for item in items for n in item.citations}
     cited_ids = [m.incident.id for m in evidence.ranked() if m.item.n in cited]
     idents = [i for entry in named for i in _ID_SEPARATORS.split(entry.strip()) if i]
@@ -182,7 +183,8 @@ def _related(
                     why=evidence.why(match),
                 )
             )
-    return related
+    order = {m.incident.id: i for i, m in enumerate(evidence.ranked())}
+    return sorted(related, key=lambda r: order[r.id])
 
 
 def _lead(summary: str, reading: precedents.Reading, seen: str, recalled: bool) -> str:

@@ -155,3 +155,13 @@ def test_a_model_claim_on_a_moderate_precedent_is_labeled_uncertain_as_the_evide
     assert kept.qualifier == "uncertain" and kept.text.startswith("Uncertain (moderate match): ")
     assembled = [c for c in assemble(conversation.view()).likely_causes if c.record == "INC-0043"]
     assert assembled and assembled[0].text.startswith("Uncertain (moderate match): ")
+
+
+def test_related_incidents_are_listed_most_likely_first_whatever_order_the_model_names_them() -> None:
+    """The local model named the 39 % connection-budget record before the 95 % pool precedent, and the
+    page listed it first."""
+    answer = ModelAnswer(
+        summary="Pool exhausted [2].", related_incidents=["INC-0002", "INC-0001"], seen_before="similar"
+    )
+    briefing, _ = _brief(answer, 0.95, 0.39)
+    assert [r.id for r in briefing.related_incidents] == ["INC-0001", "INC-0002"]
