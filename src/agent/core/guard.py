@@ -10,14 +10,15 @@ a record's fix offered as a risky move, rests on a field of another role and is 
 no field of its role says, and one that cites nothing. That question is symmetric (shared words count
 against the shorter text), so a long claim that holds a short field and adds words of its own would
 pass it: a field of the claim's role supports it only when it also holds at least half the claim's
-words (``HELD``). A fix or check that joins moves ("scale to 18 pods and add a circuit breaker") is
-asked again part by part: a part that a recorded failed attempt or risky action says, better than any
-field of the claim's role, removes it (the step that worked would otherwise carry the failed one in).
-A claim kept on a field of a recalled record under the match threshold must say it
-is uncertain, as the evidence-only briefing's only such claim does (a novel alert's closest cause):
-the calibrated number, not a model's plain statement, says how far such a record goes. The
-evidence-only assembler's claims pass by construction; a model's are what this is for. Both go
-through it.
+words (``HELD``) and every number the claim states (stems leave numbers out, and "raise the pool
+from 50 to 80 per pod" is not what a line about 6 to 18 pods says). A fix or check that joins moves
+("scale out and add a circuit breaker") is asked again part by part: a part that a recorded failed
+attempt or risky action says, better than any field of the claim's role, removes it (the step that
+worked would otherwise carry the failed one in). A claim kept on a field of a recalled record under
+the match threshold must say it is uncertain, as the evidence-only briefing's only such claim does
+(a novel alert's closest cause): the calibrated number, not a model's plain statement, says how far
+such a record goes. The evidence-only assembler's claims pass by construction; a model's are what
+this is for. Both go through it.
 
 The ``ClaimCheck`` it fills counts what was kept and removed by role and by reason, so a briefing
 can say how many were removed and why, and an evaluation can report in-role support.
@@ -50,6 +51,9 @@ OPPOSITE: dict[Role, frozenset[ClaimField]] = {"fix": ROLE_FIELDS["risky"], "che
 # words a part needs to be a move of its own.
 _JOINS = re.compile(r";\s+|,?\s+and\s+(?:then\s+)?|,\s+then\s+", re.IGNORECASE)
 MIN_PART_WORDS = 3
+# A number as written ("80", "0.5"), not part of a word ("p99", "502s"): the field a claim rests on
+# must hold every one the claim states (words may be paraphrased, a pool size or a pod count not).
+_NUMBER = re.compile(r"(?<![\w.\[])\d+(?:\.\d+)?(?![\w.\]])")
 
 
 @dataclass(frozen=True)
@@ -82,12 +86,14 @@ def check(claim: Claim, grounds: Grounds, similarity: Similarity) -> Verdict:
         if similarity.same(statement, ground.text)
     ]
     words = stems(statement)
+    numbers = set(_NUMBER.findall(statement))
     mine = [
         s
         for s in said
         if s[1].field in allowed
         and claim.field in (None, s[1].field)
         and coverage(words, stems(s[1].text)) >= HELD
+        and numbers <= set(_NUMBER.findall(s[1].text))
     ]
     other = [s for s in said if s[1].field not in allowed]
     rival = max(other, key=lambda s: s[0], default=None)
