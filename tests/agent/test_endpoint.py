@@ -5,6 +5,7 @@ from collections.abc import Iterator
 import pytest
 
 from agent.briefing.loop import Agent
+from agent.briefing.planner import SCOPED_LIMIT
 from agent.briefing.recall_first import LOOP_CALL, REPLACED_QUERY
 from agent.core.evidence import AlertInput
 from agent.core.schema import Briefing
@@ -89,10 +90,14 @@ async def test_a_call_written_as_text_is_made_by_the_loop(llm: ScriptedLLM, reca
     fenced = '```json\n{"name": "recall_similar_incidents", "arguments": {"alert_description": "x"}}\n```'
     llm.replies = [answer(fenced), answer(GOOD)]
     briefing = await brief(local(llm), recall)
-    [call] = briefing.hops[0].calls
+    call = briefing.hops[0].calls[0]
     assert call.tool == RECALL and call.note == LOOP_CALL
-    assert call.args == {"alert_description": ALERT.description, "service": ALERT.service, "limit": 3}
-    assert briefing.mode == "llm" and [r.id for r in briefing.related_incidents] == ["INC-0001"]
+    assert call.args == {
+        "alert_description": ALERT.description,
+        "service": ALERT.service,
+        "limit": SCOPED_LIMIT,
+    }
+    assert briefing.mode == "llm" and [r.id for r in briefing.related_incidents][:1] == ["INC-0001"]
 
 
 @pytest.mark.parametrize(
@@ -121,7 +126,7 @@ async def test_loop_forcing_spares_the_model_the_first_call(llm: ScriptedLLM, re
     llm.replies = [answer(GOOD)]
     briefing = await brief(local(llm, llm_force_call="loop"), recall)
     assert len(llm.requests) == 1 and briefing.mode == "llm"
-    [call] = briefing.hops[0].calls
+    call = briefing.hops[0].calls[0]
     assert call.note == LOOP_CALL and call.args["alert_description"] == ALERT.description
     assert [m["role"] for m in llm.requests[0]["messages"]][-2:] == ["assistant", "tool"]
 
@@ -137,7 +142,7 @@ async def test_a_model_that_answers_from_the_alert_alone_is_briefed_from_memory_
     }
     llm.replies = [answer(invented), answer(invented)]
     briefing = await brief(local(llm), recall)
-    [call] = briefing.hops[0].calls
+    call = briefing.hops[0].calls[0]
     assert call.tool == RECALL and call.note == LOOP_CALL
     assert call.args["alert_description"] == ALERT.description
     assert "two incidents" not in briefing.summary

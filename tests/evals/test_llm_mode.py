@@ -13,7 +13,7 @@ from tests.support.scripted_llm import Reply, ScriptedLLM, answer, tool_call
 ANSWER = {
     "summary": "This looks like PM-1001 [2].",
     "likely_causes": [{"text": "maximumPoolSize 20 was sized for average load [2]", "citations": [2]}],
-    "first_checks": [{"text": "Check max_connections is above 900 [2]", "citations": [2]}],
+    "first_checks": [{"text": "Check max_connections on PrimaryDb [2]", "citations": [2]}],
     "suggested_fix": [{"text": "Scale checkout from 6 to 18 pods [2]", "citations": [2]}],
     "risky_actions": [{"text": "Scaling checkout pods made it worse [2]", "citations": [2]}],
     "related_incidents": ["PM-1001"],
@@ -45,13 +45,14 @@ async def test_llm_run_is_scored_and_checked_like_evidence_only(llm: ScriptedLLM
     scenario = summary["scenarios"][0]
     assert scenario["error"] is None
     assert scenario["related"] == ["PM-1001"]
-    # "900" is in neither the record nor the alert: the checker catches the invented figure, and an
-    # unsupported claim fails the scenario just as a leaked canary would.
+    # "PrimaryDb" is in neither the record nor the alert: the checker catches the invented name (an
+    # invented figure the product's guard removes first), and an unsupported claim fails the scenario
+    # just as a leaked canary would.
     findings = summary["faithfulness"]["findings"]
-    assert [(f["check"], f["detail"]) for f in findings] == [("supported", "900")]
+    assert [(f["check"], f["detail"]) for f in findings] == [("supported", "primarydb")]
     assert not scenario["passed"]
     assert scenario["failures"] == [
-        "unsupported claim in first_checks item 1: '900' is in none of its cited sources nor the alert"
+        "unsupported claim in first_checks item 1: 'primarydb' is in none of its cited sources nor the alert"
     ]
     assert summary["faithfulness"]["rates"]["cited"] == 1.0
     # The recorded failed attempt offered as the fix is taken out by the guard and counted by role.

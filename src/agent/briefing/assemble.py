@@ -28,10 +28,13 @@ _QUALIFIER_LEAD = {
 }
 
 
-def _qualifier(match: Match, reading: Reading | None = None) -> Qualifier | None:
-    if reading is not None and match in reading.disputed:
-        return "disputed"
-    return None if match.confidence.strong else "uncertain"
+def qualifier(match: Match, reading: Reading | None = None) -> tuple[Qualifier | None, str]:
+    """How sure a line resting on ``match`` is, and the label its shown line opens with: disputed when
+    the closest precedents disagree and it is one of them, uncertain under a strong match."""
+    sure: Qualifier | None = "disputed" if reading is not None and match in reading.disputed else None
+    if sure is None and not match.confidence.strong:
+        sure = "uncertain"
+    return sure, _QUALIFIER_LEAD[sure].format(band=match.confidence.band) if sure else ""
 
 
 def _claim(
@@ -47,8 +50,7 @@ def _claim(
 ) -> Claim:
     """A claim resting on one field of source ``[n]``; its line is the lead, then the statement, labeled
     uncertain or disputed when its precedent is."""
-    qualifier = _qualifier(match, reading) if match is not None else None
-    label = _QUALIFIER_LEAD[qualifier].format(band=match.confidence.band) if match and qualifier else ""
+    sure, label = qualifier(match, reading) if match is not None else (None, "")
     return Claim(
         text=f"{label}{lead}{statement}",
         citations=[n],
@@ -56,7 +58,7 @@ def _claim(
         field=field,
         record=record,
         statement=statement,
-        qualifier=qualifier,
+        qualifier=sure,
         origin="evidence",
     )
 

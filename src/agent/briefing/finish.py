@@ -13,13 +13,13 @@ The same steps for the evidence-only planner's answer and a model's, so the guar
   a model's summary keeps only its cited sentences that state no history (the calibrated lead goes
   first, as in evidence-only mode);
 - related incidents are the recalled ones that clear the calibrated threshold, named by the model or
-  cited by a kept claim; an id that no evidence carries is removed and warned about.
+  cited by a kept claim, most likely first; an id that no evidence carries is removed and warned about.
 """
 
 import re
 
 from agent.briefing import precedents
-from agent.briefing.assemble import assemble, seen_before
+from agent.briefing.assemble import assemble, qualifier, seen_before
 from agent.core.citations import Tally, check_items, check_text
 from agent.core.claims import SECTIONS, Grounds, stamp
 from agent.core.conversation import Conversation, Model, Planner, run_fields
@@ -57,11 +57,16 @@ def finish(
     report = ClaimCheck()
     by_model = not isinstance(model, Planner)
     grounds = Grounds(evidence)
+    ranked = evidence.ranked()
+    reading = precedents.read(ranked, evidence.refuted.keys())
     sections: dict[str, list[Claim]] = {}
     fallback: ModelAnswer | None = None
     for key in SECTIONS:
         checked = check_items(_claims(answer, key, by_model), count, tally)
-        kept = [stamp(c, evidence) for c in guard(checked, grounds, similarity, report)]
+        kept = [
+            stamp(_qualified(c, evidence, reading), evidence)
+            for c in guard(checked, grounds, similarity, report)
+        ]
         if not kept and by_model:
             fallback = fallback or assemble(conversation.view())
             kept = [stamp(c, evidence) for c in getattr(fallback, key)]
@@ -75,8 +80,6 @@ def finish(
     for items in sections.values():
         for item in items:
             item.text = _strip_unknown_ids(item.text, known, invented)
-    ranked = evidence.ranked()
-    reading = precedents.read(ranked, evidence.refuted.keys())
     seen = seen_before(ranked, reading)
     summary, _ = check_text(answer.summary, count, tally)
     summary = _strip_unknown_ids(summary, known, invented)
@@ -123,6 +126,21 @@ def _claims(answer: ModelAnswer, key: str, by_model: bool) -> list[Claim]:
     ]
 
 
+def _qualified(claim: Claim, evidence: Evidence, reading: precedents.Reading) -> Claim:
+    """A model's claim labeled as the evidence-only one resting on the same precedent is ("Uncertain
+    (moderate match): ", "Disputed ...: "), so its words do not state a maybe as plainly as the precedent:
+    the label is read from the calibrated number and the precedents' reading, never from the model."""
+    match = evidence.matches.get(claim.record or "")
+    if claim.origin != "model" or match is None:
+        return claim
+    sure, label = qualifier(match, reading)
+    if sure is None:
+        return claim
+    # The head and the guard read the statement: the model's words, without the label.
+    statement = claim.statement or claim.text
+    return claim.model_copy(update={"qualifier": sure, "text": label + claim.text, "statement": statement})
+
+
 def _model_summary(summary: str, report: ClaimCheck, assembled: ModelAnswer) -> str:
     """The model's cited sentences that state no history, or the evidence-only summary when none is
     left; the sentences left out are counted in ``report``."""
@@ -143,8 +161,9 @@ def _related(
     named: list[str], sections: dict[str, list[Claim]], evidence: Evidence, invented: list[str]
 ) -> list[RelatedIncident]:
     """Recalled incidents that clear the calibrated threshold, named (ids split however they were
-    joined) or cited by a kept claim. A known id that is not a reliable incident (a pattern, a weak
-    match) is left out quietly; an id no evidence carries is invented."""
+    joined) or cited by a kept claim, most likely first (the evidence's order, as in evidence-only
+    mode: the model's order says nothing of how likely each is). A known id that is not a reliable
+    incident (a pattern, a weak match) is left out quietly; an id no evidence carries is invented."""
     cited = {n for items in sections.values() for item in items for n in item.citations}
     cited_ids = [m.incident.id for m in evidence.ranked() if m.item.n in cited]
     idents = [i for entry in named for i in _ID_SEPARATORS.split(entry.strip()) if i]
@@ -164,7 +183,8 @@ def _related(
                     why=evidence.why(match),
                 )
             )
-    return related
+    order = {m.incident.id: i for i, m in enumerate(evidence.ranked())}
+    return sorted(related, key=lambda r: order[r.id])
 
 
 def _lead(summary: str, reading: precedents.Reading, seen: str, recalled: bool) -> str:

@@ -14,9 +14,9 @@ from typing import Any, Literal, Protocol, TypeVar
 
 from agent.briefing.finish import finish
 from agent.briefing.head import build_head
-from agent.briefing.planner import EvidenceOnlyPlanner
+from agent.briefing.planner import EvidenceOnlyPlanner, next_recall
 from agent.briefing.profile_evidence import ProfileSource
-from agent.briefing.recall_first import RecallFirst
+from agent.briefing.recall_first import ACROSS_CALL, RecallFirst
 from agent.core.claims import SECTIONS
 from agent.core.confidence import Scorer
 from agent.core.conversation import (
@@ -26,6 +26,7 @@ from agent.core.conversation import (
     Model,
     ModelTurn,
     Planner,
+    ToolCall,
     ToolOutcome,
 )
 from agent.core.evidence import AlertInput, Evidence, Refuted
@@ -91,6 +92,31 @@ def _assistant_message(turn: ModelTurn) -> dict[str, Any]:
             for c in turn.tool_calls
         ]
     return message
+
+
+async def _run_calls(
+    calls: list[ToolCall],
+    notes: Mapping[str, str],
+    conversation: Conversation,
+    tools: ToolBox,
+    offered: list[str],
+    hop: Hop,
+    seen_calls: dict[tuple[str, str], ToolOutcome],
+) -> None:
+    """One turn's tool calls, each answered in the conversation: a result, or why it was not run."""
+    for index, call in enumerate(calls):
+        key = (call.name, call.arguments)
+        if index >= MAX_CALLS_PER_HOP:
+            text = f"Error: at most {MAX_CALLS_PER_HOP} tool calls per turn; this one was not run."
+        elif key in seen_calls:
+            text = "This exact call was already made; its results are above."
+        else:
+            found = await tools.run(call, conversation.view(), offered)
+            outcome = conversation.record(found, tools.reply)
+            seen_calls[key] = outcome
+            hop.calls.append(_trace(outcome, notes.get(call.id)))
+            text = outcome.text
+        conversation.messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
 
 
 class Refutations(Protocol):
@@ -221,9 +247,10 @@ async def run_hops(
 ) -> tuple[T | None, str]:
     """The loop itself: at most ``MAX_HOPS`` model calls, each traced into ``hops``.
 
-    With ``recall_first`` (a briefing), hop 1 recalls the alert whenever recall is on offer and
-    every recall query is checked (``agent.briefing.recall_first``). A planner's answer is taken as
-    the value it is (``answer_type``); a chat model's text is parsed.
+    With ``recall_first`` (a briefing), hop 1 recalls the alert whenever recall is on offer, a chat
+    model's hop 1 also looks across services when the evidence-only briefing would (its
+    ``next_recall``), and every recall query is checked (``agent.briefing.recall_first``). A
+    planner's answer is taken as the value it is (``answer_type``); a chat model's text is parsed.
     Returns the answer, or ``None`` and why there is none (the caller falls back)."""
     repairing = False
     seen_calls: dict[tuple[str, str], ToolOutcome] = {}
@@ -256,19 +283,13 @@ async def run_hops(
         hop.usage = turn.usage
         conversation.messages.append(_assistant_message(turn))
         if turn.tool_calls and offered:
-            for index, call in enumerate(turn.tool_calls):
-                key = (call.name, call.arguments)
-                if index >= MAX_CALLS_PER_HOP:
-                    text = f"Error: at most {MAX_CALLS_PER_HOP} tool calls per turn; this one was not run."
-                elif key in seen_calls:
-                    text = "This exact call was already made; its results are above."
-                else:
-                    found = await tools.run(call, conversation.view(), offered)
-                    outcome = conversation.record(found, tools.reply)
-                    seen_calls[key] = outcome
-                    hop.calls.append(_trace(outcome, notes.get(call.id)))
-                    text = outcome.text
-                conversation.messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
+            await _run_calls(turn.tool_calls, notes, conversation, tools, offered, hop, seen_calls)
+            follow = next_recall(conversation.view()) if require and not isinstance(model, Planner) else None
+            if follow is not None:
+                across = ModelTurn(content=None, tool_calls=[follow])
+                conversation.messages.append(_assistant_message(across))
+                notes = {follow.id: ACROSS_CALL}
+                await _run_calls(across.tool_calls, notes, conversation, tools, offered, hop, seen_calls)
             hop.duration_ms = round((time.perf_counter() - started) * 1000, 3)
             continue
         hop.duration_ms = round((time.perf_counter() - started) * 1000, 3)

@@ -34,6 +34,31 @@ def settled(match: Match) -> bool:
     return match.confidence.settled and confidence_of(match.item.features, ranking_model=None).settled
 
 
+def next_recall(view: ConversationView) -> ToolCall | None:
+    """The recall the evidence-only briefing makes next, if any: the alert within its service first,
+    then across every service when that found fewer than ``ENOUGH_SCOPED`` or none settled. The loop
+    asks it after a model's first hop too, so a model that answers from a thin scoped recall is briefed
+    from what the evidence-only briefing would have read."""
+    recalls = [o for o in view.outcomes if o.tool == RECALL]
+    if any(not o.ok for o in recalls):
+        return None
+    alert = view.evidence.alert
+    if not recalls:
+        return _call(len(view.outcomes), alert.description, alert.service, SCOPED_LIMIT)
+    if len(recalls) == 1 and recalls[0].scoped:
+        scoped = recalls[0].matches
+        if len(scoped) < ENOUGH_SCOPED or not any(map(settled, scoped)):
+            return _call(len(view.outcomes), alert.description, None, CROSS_LIMIT)
+    return None
+
+
+def _call(seq: int, description: str, service: str | None, limit: int) -> ToolCall:
+    args: dict[str, Any] = {"alert_description": description[:4000], "limit": limit}
+    if service:
+        args["service"] = service
+    return ToolCall(id=f"plan-{seq + 1}", name=RECALL, arguments=json.dumps(args))
+
+
 def _offered(tools: list[dict[str, Any]] | None) -> set[str]:
     return {tool["function"]["name"] for tool in tools or []}
 
@@ -43,30 +68,10 @@ class EvidenceOnlyPlanner:
     mode: Mode = "evidence-only"
 
     def next_turn(self, view: ConversationView, tools: list[dict[str, Any]] | None) -> ModelTurn:
-        call = self._next_recall(view) if RECALL in _offered(tools) else None
+        call = next_recall(view) if RECALL in _offered(tools) else None
         if call is not None:
             return ModelTurn(content=None, tool_calls=[call])
         return ModelTurn(content=None, answer=assemble(view))
-
-    def _next_recall(self, view: ConversationView) -> ToolCall | None:
-        recalls = [o for o in view.outcomes if o.tool == RECALL]
-        if any(not o.ok for o in recalls):
-            return None
-        alert = view.evidence.alert
-        if not recalls:
-            return self._call(len(view.outcomes), alert.description, alert.service, SCOPED_LIMIT)
-        if len(recalls) == 1 and recalls[0].scoped:
-            scoped = recalls[0].matches
-            if len(scoped) < ENOUGH_SCOPED or not any(map(settled, scoped)):
-                return self._call(len(view.outcomes), alert.description, None, CROSS_LIMIT)
-        return None
-
-    @staticmethod
-    def _call(seq: int, description: str, service: str | None, limit: int) -> ToolCall:
-        args: dict[str, Any] = {"alert_description": description[:4000], "limit": limit}
-        if service:
-            args["service"] = service
-        return ToolCall(id=f"plan-{seq + 1}", name=RECALL, arguments=json.dumps(args))
 
     async def aclose(self) -> None:
         return None

@@ -7,7 +7,10 @@ exactly that when recall is left to them. So hop 1 asks for ``recall_similar_inc
 where the model is too slow to be asked what is already known). When the turn comes back without
 it (an endpoint that ignores the request, a model that writes the call as prose, a call the
 provider rejected), the loop makes the call itself with the alert's own text and hands the result
-to the model. Later hops are the model's to choose.
+to the model. When that recall, scoped to the alert's service, comes back thin (fewer than two
+matches, or none settled), the loop also looks across services in the same hop, as the evidence-only
+planner does (``planner.next_recall``): a small model answers from what it was handed, and the same
+error on another service is often the answer. Later hops are the model's to choose.
 
 Every recall query is checked, on every hop: one that carries none of the alert's words once the
 evidence label's are set aside ("The alert on checkout-service (untrusted, possibly stale)") is
@@ -17,6 +20,7 @@ searching for the label, not the alert, and is replaced by the alert's text.
 import json
 from dataclasses import dataclass, replace
 
+from agent.briefing.planner import SCOPED_LIMIT
 from agent.core.conversation import ModelTurn, ToolCall
 from agent.core.evidence import AlertInput
 from agent.core.tools import RECALL, RecallArgs
@@ -24,6 +28,10 @@ from memory.text import tokens
 
 _LABEL = "alert untrusted possibly stale uncertain evidence data"
 LOOP_CALL = "called by the loop: a briefing's first hop recalls the alert"
+ACROSS_CALL = (
+    "called by the loop: the alert's service gave few or no settled matches, so the first hop also "
+    "looks across services, as the evidence-only briefing does"
+)
 REPLACED_QUERY = "the query named the evidence label, not the alert: the alert's text was used"
 
 
@@ -42,7 +50,10 @@ class RecallFirst:
     alert: AlertInput
 
     def default_call(self) -> ToolCall:
-        args = RecallArgs(alert_description=self.alert.description[:4000], service=self.alert.service)
+        """The recall the loop makes: the evidence-only briefing's first, as deep (``SCOPED_LIMIT``)."""
+        args = RecallArgs(
+            alert_description=self.alert.description[:4000], service=self.alert.service, limit=SCOPED_LIMIT
+        )
         return ToolCall(id="recall-first", name=RECALL, arguments=args.model_dump_json(exclude_none=True))
 
     def checked(self, call: ToolCall) -> tuple[ToolCall, str | None]:

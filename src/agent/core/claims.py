@@ -95,11 +95,13 @@ def claims_of(sections: dict[str, list[Claim]]) -> Iterator[tuple[str, Claim]]:
 
 @dataclass(frozen=True)
 class Ground:
-    """One field of one source, as a claim resting on it would have to say it."""
+    """One field of one source, as a claim resting on it would have to say it. ``weak``: the source is
+    a recalled record under the match threshold (``Confidence.reliable``), no precedent to brief from."""
 
     field: ClaimField
     text: str
     record: str | None
+    weak: bool = False
 
 
 class Grounds:
@@ -145,8 +147,8 @@ class Grounds:
 
 
 def _record_grounds(match: Match) -> list[Ground]:
-    record, ident = match.incident.record, match.incident.id
-    found = [Ground("correction", c, ident) for c in match.corrections]
+    record, ident, weak = match.incident.record, match.incident.id, not match.confidence.reliable
+    found = [Ground("correction", c, ident, weak) for c in match.corrections]
     if record is None:
         return found
     singles: tuple[tuple[ClaimField, str], ...] = (
@@ -156,7 +158,7 @@ def _record_grounds(match: Match) -> list[Ground]:
         ("outcome", record.outcome),
         ("runbook_used", record.runbook_used),
     )
-    found += [Ground(name, flat(text, 2000), ident) for name, text in singles if text.strip()]
-    found += [Ground("resolution_step", s, ident) for s in worked_steps(record)]
-    found += [Ground("failed_attempt", s, ident) for s in failed_steps(record)]
+    found += [Ground(name, flat(text, 2000), ident, weak) for name, text in singles if text.strip()]
+    found += [Ground("resolution_step", s, ident, weak) for s in worked_steps(record)]
+    found += [Ground("failed_attempt", s, ident, weak) for s in failed_steps(record)]
     return found

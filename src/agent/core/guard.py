@@ -10,13 +10,21 @@ a record's fix offered as a risky move, rests on a field of another role and is 
 no field of its role says, and one that cites nothing. That question is symmetric (shared words count
 against the shorter text), so a long claim that holds a short field and adds words of its own would
 pass it: a field of the claim's role supports it only when it also holds at least half the claim's
-words (``HELD``). The evidence-only assembler's claims pass by construction; a model's are what
+words (``HELD``) and every number the claim states (stems leave numbers out, and "raise the pool
+from 50 to 80 per pod" is not what a line about 6 to 18 pods says). A fix or check that joins moves
+("scale out and add a circuit breaker") is asked again part by part: a part that a recorded failed
+attempt or risky action says, better than any field of the claim's role, removes it (the step that
+worked would otherwise carry the failed one in). A claim kept on a field of a recalled record under
+the match threshold must say it is uncertain, as the evidence-only briefing's only such claim does
+(a novel alert's closest cause): the calibrated number, not a model's plain statement, says how far
+such a record goes. The evidence-only assembler's claims pass by construction; a model's are what
 this is for. Both go through it.
 
 The ``ClaimCheck`` it fills counts what was kept and removed by role and by reason, so a briefing
 can say how many were removed and why, and an evaluation can report in-role support.
 """
 
+import re
 from dataclasses import dataclass
 
 from agent.core.claims import Ground, Grounds
@@ -37,6 +45,15 @@ ROLE_FIELDS: dict[Role, frozenset[ClaimField]] = {
 
 # The share of a claim's words a field of its role must hold to support it.
 HELD = 0.5
+# The moves a fix or a first check never carries: what failed or made it worse.
+OPPOSITE: dict[Role, frozenset[ClaimField]] = {"fix": ROLE_FIELDS["risky"], "check": ROLE_FIELDS["risky"]}
+# Where a claim joins two moves ("scale to 18 pods and add a circuit breaker"), and how many content
+# words a part needs to be a move of its own.
+_JOINS = re.compile(r";\s+|,?\s+and\s+(?:then\s+)?|,\s+then\s+", re.IGNORECASE)
+MIN_PART_WORDS = 3
+# A number as written ("80", "0.5"), not part of a word ("p99", "502s"): the field a claim rests on
+# must hold every one the claim states (words may be paraphrased, a pool size or a pod count not).
+_NUMBER = re.compile(r"(?<![\w.\[])\d+(?:\.\d+)?(?![\w.\]])")
 
 
 @dataclass(frozen=True)
@@ -60,7 +77,7 @@ def check(claim: Claim, grounds: Grounds, similarity: Similarity) -> Verdict:
         )
     exact = said_exactly(claim, grounds)
     if exact is not None:
-        return _resting_on(claim, exact)
+        return _resting_on(claim, role, exact)
     statement = claim.statement or claim.text
     said = [
         (similarity.score(statement, ground.text), ground)
@@ -69,12 +86,14 @@ def check(claim: Claim, grounds: Grounds, similarity: Similarity) -> Verdict:
         if similarity.same(statement, ground.text)
     ]
     words = stems(statement)
+    numbers = set(_NUMBER.findall(statement))
     mine = [
         s
         for s in said
         if s[1].field in allowed
         and claim.field in (None, s[1].field)
         and coverage(words, stems(s[1].text)) >= HELD
+        and numbers <= set(_NUMBER.findall(s[1].text))
     ]
     other = [s for s in said if s[1].field not in allowed]
     rival = max(other, key=lambda s: s[0], default=None)
@@ -85,7 +104,44 @@ def check(claim: Claim, grounds: Grounds, similarity: Similarity) -> Verdict:
         )
     if best is None:
         return Verdict(None, RemovedClaim(role=role, reason="unsupported", text=claim.text))
-    return _resting_on(claim, best[1])
+    carried = joined_move(claim, grounds, similarity)
+    if carried is not None:
+        return Verdict(
+            None, RemovedClaim(role=role, reason="other role", text=claim.text, field=carried.field)
+        )
+    return _resting_on(claim, role, best[1])
+
+
+def parts(statement: str) -> list[str]:
+    """The moves a claim joins ("X and Y", "X; then Y"), each with words enough to be one; one part or
+    none when it joins nothing."""
+    return [p for p in _JOINS.split(statement) if len(stems(p)) >= MIN_PART_WORDS]
+
+
+def joined_move(claim: Claim, grounds: Grounds, similarity: Similarity) -> Ground | None:
+    """The recorded failed attempt or risky action that a part of a fix or check joining several moves
+    says, when no field of the claim's role says that part better. Asked of the whole claim, the step
+    that worked can say it best ("scale checkout from 6 to 18 pods and add a circuit breaker around the
+    order write" holds the breaker step's words), and the move that made it worse would come along."""
+    role = claim.role or "cause"
+    opposite = OPPOSITE.get(role)
+    found = parts(claim.statement or claim.text)
+    if opposite is None or len(found) < 2:
+        return None
+    allowed = ROLE_FIELDS[role]
+    for part in found:
+        words = stems(part)
+        said = [
+            (similarity.score(part, ground.text), ground)
+            for n in claim.citations
+            for ground in grounds.of(n)
+            if coverage(words, stems(ground.text)) >= HELD and similarity.same(part, ground.text)
+        ]
+        rival = max((s for s in said if s[1].field in opposite), key=lambda s: s[0], default=None)
+        own = max((s for s in said if s[1].field in allowed), key=lambda s: s[0], default=None)
+        if rival is not None and (own is None or rival[0] > own[0]):
+            return rival[1]
+    return None
 
 
 def said_exactly(claim: Claim, grounds: Grounds) -> Ground | None:
@@ -110,7 +166,13 @@ def said_exactly(claim: Claim, grounds: Grounds) -> Ground | None:
     )
 
 
-def _resting_on(claim: Claim, ground: Ground) -> Verdict:
+def _resting_on(claim: Claim, role: Role, ground: Ground) -> Verdict:
+    """The claim kept on ``ground``, unless that is a record under the match threshold and the claim
+    does not say it is uncertain: the evidence-only briefing takes nothing from such a record but, when
+    nothing clears the threshold, the closest one's cause labeled uncertain, and a model's claim may not
+    state more (a lookalike the alert contradicts is held under the threshold)."""
+    if ground.weak and claim.qualifier != "uncertain":
+        return Verdict(None, RemovedClaim(role=role, reason="weak precedent", text=claim.text))
     return Verdict(
         claim.model_copy(update={"field": ground.field, "record": ground.record or claim.record}), None
     )
@@ -122,6 +184,7 @@ def guard(claims: list[Claim], grounds: Grounds, similarity: Similarity, report:
     similarity.prepare(
         [
             *(c.statement or c.text for c in compared),
+            *(p for c in compared for p in parts(c.statement or c.text)),
             *(g.text for c in compared for n in c.citations for g in grounds.of(n)),
         ]
     )

@@ -148,12 +148,13 @@ class CitationCheck(BaseModel):
 # Why a claim was removed: it cites nothing; no cited field of its role says it; a field of another
 # role says it better (a failed attempt offered as a fix); it names a field its role cannot rest on; or
 # (a summary sentence) it states history that only the calibrated numbers and the records may state.
-RemovalReason = Literal["uncited", "unsupported", "other role", "wrong field", "history"]
+RemovalReason = Literal["uncited", "unsupported", "other role", "wrong field", "weak precedent", "history"]
 _REASON_TEXT: dict[str, str] = {
     "uncited": "cite no source",
     "unsupported": "are not what any cited field of their role says",
     "other role": "rest on a field of another role (a failed attempt offered as a fix, say)",
     "wrong field": "name a field their role cannot rest on",
+    "weak precedent": "rest on a record under the match threshold (a lookalike the alert contradicts, say)",
     "history": "state history (seen before, noise, counts, dates) the records and numbers do not give",
 }
 

@@ -2,6 +2,7 @@
 
 from dataclasses import replace
 
+from agent.briefing.assemble import assemble
 from agent.briefing.finish import finish
 from agent.core.conversation import Conversation, ModelTurn
 from agent.core.evidence import AlertInput, Evidence
@@ -110,3 +111,57 @@ def test_each_claim_says_whether_the_model_wrote_it_or_it_fills_a_list_the_guard
     # The model cannot say its own claim is an evidence-only one: who wrote it is set, not read.
     assert [c.origin for c in briefing.likely_causes] == ["model"]
     assert briefing.suggested_fix and {f.origin for f in briefing.suggested_fix} == {"evidence"}
+
+
+def test_a_model_claim_resting_on_a_record_under_the_match_threshold_is_not_briefed() -> None:
+    """What the local model did with a pool alert: the nightly-import lookalike (1 % likely relevant) and
+    a payment record (28 %) gave its only causes and its fix, stated as plainly as the precedent."""
+    lookalike = record(
+        "INC-0009",
+        error_signature="p99 over 2s, pool pending 0",
+        root_cause="the nightly price import held row locks on the catalogue tables",
+        resolution_steps="1. Moved the import to 04:00",
+    )
+    evidence = Evidence(AlertInput(text="checkout pool exhausted", service="checkout-service"))
+    evidence = with_matches(evidence, match(record("INC-0001"), 0.9, 2), match(lookalike, 0.01, 3))
+    answer = ModelAnswer(
+        summary="Pool exhausted [2].",
+        likely_causes=[Claim(text="the nightly price import held row locks [3]", citations=[3])],
+        first_checks=[Claim(text="p99 over 2s, pool pending 0 [3]", citations=[3])],
+        suggested_fix=[Claim(text="Move the import to 04:00 [3]", citations=[3])],
+        seen_before="similar",
+    )
+    warnings: list[str] = []
+    conversation = Conversation(messages=[], evidence=evidence)
+    briefing = finish(answer, conversation, _Model(), [], warnings, Similarity(None))
+    lists = [briefing.likely_causes, briefing.first_checks, briefing.suggested_fix]
+    assert all(lines for lines in lists)
+    assert all(c.citations == [2] for lines in lists for c in lines)
+    assert "import" not in " ".join(c.text for lines in lists for c in lines)
+    assert any("under the match threshold" in w for w in warnings)
+
+
+def test_a_model_claim_on_a_moderate_precedent_is_labeled_uncertain_as_the_evidence_only_one_is() -> None:
+    """The local model's only cause for a pool alert was the connection-budget record's (33 % likely
+    relevant), stated as plainly as the 89 % precedent it stood in for."""
+    budget = record("INC-0043", root_cause="the Postgres connection budget was exhausted, not the pool")
+    evidence = Evidence(AlertInput(text="checkout pool exhausted", service="checkout-service"))
+    evidence = with_matches(evidence, match(record("INC-0001"), 0.89, 2), match(budget, 0.33, 3))
+    cause = Claim(text="the Postgres connection budget was exhausted [3]", citations=[3])
+    answer = ModelAnswer(summary="Pool exhausted [2].", likely_causes=[cause], seen_before="similar")
+    conversation = Conversation(messages=[], evidence=evidence)
+    briefing = finish(answer, conversation, _Model(), [], [], Similarity(None))
+    [kept] = briefing.likely_causes
+    assert kept.qualifier == "uncertain" and kept.text.startswith("Uncertain (moderate match): ")
+    assembled = [c for c in assemble(conversation.view()).likely_causes if c.record == "INC-0043"]
+    assert assembled and assembled[0].text.startswith("Uncertain (moderate match): ")
+
+
+def test_related_incidents_are_listed_most_likely_first_whatever_order_the_model_names_them() -> None:
+    """The local model named the 39 % connection-budget record before the 95 % pool precedent, and the
+    page listed it first."""
+    answer = ModelAnswer(
+        summary="Pool exhausted [2].", related_incidents=["INC-0002", "INC-0001"], seen_before="similar"
+    )
+    briefing, _ = _brief(answer, 0.95, 0.39)
+    assert [r.id for r in briefing.related_incidents] == ["INC-0001", "INC-0002"]

@@ -7,7 +7,7 @@ import httpx
 import pytest
 
 from agent.briefing.loop import MAX_HOPS, Agent
-from agent.briefing.recall_first import LOOP_CALL
+from agent.briefing.recall_first import ACROSS_CALL, LOOP_CALL
 from agent.core.evidence import AlertInput
 from agent.core.prompts import FINAL_HOP
 from agent.core.tools import RECALL
@@ -41,21 +41,23 @@ async def test_tool_call_then_answer(make_agent: Callable[..., Agent]) -> None:
     briefing = await make_agent(script).brief(ALERT)
 
     assert briefing.mode == "llm" and briefing.memory == "on" and briefing.warnings == []
-    assert [e.id for e in briefing.evidence[1:]] == ["INC-0001"]
+    assert [e.id for e in briefing.evidence[1:]][:1] == ["INC-0001"]
     assert briefing.likely_causes[0].citations == [2]
     assert briefing.suggested_fix[0].text == "Raise the pool size [2]"
-    [related] = briefing.related_incidents
+    related = briefing.related_incidents[0]
     assert (
         related.id == "INC-0001" and related.service == "checkout-service" and "same service" in related.why
     )
     first, second = briefing.hops
     assert first.tools_offered == [RECALL, "get_incident_briefing"]
-    [call] = first.calls
+    # One checkout record is few: the loop also looks across services, as the evidence-only briefing does.
+    call, across = first.calls
     assert call.tool == RECALL and call.args["service"] == "checkout-service" and call.result_chars > 0
     assert call.status == "ok" and call.duration_ms >= 0
+    assert across.note == ACROSS_CALL and across.args["service"] is None
     assert second.answered and second.usage is not None and second.usage.total_tokens == 120
     assert briefing.citation_check.cited == 6 and briefing.citation_check.invalid_removed == 0
-    [result] = tool_messages(script.requests[1])
+    result, _ = tool_messages(script.requests[1])
     assert "INC-0001" in result and "untrusted" in result and "possibly stale" in result
     assert LOG not in json.dumps(script.requests[0].get("tools"))
 
@@ -111,7 +113,7 @@ async def test_malformed_arguments_go_back_to_the_model(
 async def test_unknown_tool_goes_back_to_the_model(make_agent: Callable[..., Agent]) -> None:
     script = ScriptedModel([tool_call("drop_database", {}), answer(GOOD | {"related_incidents": []})])
     briefing = await make_agent(script).brief(ALERT)
-    recalled, result = tool_messages(script.requests[1])
+    recalled, result, _ = tool_messages(script.requests[1])
     assert result.startswith("Error: unknown or unavailable tool 'drop_database'")
     assert "INC-0001" in recalled and briefing.hops[0].calls[0].note == LOOP_CALL
     assert briefing.mode == "llm"
@@ -183,14 +185,14 @@ async def test_client_errors_are_not_retried(make_agent: Callable[..., Agent]) -
 async def test_fullwidth_and_out_of_range_citations(make_agent: Callable[..., Agent]) -> None:
     body = GOOD | {
         "summary": "Pool exhausted 【2】, see ［１］ and [7].",
-        "likely_causes": [{"text": "Pool sized for average load [1, 3-4]", "citations": [2, 12]}],
+        "likely_causes": [{"text": "Pool sized for average load [1, 8-9]", "citations": [2, 12]}],
     }
     script = ScriptedModel([tool_call(RECALL, RECALL_ARGS), answer(body)])
     briefing = await make_agent(script).brief(ALERT)
     assert briefing.summary == "Pool exhausted [2], see [1] and."
     assert briefing.likely_causes[0].text == "Pool sized for average load [1]"
     assert briefing.likely_causes[0].citations == [1, 2]
-    assert briefing.citation_check.invalid_removed == 4  # [7], 3, 4 and the listed 12
+    assert briefing.citation_check.invalid_removed == 4  # [7], 8, 9 and the listed 12
 
 
 async def test_invalid_answer_is_repaired_once(make_agent: Callable[..., Agent]) -> None:
@@ -238,7 +240,7 @@ async def test_injection_in_the_alert_is_flagged_and_cannot_write(
     briefing = await make_agent(script).brief(alert)
     assert bank.retained == []
     assert LOG not in json.dumps(script.requests[0]["tools"])
-    _, result = tool_messages(script.requests[1])
+    _, result, _ = tool_messages(script.requests[1])
     assert result.startswith("Error: unknown or unavailable tool 'log_incident'")
     assert briefing.evidence[0].flagged
     assert any("prompt injection in the alert [1]" in w for w in briefing.warnings)
@@ -296,7 +298,7 @@ async def test_a_first_hop_the_provider_rejects_still_recalls_the_alert(
     script = ScriptedModel([rejected, answer(GOOD)])
     briefing = await make_agent(script).brief(ALERT)
     assert briefing.mode == "llm" and len(script.requests) == 2
-    [call] = briefing.hops[0].calls
+    call = briefing.hops[0].calls[0]
     assert call.tool == RECALL and call.args["alert_description"] == ALERT.description
     assert call.note == LOOP_CALL and "Failed to call a function" in (briefing.hops[0].error or "")
 

@@ -9,10 +9,11 @@ model that calls no tool is briefed from a recall of the alert all the same.
 from collections.abc import Callable
 
 from agent.briefing.loop import Agent
+from agent.briefing.planner import EvidenceOnlyPlanner
 from agent.core.evidence import AlertInput
 from agent.core.schema import Briefing
 from agent.core.tools import RECALL
-from tests.agent.fakes import record
+from tests.agent.fakes import WatchedRecall, record
 from tests.agent.scripted import ScriptedModel, answer, tool_call
 
 ALERT = AlertInput(
@@ -65,6 +66,39 @@ async def test_a_model_that_calls_no_tool_is_still_briefed_from_a_recall_of_the_
     invented = {"summary": "Likely noise, two incidents in the last 24 hours.", "seen_before": "recurring"}
     script = ScriptedModel([answer(invented), answer(invented), answer(invented)])
     briefing = await make_agent(script).brief(ALERT)
-    [call] = briefing.hops[0].calls
+    call = briefing.hops[0].calls[0]
     assert call.tool == RECALL and ALERT.text in str(call.args)
     assert "INC-0001" in [e.id for e in briefing.evidence] and "two incidents" not in briefing.summary
+
+
+async def test_a_model_that_answers_after_a_scoped_recall_is_briefed_from_the_look_across_services(
+    make_agent: Callable[..., Agent], bank: WatchedRecall
+) -> None:
+    """What the local model did with a gateway alert whose precedent was the auth service's: it answered
+    from the one scoped recall, which found nothing on the gateway, and the briefing said "novel"."""
+    alert = AlertInput(
+        text="a third of requests rejected with 401: JWT signature verification failed",
+        service="api-gateway",
+    )
+    scoped = {"alert_description": alert.text, "service": "api-gateway", "limit": 3}
+    script = ScriptedModel([tool_call(RECALL, scoped), answer({"summary": "Auth failing [1].", **CAUSE})])
+    briefing = await make_agent(script).brief(alert)
+    planned = await Agent(model=EvidenceOnlyPlanner(), bank=bank).brief(alert)
+    assert [r.id for r in briefing.related_incidents] == [r.id for r in planned.related_incidents]
+    assert "INC-0003" in [r.id for r in briefing.related_incidents]
+    assert briefing.seen_before == planned.seen_before != "novel"
+    assert len(script.requests) == 2  # the look across services costs no model call
+
+
+async def test_the_recall_the_loop_makes_reads_as_deep_as_the_evidence_only_briefings(
+    make_agent: Callable[..., Agent], bank: WatchedRecall
+) -> None:
+    """The demo history's pool alert: four pool incidents on checkout, and the loop's recall for the
+    model asked for three, so the briefing listed fewer precedents than the evidence-only one."""
+    for ident in ("INC-0004", "INC-0005", "INC-0006"):
+        bank.add(record(ident))
+    script = ScriptedModel([answer({"summary": "Pool exhausted [2].", **CAUSE})] * 2)
+    briefing = await make_agent(script).brief(ALERT)
+    planned = await Agent(model=EvidenceOnlyPlanner(), bank=bank).brief(ALERT)
+    assert len(planned.related_incidents) > 3
+    assert [r.id for r in briefing.related_incidents] == [r.id for r in planned.related_incidents]

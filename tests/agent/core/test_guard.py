@@ -141,3 +141,47 @@ def test_a_claim_that_holds_a_short_field_and_adds_its_own_words_is_unsupported(
     verdict = check(Claim(text=padded, citations=[2], role="check"), Grounds(_evidence()), Similarity(None))
     assert verdict.claim is None and verdict.removed is not None
     assert verdict.removed.reason == "unsupported"
+
+
+def test_a_fix_or_check_that_joins_a_recorded_failed_attempt_to_a_step_that_worked_is_removed() -> None:
+    """The small model's "scale the checkout service from 6 to 18 pods and add a circuit breaker around
+    the order write [2]" was kept as a fix: the step that worked held half its words and said it best,
+    so the move that made it worse came along, into the head's first fix."""
+    pool = record(
+        "INC-0001",
+        resolution_steps="1. Rolled the pods one at a time\n2. Added a circuit breaker around the order "
+        "write so checkout fails fast instead of holding threads",
+        failed_attempts="Scaling checkout out to more pods first made it worse: each new pod opened its "
+        "own pool",
+    )
+    evidence = with_matches(
+        Evidence(AlertInput(text="checkout p99 high", service="checkout-service")), match(pool, 0.9, 2)
+    )
+    joined = [
+        "scale the checkout service out to more pods and add a circuit breaker around the order write",
+        "Roll the pods one at a time; scale checkout out to more pods",
+    ]
+    for text in joined:
+        for role in ("fix", "check"):
+            verdict = check(Claim(text=text, citations=[2], role=role), Grounds(evidence), Similarity(None))
+            assert verdict.removed is not None, (role, text)
+            assert (verdict.removed.reason, verdict.removed.field) == ("other role", "failed_attempt")
+    fine = "Roll the pods one at a time and add a circuit breaker around the order write"
+    kept = check(Claim(text=fine, citations=[2], role="fix"), Grounds(evidence), Similarity(None))
+    assert kept.claim is not None and kept.claim.field == "resolution_step"
+
+
+def test_a_claim_whose_numbers_its_field_does_not_hold_is_unsupported() -> None:
+    """The small model's "raising checkout's pool again (50 to 80 per pod) made it worse [2]": another
+    record's failed attempt, kept on [2]'s own "made it worse" line, whose numbers were other ones."""
+    assert _check("risky", "Raised the checkout pool to 80 per pod, which made it worse") is not None
+    verdict = check(
+        Claim(
+            text="Raised the checkout pool from 50 to 120 per pod, which made it worse",
+            citations=[2],
+            role="risky",
+        ),
+        Grounds(_evidence()),
+        Similarity(None),
+    )
+    assert verdict.removed is not None and verdict.removed.reason == "unsupported"
