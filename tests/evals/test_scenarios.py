@@ -2,6 +2,9 @@
 
 import asyncio
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -92,3 +95,26 @@ def test_an_unknown_scenario_id_is_refused_naming_it_not_passed_by_running_nothi
     )
     assert result.exit_code == 2, result.output
     assert "nope-xyz" in result.output and "--only" in result.output
+
+
+def test_the_eval_does_not_print_its_sandboxes_migrations(tmp_path: Path) -> None:
+    """Every scenario migrates a throwaway database: the engineer running the eval reads its results, not
+    a hundred INFO lines of schema upgrades on stderr."""
+    ids = [
+        "novel-alert",
+        "paraphrase-inventory-crashloop",
+        "cold-start-empty-bank",
+        "symptom-only-writes-failing-everywhere",
+    ]
+    only = [arg for scenario in ids for arg in ("--only", scenario)]
+    env = {**os.environ, "RECALLOPS_DATA_DIR": str(tmp_path / "data")}
+    done = subprocess.run(
+        [sys.executable, "-m", "web.cli", "eval", "--no-llm", *only],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "alembic" not in done.stderr and " INFO " not in done.stderr, done.stderr[:500]

@@ -5,6 +5,7 @@ set) the same scenarios also run against the model and are reported under ``llm`
 """
 
 import json
+import logging
 from pathlib import Path
 
 import typer
@@ -31,6 +32,8 @@ def eval_command(
     from agent.settings import LLMSettings
     from evals.scenarios.report import UnknownScenario, evaluate_sync, render
 
+    # Each scenario migrates a throwaway database: its schema upgrades are not the operator's to read.
+    logging.getLogger("alembic").setLevel(logging.WARNING)
     try:
         summary = evaluate_sync(scenarios, mode="evidence-only", only=only or None)
         use_llm = LLMSettings().uses_llm if llm is None else llm
