@@ -66,17 +66,24 @@ def test_an_unknown_channel_is_refused_naming_the_configured_ones(tmp_path: Path
     assert "queued" not in done.stdout
 
 
-def test_a_command_run_without_the_services_channels_leaves_them_routed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """An operator's shell rarely holds the service's channel configuration: a command run from it (or
-    with a test channel of its own) must not turn the service's channels off, nor add its own."""
+@pytest.fixture
+def service_started(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The service has started once with its channel ``oncall`` (its start writes the routing), in a
+    shell holding no other database or channel file."""
     for name in ("DATABASE_URL", "RECALLOPS_DATABASE_URL", "RECALLOPS_NOTIFY_CONFIG"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("RECALLOPS_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("RECALLOPS_NOTIFY_CHANNELS", json.dumps([SERVICE_CHANNEL]))
     with TestClient(create_app(Settings())):
-        pass  # the service starts: its channels are the routing
+        pass
+
+
+@pytest.mark.usefixtures("service_started")
+def test_a_command_run_without_the_services_channels_leaves_them_routed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An operator's shell rarely holds the service's channel configuration: a command run from it (or
+    with a test channel of its own) must not turn the service's channels off, nor add its own."""
     runner = CliRunner()
     monkeypatch.delenv("RECALLOPS_NOTIFY_CHANNELS")
     assert runner.invoke(app, ["memory", "sync"]).exit_code == 0
@@ -90,17 +97,10 @@ def test_a_command_run_without_the_services_channels_leaves_them_routed(
         engine.dispose()
 
 
-def test_a_channel_its_receiver_holds_is_not_tested_and_no_test_message_waits_to_go_out_later(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.mark.usefixtures("service_started")
+def test_a_channel_its_receiver_holds_is_not_tested_and_no_test_message_waits_to_go_out_later() -> None:
     """A test queued while a Retry-After holds the channel would be sent when the wait ends, long
     after the command gave up: the command says until when instead, and queues nothing."""
-    for name in ("DATABASE_URL", "RECALLOPS_DATABASE_URL", "RECALLOPS_NOTIFY_CONFIG"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("RECALLOPS_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("RECALLOPS_NOTIFY_CHANNELS", json.dumps([SERVICE_CHANNEL]))
-    with TestClient(create_app(Settings())):
-        pass  # the service starts and writes its channel
     engine = make_engine(Settings().database_url)
     try:
         sessions = make_session_factory(engine)
@@ -128,17 +128,12 @@ def test_a_channel_its_receiver_holds_is_not_tested_and_no_test_message_waits_to
         engine.dispose()
 
 
+@pytest.mark.usefixtures("service_started")
 def test_status_from_a_shell_without_the_services_channels_shows_them_as_configured(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """An admin shell holds the database URL, not the channels' secrets: the service's channels are
     still configured there, not "no delivery channels configured" nor "no longer configured"."""
-    for name in ("DATABASE_URL", "RECALLOPS_DATABASE_URL", "RECALLOPS_NOTIFY_CONFIG"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("RECALLOPS_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("RECALLOPS_NOTIFY_CHANNELS", json.dumps([SERVICE_CHANNEL]))
-    with TestClient(create_app(Settings())):
-        pass  # the service starts: its channels are the routing
     monkeypatch.delenv("RECALLOPS_NOTIFY_CHANNELS")
     result = CliRunner().invoke(app, ["notify", "status"])
     assert result.exit_code == 0, result.output
@@ -148,17 +143,10 @@ def test_status_from_a_shell_without_the_services_channels_shows_them_as_configu
     ]
 
 
-def test_retry_and_test_from_a_shell_without_the_services_channels(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.mark.usefixtures("service_started")
+def test_retry_and_test_from_a_shell_without_the_services_channels(monkeypatch: pytest.MonkeyPatch) -> None:
     """Retrying a service channel's messages needs no secret (the service sends them), so an admin
     shell may; a test message is sent from the shell, which says what it lacks to send one."""
-    for name in ("DATABASE_URL", "RECALLOPS_DATABASE_URL", "RECALLOPS_NOTIFY_CONFIG"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("RECALLOPS_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("RECALLOPS_NOTIFY_CHANNELS", json.dumps([SERVICE_CHANNEL]))
-    with TestClient(create_app(Settings())):
-        pass  # the service starts: its channels are the routing
     monkeypatch.delenv("RECALLOPS_NOTIFY_CHANNELS")
     runner = CliRunner()
     retried = runner.invoke(app, ["notify", "retry", "oncall"])
