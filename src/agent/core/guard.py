@@ -79,12 +79,7 @@ def check(claim: Claim, grounds: Grounds, similarity: Similarity) -> Verdict:
     if exact is not None:
         return _resting_on(claim, role, exact)
     statement = claim.statement or claim.text
-    said = [
-        (similarity.score(statement, ground.text), ground)
-        for n in claim.citations
-        for ground in grounds.of(n)
-        if similarity.same(statement, ground.text)
-    ]
+    said = _said(statement, claim.citations, grounds, similarity)
     words = stems(statement)
     numbers = set(_NUMBER.findall(statement))
     mine = [
@@ -112,6 +107,18 @@ def check(claim: Claim, grounds: Grounds, similarity: Similarity) -> Verdict:
     return _resting_on(claim, role, best[1])
 
 
+def _said(
+    text: str, citations: list[int], grounds: Grounds, similarity: Similarity
+) -> list[tuple[float, Ground]]:
+    """The cited fields that say ``text``, each with how closely."""
+    return [
+        (similarity.score(text, ground.text), ground)
+        for n in citations
+        for ground in grounds.of(n)
+        if similarity.same(text, ground.text)
+    ]
+
+
 def parts(statement: str) -> list[str]:
     """The moves a claim joins ("X and Y", "X; then Y"), each with words enough to be one; one part or
     none when it joins nothing."""
@@ -132,10 +139,9 @@ def joined_move(claim: Claim, grounds: Grounds, similarity: Similarity) -> Groun
     for part in found:
         words = stems(part)
         said = [
-            (similarity.score(part, ground.text), ground)
-            for n in claim.citations
-            for ground in grounds.of(n)
-            if coverage(words, stems(ground.text)) >= HELD and similarity.same(part, ground.text)
+            s
+            for s in _said(part, claim.citations, grounds, similarity)
+            if coverage(words, stems(s[1].text)) >= HELD
         ]
         rival = max((s for s in said if s[1].field in opposite), key=lambda s: s[0], default=None)
         own = max((s for s in said if s[1].field in allowed), key=lambda s: s[0], default=None)

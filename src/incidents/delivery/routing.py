@@ -14,7 +14,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from incidents.delivery.models import DeliveryChannel
-from incidents.severity import SEVERITY_RANK
+from incidents.severity import outranks
 from incidents.timeutil import utcnow
 
 BRIEFING_STORED = "briefing_stored"
@@ -44,7 +44,7 @@ class ChannelRoute:
             return False
         if self.min_severity is None:
             return True
-        return SEVERITY_RANK.get(severity, 0) >= SEVERITY_RANK.get(self.min_severity, 0)
+        return not outranks(self.min_severity, severity)
 
 
 def sync_channels(*, db_session: Session, routes: list[ChannelRoute]) -> None:
