@@ -22,6 +22,14 @@ def ago(value: datetime | None, now: datetime | None = None) -> str:
     return f"in {_span(int(-seconds))}" if seconds < 0 else f"{_span(int(seconds))} ago"
 
 
+def next_try(value: datetime | None, now: datetime | None = None) -> str:
+    """When a retry comes: "in 2 min", or "due now" once its time has passed and it waits for a worker to
+    claim it (a busy lane, a worker restarting), never "3 min ago", which reads as a try that happened."""
+    if value is None:
+        return "not scheduled"
+    return ago(value, now) if value > (now or datetime.now(UTC)) else "due now"
+
+
 def _span(seconds: int) -> str:
     for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
         if seconds >= size:
@@ -52,7 +60,7 @@ def make_templates() -> Jinja2Templates:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(ago=ago, stamp=stamp, iso=iso, safe_url=safe_url)
+    env.filters.update(ago=ago, next_try=next_try, stamp=stamp, iso=iso, safe_url=safe_url)
     return Jinja2Templates(env=env)
 
 

@@ -4,7 +4,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from web.http.templating import ago
+from web.http.templating import ago, next_try
 
 NOW = datetime(2025, 1, 1, 12, 0, tzinfo=UTC)
 
@@ -27,3 +27,12 @@ def test_past_and_future_times_are_worded_by_their_direction(offset_s: float, sh
 
 def test_no_time_is_never() -> None:
     assert ago(None, NOW) == "never"
+
+
+@pytest.mark.parametrize(
+    ("offset_s", "shown"),
+    [(150, "in 2 min"), (0, "due now"), (-180, "due now")],
+    ids=["ahead", "now", "overdue"],
+)
+def test_a_retry_whose_time_has_come_is_due_never_minutes_ago(offset_s: float, shown: str) -> None:
+    assert next_try(NOW + timedelta(seconds=offset_s), NOW) == shown

@@ -2,7 +2,7 @@
 
 import html
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlalchemy import update
@@ -15,7 +15,7 @@ from incidents.briefings.models import Job
 from incidents.database import transaction
 from incidents.incident import service as incident_service
 from incidents.resolution import service as resolution_service
-from incidents.resolution.models import ResolutionFields
+from incidents.resolution.models import OutboxEntry, ResolutionFields
 from tests.web.http.pages.conftest import Site
 
 # What an engineer typed into the resolve form, before the fields each test varies.
@@ -336,3 +336,22 @@ def test_the_page_checks_every_second_while_its_briefing_is_made_then_less_often
         db.execute(update(Job).values(state="done"))
     assert site.resolve_form(public_id, RESOLVED).status_code == 303
     assert '<div id="incident-live" data-refresh="2">' in site.client.get(f"/incidents/{public_id}").text
+
+
+def test_a_failing_memory_write_already_due_says_its_next_try_is_due_not_minutes_ago(site: Site) -> None:
+    """The outbox row waits for a worker to claim it: its next try is due, as a chat delivery's says."""
+    site.signed_in()
+    public_id = site.open_incident()
+    assert site.resolve_form(public_id, RESOLVED).status_code == 303
+    with transaction(site.container.sessions) as db:
+        db.execute(
+            update(OutboxEntry).values(
+                state="failing",
+                attempts=2,
+                last_error="connection refused",
+                next_attempt_at=datetime.now(UTC) - timedelta(minutes=3),
+            )
+        )
+    page = site.client.get(f"/incidents/{public_id}").text
+    assert "attempt 2 failed: connection refused; next try due now." in page
+    assert "next try 3 min ago" not in page
