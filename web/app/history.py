@@ -68,6 +68,9 @@ class ImportSummary(BaseModel):
     imported: int = 0
     updated: int = 0
     unchanged: int = 0
+    # Of the rows stored, those memory did not hold: "unchanged" speaks of the incident store, and a
+    # new memory (another Hindsight bank, a fresh directory) is given every record all the same.
+    new_to_memory: int = 0
     rejected_count: int = 0
     rejected: list[Rejected] = []
     rejected_next: int | None = None
@@ -127,9 +130,11 @@ async def import_history(
     for start in range(0, len(rows), IMPORT_BATCH):
         batch = rows[start : start + IMPORT_BATCH]
         admitted: list[tuple[int, HistoryRow]] = []
+        held: set[str] = set()
         for line, row in batch:
             try:
-                await _check_id(bank, row.incident_id)
+                if await _held(bank, row.incident_id):
+                    held.add(row.incident_id)
             except HistoryConflict as exc:
                 rejections.add(line, row.incident_id, [str(exc)])
             else:
@@ -144,6 +149,7 @@ async def import_history(
                 continue
             stored.append(row)
             setattr(summary, outcome, getattr(summary, outcome) + 1)
+            summary.new_to_memory += row.incident_id not in held
             HISTORY_RECORDS.labels(origin=origin, outcome=outcome).inc()
         await log_incidents(bank, [_write(row, origin, actor) for row in stored])
         if on_progress is not None:
@@ -155,8 +161,9 @@ async def import_history(
     return summary
 
 
-async def _check_id(bank: Retain, incident_id: str) -> None:
-    """``HistoryConflict`` when memory holds something other than an incident record under this id."""
+async def _held(bank: Retain, incident_id: str) -> bool:
+    """Whether memory holds an incident record under this id already; ``HistoryConflict`` when it holds
+    something other than an incident record there."""
     if CORRECTION_ID.search(incident_id):
         raise HistoryConflict(f"{incident_id} is a correction's id; corrections are added to their incident")
     tags = await bank.stored_tags(incident_id)
@@ -166,6 +173,7 @@ async def _check_id(bank: Retain, incident_id: str) -> None:
         raise HistoryConflict(
             f"{incident_id} is a {kind or 'untagged'} record in memory, not an incident; {hint}"
         )
+    return tags is not None
 
 
 async def retain_runbooks(bank: Retain, runbooks: list[Runbook]) -> int:

@@ -35,7 +35,9 @@ def progress_bar() -> Progress:
 def _report(summary: ImportSummary) -> None:
     typer.echo(
         f"imported {summary.imported}, updated {summary.updated}, unchanged {summary.unchanged}, "
-        f"rejected {summary.rejected_count}" + (f", runbooks {summary.runbooks}" if summary.runbooks else "")
+        f"rejected {summary.rejected_count}"
+        + (f", runbooks {summary.runbooks}" if summary.runbooks else "")
+        + f"; new to memory {summary.new_to_memory}"
     )
     _rejections(summary)
 

@@ -112,3 +112,20 @@ def test_a_folders_labeled_history_is_imported_beside_its_post_mortems(tmp_path:
     assert "imported 1, updated 0, unchanged 0, rejected 0" in result.stdout
     assert "files read 1, documents 1, new drafts 1" in result.stdout and "unreadable 0" in result.stdout
     assert "unsupported" not in result.stdout
+
+
+def test_seeding_a_new_memory_over_a_seeded_database_says_memory_got_the_records(tmp_path: Path) -> None:
+    """An operator who points the service at a new memory and seeds again must not read "unchanged" as
+    "nothing was written": the incident store was unchanged, memory was given every record."""
+    operator = LiveServer(data_dir=tmp_path / "data")
+    seeds = load_seeds()
+    assert f"new to memory {len(seeds.rows)}" in operator.cli("seed").stdout
+    for path in (tmp_path / "data").glob("memory.db*"):
+        path.unlink()
+    again = operator.cli("seed")
+    assert f"imported 0, updated 0, unchanged {len(seeds.rows)}, rejected 0" in again.stdout
+    assert f"new to memory {len(seeds.rows)}" in again.stdout
+    with sqlite3.connect(tmp_path / "data" / "memory.db") as memory:
+        held = memory.execute("SELECT count(DISTINCT document_id) FROM documents WHERE kind = 'incident'")
+        assert held.fetchone()[0] == len(seeds.rows)
+    assert "new to memory 0" in operator.cli("seed").stdout
