@@ -51,9 +51,15 @@ OPPOSITE: dict[Role, frozenset[ClaimField]] = {"fix": ROLE_FIELDS["risky"], "che
 # words a part needs to be a move of its own.
 _JOINS = re.compile(r";\s+|,?\s+and\s+(?:then\s+)?|,\s+then\s+", re.IGNORECASE)
 MIN_PART_WORDS = 3
-# A number as written ("80", "0.5"), not part of a word ("p99", "502s"): the field a claim rests on
-# must hold every one the claim states (words may be paraphrased, a pool size or a pod count not).
-_NUMBER = re.compile(r"(?<![\w.\[])\d+(?:\.\d+)?(?![\w.\]])")
+# A number as written ("80", "0.5", "500." ending a sentence), not part of a word or an id ("p99",
+# "502s", "INC-0042", "1.2.3"): the field a claim rests on must hold every one the claim states (words
+# may be paraphrased, a pool size or a pod count not).
+_NUMBER = re.compile(r"(?<![\w.\[])(?<!\w-)\d+(?:\.\d+)?(?![\w\]]|\.\d)")
+
+
+def numbers(text: str) -> set[str]:
+    """The numbers ``text`` states as written ("80", "0.5"), not those inside a word ("p99", "502s")."""
+    return set(_NUMBER.findall(text))
 
 
 @dataclass(frozen=True)
@@ -81,14 +87,14 @@ def check(claim: Claim, grounds: Grounds, similarity: Similarity) -> Verdict:
     statement = claim.statement or claim.text
     said = _said(statement, claim.citations, grounds, similarity)
     words = stems(statement)
-    numbers = set(_NUMBER.findall(statement))
+    stated = numbers(statement)
     mine = [
         s
         for s in said
         if s[1].field in allowed
         and claim.field in (None, s[1].field)
         and coverage(words, stems(s[1].text)) >= HELD
-        and numbers <= set(_NUMBER.findall(s[1].text))
+        and stated <= numbers(s[1].text)
     ]
     other = [s for s in said if s[1].field not in allowed]
     rival = max(other, key=lambda s: s[0], default=None)

@@ -1,11 +1,12 @@
 """The claim guard: a claim stays only when a field of its role in what it cites says it."""
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from agent.core.claims import Grounds
 from agent.core.evidence import AlertInput, Evidence
-from agent.core.guard import ROLE_FIELDS, check, guard
+from agent.core.guard import ROLE_FIELDS, check, guard, numbers
 from agent.core.schema import Claim, ClaimCheck, ClaimField, Role
 from agent.core.similarity import Similarity
 from tests.agent.fakes import match, record, with_matches
@@ -185,3 +186,30 @@ def test_a_claim_whose_numbers_its_field_does_not_hold_is_unsupported() -> None:
         Similarity(None),
     )
     assert verdict.removed is not None and verdict.removed.reason == "unsupported"
+
+
+@pytest.mark.parametrize(
+    ("text", "stated"),
+    [
+        ("throttled it with requests_per_second=500.", {"500"}),
+        ("raised the pool from 50 to 80.", {"50", "80"}),
+        ("a ratio of 0.5, then 2.", {"0.5", "2"}),
+        ("p99 above 2 s on INC-0042 [2], 502s", {"2"}),
+        ("version 1.2.3", set()),
+    ],
+)
+def test_a_number_ending_a_sentence_is_still_a_number(text: str, stated: set[str]) -> None:
+    """A record's step ending "=500." holds the 500 a claim states; the full stop is not a decimal point."""
+    assert numbers(text) == stated
+
+
+def test_a_fix_whose_number_ends_its_fields_sentence_is_kept() -> None:
+    assert _check("fix", "Enabled the circuit breaker on reservations, capped at 500") is None
+    step = record("INC-0001", resolution_steps="Enabled the circuit breaker on reservations, capped at 500.")
+    evidence = with_matches(
+        Evidence(AlertInput(text="checkout p99 high", service="checkout-service")), match(step, 0.9, 2)
+    )
+    claim = Claim(
+        text="Enabled the circuit breaker on reservations, capped at 500", citations=[2], role="fix"
+    )
+    assert check(claim, Grounds(evidence), Similarity(None)).claim is not None
