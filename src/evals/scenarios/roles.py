@@ -14,8 +14,13 @@ holds at least half its words:
 - a risky action on a failed attempt, a runbook's risky actions or a profile pattern (the profile's
   risky actions).
 
-A fix that rests on a recorded failed attempt is also counted on its own: it is the one claim that
-sends an engineer to repeat what made things worse.
+A claim that states a number (a pool size, a pod count) is supported only when that part holds every
+number it states: such numbers are not paraphrase. A fix or first check that joins moves ("raise the
+pool and add replicas") is asked again move by move, and a move resting on a failed attempt or a
+runbook's risky action puts the claim out of role, however much of it the step that worked holds.
+
+A fix that rests on a recorded failed attempt, whole or by one of its moves, is also counted on its
+own: it is the one claim that sends an engineer to repeat what made things worse.
 
 Claims are also counted by who wrote them (the claim's ``origin``): the model, or the evidence-only
 assembler, which in LLM mode stands in for a list the product's guard left empty, so a model's in-role
@@ -28,6 +33,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.core.guard import numbers
+from agent.core.guard import parts as moves
 from agent.core.overlap import terms
 from evals.scenarios.faithfulness import SECTIONS, marker_numbers, strip_markers
 from memory import runbooks
@@ -163,6 +170,25 @@ def resting_place(
     return best, share
 
 
+# What a fix or a first check never carries, move by move: what failed or made it worse.
+CARRIES_NOTHING_FROM = frozenset({"failed_attempts", "runbook_risky_actions"})
+JOINED_ROLES = frozenset({"suggested_fix", "first_checks"})
+
+
+def carried(claim: str, parts: Mapping[str, str], section: str) -> str | None:
+    """The failed attempt or risky action one move of a joined fix or check rests on (its part's name),
+    if any: taken whole, such a claim can rest on the step that worked and carry the failed one in."""
+    joined = moves(claim)
+    if section not in JOINED_ROLES or len(joined) < 2:
+        return None
+    for move in joined:
+        place, share = resting_place(move, parts, ROLE_SOURCES[section])
+        name = place.split(":", 1)[1] if place else None
+        if share >= SUPPORTED and name in CARRIES_NOTHING_FROM:
+            return name
+    return None
+
+
 def check_roles(briefing: Mapping[str, Any]) -> RoleSupport:
     evidence = {int(e["n"]): e for e in briefing.get("evidence") or []}
     support = RoleSupport()
@@ -176,8 +202,10 @@ def check_roles(briefing: Mapping[str, Any]) -> RoleSupport:
                 if n in evidence
                 for name, value in parts_of(evidence[n]).items()
             }
-            place, share = resting_place(strip_markers(text), parts, ROLE_SOURCES[section])
+            claim = strip_markers(text)
+            place, share = resting_place(claim, parts, ROLE_SOURCES[section])
             name = place.split(":", 1)[1] if place else None
+            joined = carried(claim, parts, section)
             origin = str(item.get("origin") or UNRECORDED)
             support.kept[section] += 1
             support.kept_by_origin[origin] += 1
@@ -185,6 +213,8 @@ def check_roles(briefing: Mapping[str, Any]) -> RoleSupport:
                 share >= SUPPORTED
                 and name is not None
                 and (name == "record" or name in ROLE_SOURCES[section])
+                and numbers(claim) <= numbers(parts[str(place)])
+                and joined is None
             ):
                 support.in_role[section] += 1
                 support.in_role_by_origin[origin] += 1
@@ -192,6 +222,7 @@ def check_roles(briefing: Mapping[str, Any]) -> RoleSupport:
                 support.out_of_role.append(
                     {"role": section, "origin": origin, "text": text, "part": place, "share": round(share, 2)}
                 )
-            if section == "suggested_fix" and name == "failed_attempts" and share >= SUPPORTED:
+            on_failed = name == "failed_attempts" and share >= SUPPORTED
+            if section == "suggested_fix" and (on_failed or joined == "failed_attempts"):
                 support.failed_attempt_fixes.append(text)
     return support

@@ -97,3 +97,22 @@ def test_a_claim_a_field_of_its_role_holds_as_fully_as_another_is_in_role() -> N
     assert step in evidence[0]["text"]
     assert check_roles(both).rate() == 1.0
     assert check_roles({"evidence": evidence, "likely_causes": [fix]}).rate() == 1.0
+
+
+def test_a_fix_joining_a_failed_attempt_to_a_step_that_worked_is_named_as_a_failed_attempt_fix() -> None:
+    """Taken whole, the claim holds more of the step's words than of the failed attempt's; the engineer
+    would still be sent to add replicas, which made it worse."""
+    joined = "Check pool metrics, raise the pool size to 50 and add a circuit breaker; then add app replicas"
+    fix = {"text": f"{joined} [2]", "citations": [2]}
+    support = check_roles(briefing(suggested_fix=[fix]))
+    assert support.failed_attempt_fixes == [fix["text"]]
+    assert support.as_dict()["by_role"]["suggested_fix"] == {"kept": 1, "in_role": 0}
+
+
+def test_a_fix_stating_a_number_its_field_does_not_hold_is_out_of_role() -> None:
+    """A pool size is not paraphrase: "raise the pool size to 80" is not what "to 50" says."""
+    wrong = {"text": "Raise the pool size to 80 [2]", "citations": [2]}
+    right = {"text": "Raise the pool size to 50 [2]", "citations": [2]}
+    support = check_roles(briefing(suggested_fix=[wrong, right]))
+    assert support.as_dict()["by_role"]["suggested_fix"] == {"kept": 2, "in_role": 1}
+    assert [miss["text"] for miss in support.out_of_role] == [wrong["text"]]
