@@ -85,6 +85,13 @@ def worst(severities: Iterable[str]) -> str:
     return max(severities, key=rank)
 
 
+def level_name(severity: str) -> str:
+    """The ladder word for ``severity``'s level (``p1`` is ``critical``), ``unknown`` for none: what a
+    page styles a severity by, while it shows the severity as sent."""
+    level = level_of(severity)
+    return "unknown" if level is None else level.name
+
+
 def known_spellings() -> str:
     """Every accepted spelling, most urgent level first, the levels apart by ``>``: what an error
     refusing an unknown severity lists."""
