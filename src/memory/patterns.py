@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from incidents.severity import rank
 from memory.bank import RecalledIncident, ReflectAnswer
 from memory.corrections import parse_correction
 from memory.embedder import Embedder
@@ -44,7 +45,6 @@ from memory.profile import (
     PatternItem,
     profile_structured,
     render_profile,
-    severity_rank,
 )
 from memory.schema import IncidentRecord, tag_value
 from memory.synthesis import Synthesizer
@@ -238,7 +238,7 @@ def _pattern(members: list[_Member], group: list[int], similarity: np.ndarray, s
     chosen = [members[i] for i in group]
     ids = [m.record.incident_id for m in chosen]
     medoid = chosen[int(np.argmax(similarity[np.ix_(group, group)].mean(axis=1)))]
-    severity = max((m.severity for m in chosen), key=severity_rank, default="")
+    severity = max((m.severity for m in chosen), key=rank, default="")
     return Pattern(
         id=f"pattern-{ids[0]}",
         title=failure_name(
@@ -316,7 +316,7 @@ def _priority(pattern: Pattern) -> tuple[Any, ...]:
     return (
         pattern.failures == 0,
         pattern.uncertain,
-        -severity_rank(pattern.severity),
+        -rank(pattern.severity),
         -len(pattern.services),
         -pattern.occurrences,
         -last,

@@ -26,7 +26,6 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
-from incidents.severity import SEVERITY_RANK
 from memory.bank import MentalModel
 from memory.schema import service_tag
 from memory.text import json_object, tokens
@@ -310,10 +309,6 @@ def matching_patterns(
             matches.append(PatternMatch(pattern=pattern, score=round(score, 4), matched_terms=sorted(shared)))
     matches.sort(key=lambda m: (-m.score, -m.pattern.occurrences, m.pattern.id))
     return matches[:limit]
-
-
-def severity_rank(severity: str) -> int:
-    return SEVERITY_RANK.get(severity.lower(), 1 if severity else 0)
 
 
 def _pattern_text(pattern: Pattern) -> str:

@@ -10,6 +10,8 @@ from pathlib import Path
 import jinja2
 from fastapi.templating import Jinja2Templates
 
+from incidents.severity import level_name
+
 TEMPLATES_DIR = Path(__file__).parent / "templates"
 STATIC_DIR = Path(__file__).parent / "static"
 
@@ -60,7 +62,9 @@ def make_templates() -> Jinja2Templates:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(ago=ago, next_try=next_try, stamp=stamp, iso=iso, safe_url=safe_url)
+    env.filters.update(
+        ago=ago, next_try=next_try, stamp=stamp, iso=iso, safe_url=safe_url, severity_level=level_name
+    )
     return Jinja2Templates(env=env)
 
 

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from incidents.alerts.normalized import (
     NormalizedAlert,
     clip,
+    labelled_severity,
     service_from,
     severity_from,
 )
@@ -60,7 +61,7 @@ def _webhook_alert(
         status=alert.status,
         alertname=alertname,
         service=service_from(labels, service_labels),
-        severity=severity_from(labels.get("severity")),
+        severity=labelled_severity(labels),
         summary=_filled(annotations.get("summary", ""), fallback_summary, alertname),
         description=_filled(annotations.get("description", ""), fallback_description),
         labels=dict(labels),
@@ -157,7 +158,7 @@ def from_generic(
             status=alert.status,
             alertname=alertname,
             service=service,
-            severity=severity_from(alert.severity or labels.get("severity")),
+            severity=labelled_severity(labels, alert.severity),
             summary=alert.title,
             description=alert.description,
             labels=labels,

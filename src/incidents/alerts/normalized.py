@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
+from incidents.severity import level_of
+
 AlertStatus = Literal["firing", "resolved", "acknowledged"]
 
 SERVICE_UNKNOWN = "unknown"
@@ -57,6 +59,17 @@ def service_from(labels: Mapping[str, str], service_labels: Sequence[str]) -> st
 def severity_from(value: str | None) -> str:
     cleaned = (value or "").strip().lower()
     return cleaned[:SEVERITY_CHARS] if cleaned else SEVERITY_UNKNOWN
+
+
+def labelled_severity(labels: Mapping[str, str], given: str | None = None) -> str:
+    """The severity an alert was sent with: ``given`` (a format's own field), else its ``severity``
+    label, else its ``priority`` label when that names a level (rules that page through Opsgenie or
+    PagerDuty often carry ``priority: P1`` and no severity); a priority that is no level (a number,
+    a team's word) says nothing about urgency, so the alert's severity is then unknown."""
+    sent = next((value for value in (given, labels.get("severity")) if value and value.strip()), None)
+    if sent is None and level_of(labels.get("priority", "")) is not None:
+        sent = labels["priority"]
+    return severity_from(sent)
 
 
 def clip(value: str, limit: int = NAME_CHARS) -> str:

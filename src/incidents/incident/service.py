@@ -20,7 +20,7 @@ from incidents.delivery import outbox as deliveries
 from incidents.delivery.routing import BRIEFING_STORED, INCIDENT_ACKNOWLEDGED
 from incidents.incident.models import Incident, IncidentEvent
 from incidents.incident.numbering import next_public_id
-from incidents.severity import SEVERITY_RANK, outranks
+from incidents.severity import outranks, rank
 from incidents.timeutil import utcnow
 
 OPEN_STATUSES = ("triggered", "acknowledged")
@@ -497,7 +497,7 @@ def distinct_services(*, db_session: Session) -> list[str]:
 def distinct_severities(*, db_session: Session) -> list[str]:
     """Severities in use, most urgent first (unknown ones last, alphabetically)."""
     found = db_session.scalars(select(Incident.severity).distinct())
-    return sorted(found, key=lambda s: (-SEVERITY_RANK.get(s, 0), s))
+    return sorted(found, key=lambda s: (-rank(s), s))
 
 
 def timeline(*, db_session: Session, incident: Incident) -> list[IncidentEvent]:

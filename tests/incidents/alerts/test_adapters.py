@@ -178,6 +178,34 @@ def test_generic_minimal_and_full() -> None:
     assert full.ends_at == datetime(2026, 11, 29, 21, 10, tzinfo=UTC)
 
 
+@pytest.mark.parametrize(
+    ("labels", "severity"),
+    [
+        ({"priority": "P1"}, "p1"),  # a rule that pages through Opsgenie: a priority, no severity
+        ({"priority": "sev-2"}, "sev-2"),
+        ({"severity": "warning", "priority": "P1"}, "warning"),  # the severity label wins
+        ({"severity": " ", "priority": "P2"}, "p2"),
+        ({"priority": "7"}, "unknown"),  # a priority that is no level says nothing about urgency
+        ({}, "unknown"),
+    ],
+)
+def test_a_priority_label_is_the_severity_when_the_alert_names_none(
+    labels: dict[str, str], severity: str
+) -> None:
+    """Alertmanager, Grafana and generic alerts alike; the generic ``severity`` field wins over both."""
+    am_raw, grafana_raw = capture("alertmanager", "amtool-1-firing"), grafana("firing")
+    for raw in (am_raw, grafana_raw):
+        raw["alerts"] = [{**raw["alerts"][0], "labels": {"alertname": "CheckoutDown", **labels}}]
+    for source, raw in (
+        ("alertmanager", am_raw),
+        ("grafana", grafana_raw),
+        ("generic", {"title": "Checkout down", "labels": labels}),
+    ):
+        assert normalize(source, raw)[0].severity == severity, source
+    [generic] = normalize("generic", {"title": "Checkout down", "severity": "P3", "labels": labels})
+    assert generic.severity == "p3"
+
+
 def test_generic_fingerprint_is_stable_and_label_sensitive() -> None:
     a = normalize("generic", {"title": "t", "service": "s", "labels": {"x": "1"}})[0].fingerprint
     b = normalize("generic", {"title": "t", "service": "s", "labels": {"x": "1"}})[0].fingerprint

@@ -16,7 +16,7 @@ from incidents.delivery.models import Delivery
 from incidents.delivery.routing import ChannelRoute, sync_channels
 from incidents.incident import service as incidents
 from incidents.incident.models import Incident
-from incidents.severity import SEVERITY_RANK
+from incidents.severity import LADDER, rank
 from tests.incidents.alerts.captures import capture
 from tests.incidents.alerts.test_ingest import am, am_alert, counts, send
 
@@ -182,8 +182,44 @@ def test_a_raised_incident_reaches_the_channels_that_wanted_only_worse_ones(db: 
     assert sorted(channel for channel, *_ in _routed(db)[3:]) == ["all", "errors", "pager"]
 
 
+def test_priorities_escalate_as_the_alerting_system_ranks_them(db: Session) -> None:
+    """An Alertmanager rule sending Opsgenie-style priorities: P3 re-sent as P1 is escalated and the
+    incident shows P1 as sent; P1 re-sent as P3 changes nothing."""
+    [opened] = send(db, "alertmanager", am(am_alert(fingerprint="prio", severity="P3")))
+    [escalated] = send(db, "alertmanager", am(am_alert(fingerprint="prio", severity="P1")))
+    assert (escalated.outcome, escalated.previous_severity, escalated.severity) == ("escalated", "p3", "p1")
+    assert _incident(db, opened.incident).severity == "p1"
+
+    generic = {"title": "Checkout p99 over 4 s", "service": "checkout", "severity": "P1"}
+    [first] = send(db, "generic", generic)
+    before = counts(db)
+    [milder] = send(db, "generic", {**generic, "severity": "P3"})
+    assert milder.outcome == "duplicate" and counts(db) == before
+    assert _incident(db, first.incident).severity == "p1"
+
+
+def test_a_p2_channel_gets_a_p1_briefing_but_not_a_p3_one(db: Session) -> None:
+    """A channel's minimum read on the same ladder as the alerts: P1 is at least P2, P3 is milder."""
+    sync_channels(
+        db_session=db, routes=[ChannelRoute(name="p2", kind="webhook", label="p2", min_severity="P2")]
+    )
+    for severity in ("P1", "P3"):
+        [opened] = send(db, "generic", {"title": f"{severity} alert", "service": "pay", "severity": severity})
+        incident = _incident(db, opened.incident)
+        briefings.store_briefing(
+            db_session=db, incident_id=incident.id, data={}, mode="evidence", memory="on"
+        )
+    routed = db.scalars(select(Delivery).order_by(Delivery.id)).all()
+    assert [(row.channel, row.incident_id) for row in routed] == [("p2", _first_incident_id(db, "P1 alert"))]
+
+
+def _first_incident_id(db: Session, title: str) -> int:
+    return db.scalars(select(Incident.id).where(Incident.title == title)).one()
+
+
 _SERVICES = (f"svc-{n}" for n in itertools.count())
-_KNOWN = sorted(SEVERITY_RANK)
+# Every spelling a sender writes, once as the ladder lists it and once as a sender may vary it.
+_KNOWN = [spelling for level in LADDER for spelling in level.spellings] + ["Sev-2", "p_4", "WARN"]
 
 
 @settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -195,14 +231,14 @@ def test_the_rule_for_repeats(db: Session, sent: list[str]) -> None:
     alert: dict[str, Any] = {"title": "Queue depth above 10k", "service": next(_SERVICES)}
     results = [send(db, "generic", {**alert, "severity": severity})[0] for severity in sent]
 
-    def rank(severity: str) -> int:
-        return SEVERITY_RANK.get(severity, 0)
-
-    rises = [sent[0]] + [s for i, s in enumerate(sent[1:], 1) if rank(s) > max(map(rank, sent[:i]))]
+    rises = [
+        s.lower()
+        for s in [sent[0]] + [s for i, s in enumerate(sent[1:], 1) if rank(s) > max(map(rank, sent[:i]))]
+    ]
     assert [r.outcome for r in results] == ["stored"] + [
         "escalated" if rank(s) > max(map(rank, sent[:i])) else "duplicate" for i, s in enumerate(sent[1:], 1)
     ]
-    assert [r.severity for r in results] == sent
+    assert [r.severity for r in results] == [severity.lower() for severity in sent]
     incident = _incident(db, results[0].incident)
     assert {r.incident for r in results} == {incident.public_id}
     assert _severities(db, incident) == rises

@@ -14,6 +14,11 @@ from tests.support.net import free_port
 from tests.support.server import LiveServer
 
 BAD_CHANNEL = '[{"name": "a", "kind": "webhook", "url": "ftp://zz/x"}]'
+# a minimum no alert could reach, or every one would: refused, naming it and what is accepted
+UNRANKED_MINIMUM = '[{"name": "a", "kind": "webhook", "url": "http://x", "min_severity": "P0"}]'
+UNRANKED = (
+    "channel 1 (a): min_severity 'P0' is not a severity RecallOps ranks; use one of (most urgent first) crit"
+)
 NOT_MIGRATED = {"RECALLOPS_MIGRATE_ON_START": "false", "RECALLOPS_SCHEMA_WAIT_S": "0"}
 
 
@@ -33,6 +38,8 @@ NOT_MIGRATED = {"RECALLOPS_MIGRATE_ON_START": "false", "RECALLOPS_SCHEMA_WAIT_S"
         (["token", "list"], {"RECALLOPS_DATA_DIR": "/proc/nope"}, "/proc/nope (RECALLOPS_DATA_DIR"),
         (["serve", "--port", "1"], {"RECALLOPS_NOTIFY_CHANNELS": BAD_CHANNEL}, "channel 1 (a): url"),
         (["notify", "status"], {"RECALLOPS_NOTIFY_CHANNELS": BAD_CHANNEL}, "channel 1 (a): url"),
+        (["serve", "--port", "1"], {"RECALLOPS_NOTIFY_CHANNELS": UNRANKED_MINIMUM}, UNRANKED),
+        (["notify", "status"], {"RECALLOPS_NOTIFY_CHANNELS": UNRANKED_MINIMUM}, UNRANKED),
         (["serve", "--port", "1"], {"RECALLOPS_DATA_DIR": "/proc/nope"}, "/proc/nope (RECALLOPS_DATA_DIR"),
         (["serve", "--port", "1"], {"RECALLOPS_MAX_LABELS": "0"}, "RECALLOPS_MAX_LABELS"),
         (

@@ -46,7 +46,7 @@ from pydantic_core import ErrorDetails
 
 from incidents.delivery.routing import EVENTS, ChannelRoute
 from incidents.env_settings import EnvSettings
-from incidents.severity import SEVERITY_RANK
+from incidents.severity import known_spellings, level_of
 
 NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -87,9 +87,11 @@ class _Channel(BaseModel):
 
     @model_validator(mode="after")
     def _known_severity(self) -> "_Channel":
-        if self.min_severity is not None and self.min_severity not in SEVERITY_RANK:
-            known = ", ".join(SEVERITY_RANK)
-            raise ValueError(f"min_severity {self.min_severity!r} is not one of {known}")
+        if self.min_severity is not None and level_of(self.min_severity) is None:
+            raise ValueError(
+                f"min_severity {self.min_severity!r} is not a severity RecallOps ranks; "
+                f"use one of (most urgent first) {known_spellings()}"
+            )
         return self
 
     def secrets(self) -> list[str]:

@@ -129,3 +129,28 @@ def test_a_public_url_without_an_http_scheme_is_refused(url: str) -> None:
     with pytest.raises(ValidationError, match="public_url"):
         NotifySettings(public_url=url)
     assert NotifySettings(public_url="https://r.example.org/").public_url == "https://r.example.org/"
+
+
+@pytest.mark.parametrize("minimum", ["P2", "sev-2", "SEV 2", "Warning", "not classified", "err"])
+def test_a_minimum_may_be_written_as_the_alerting_system_writes_it(minimum: str) -> None:
+    """A team paged by priorities routes by them; the minimum is kept as written."""
+    [channel] = load_channels(
+        NotifySettings(
+            notify_channels=[{"name": "a", "kind": "webhook", "url": "http://x", "min_severity": minimum}]
+        )
+    )
+    assert channel.route().min_severity == minimum
+
+
+def test_an_unknown_minimum_is_refused_naming_it_and_every_accepted_spelling() -> None:
+    with pytest.raises(NotifyConfigError) as caught:
+        load_channels(
+            NotifySettings(
+                notify_channels=[{"name": "a", "kind": "webhook", "url": "http://x", "min_severity": "P6"}]
+            )
+        )
+    message = str(caught.value)
+    assert message.startswith(
+        "channel 1 (a): min_severity 'P6' is not a severity RecallOps ranks; use one of"
+    )
+    assert "critical, page" in message and "P1, SEV1 > high" in message and "not classified" in message

@@ -338,6 +338,7 @@ def test_the_page_checks_every_second_while_its_briefing_is_made_then_less_often
     assert '<div id="incident-live" data-refresh="2">' in site.client.get(f"/incidents/{public_id}").text
 
 
+<<<<<<< HEAD
 def test_a_failing_memory_write_already_due_says_its_next_try_is_due_not_minutes_ago(site: Site) -> None:
     """The outbox row waits for a worker to claim it: its next try is due, as a chat delivery's says."""
     site.signed_in()
@@ -355,3 +356,32 @@ def test_a_failing_memory_write_already_due_says_its_next_try_is_due_not_minutes
     page = site.client.get(f"/incidents/{public_id}").text
     assert "attempt 2 failed: connection refused; next try due now." in page
     assert "next try 3 min ago" not in page
+=======
+@pytest.mark.parametrize(
+    ("severity", "level"),
+    [
+        ("p1", "critical"),
+        ("sev-2", "high"),
+        ("ticket", "warning"),
+        ("not classified", "none"),
+        ("sev-x", "unknown"),
+    ],
+)
+def test_a_severity_is_shown_as_sent_and_coloured_by_its_level(site: Site, severity: str, level: str) -> None:
+    """The engineer reads what the alerting system said (P1, not critical); the badge's colour says how
+    urgent it is. A severity no system is known to send is shown as plainly, on the page, the list, the
+    timeline and the API."""
+    site.signed_in()
+    public_id = site.open_incident(severity=severity)
+    badge = f'<span class="badge sev-{level}">{severity}</span>'
+    page = site.client.get(f"/incidents/{public_id}")
+    assert page.status_code == 200 and badge in page.text
+    assert badge in site.client.get("/incidents").text
+    assert f">{severity}</option>" in site.client.get("/incidents").text  # the severity filter offers it
+    incident = site.client.get(f"/api/v1/incidents/{public_id}")
+    assert incident.status_code == 200
+    assert incident.json()["severity"] == severity and [a["severity"] for a in incident.json()["alerts"]] == [
+        severity
+    ]
+    assert [event["kind"] for event in incident.json()["timeline"]] == ["opened"]
+>>>>>>> h32-sev
