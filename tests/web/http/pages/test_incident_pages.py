@@ -338,7 +338,6 @@ def test_the_page_checks_every_second_while_its_briefing_is_made_then_less_often
     assert '<div id="incident-live" data-refresh="2">' in site.client.get(f"/incidents/{public_id}").text
 
 
-<<<<<<< HEAD
 def test_a_failing_memory_write_already_due_says_its_next_try_is_due_not_minutes_ago(site: Site) -> None:
     """The outbox row waits for a worker to claim it: its next try is due, as a chat delivery's says."""
     site.signed_in()
@@ -356,7 +355,8 @@ def test_a_failing_memory_write_already_due_says_its_next_try_is_due_not_minutes
     page = site.client.get(f"/incidents/{public_id}").text
     assert "attempt 2 failed: connection refused; next try due now." in page
     assert "next try 3 min ago" not in page
-=======
+
+
 @pytest.mark.parametrize(
     ("severity", "level"),
     [
@@ -384,4 +384,3 @@ def test_a_severity_is_shown_as_sent_and_coloured_by_its_level(site: Site, sever
         severity
     ]
     assert [event["kind"] for event in incident.json()["timeline"]] == ["opened"]
->>>>>>> h32-sev
