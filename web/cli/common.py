@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import typer
 
+from web.cli.text import hanging
+
 if TYPE_CHECKING:
     from pydantic import BaseModel
     from sqlalchemy.orm import Session
@@ -78,8 +80,9 @@ def found_incident(result: M | None, incident: str) -> M:
 
 
 def print_result(result: M, *, as_json: bool, render: Callable[[M], str]) -> None:
-    """With ``--json`` the object alone on stdout (so it pipes into ``jq``), else its rendering."""
+    """With ``--json`` the object alone on stdout (so it pipes into ``jq``), never wrapped; else its
+    rendering, each long line wrapped to the terminal under its indent and list marker."""
     if as_json:
         sys.stdout.write(result.model_dump_json() + "\n")
     else:
-        typer.echo(render(result))
+        typer.echo(hanging(render(result)))

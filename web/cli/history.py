@@ -14,7 +14,9 @@ from web.cli.common import refuse, run
 if TYPE_CHECKING:
     from rich.progress import Progress
 
-    from memory.service import Rejections
+    from incidents.history import Origin
+    from memory.service import HistoryRow, Rejections
+    from web.app.container import Container
     from web.app.history import ImportSummary
 
 
@@ -32,14 +34,66 @@ def progress_bar() -> Progress:
     )
 
 
-def _report(summary: ImportSummary) -> None:
-    typer.echo(
-        f"imported {summary.imported}, updated {summary.updated}, unchanged {summary.unchanged}, "
-        f"rejected {summary.rejected_count}"
-        + (f", runbooks {summary.runbooks}" if summary.runbooks else "")
-        + f"; new to memory {summary.new_to_memory}"
-    )
+def _stored(summary: ImportSummary) -> int:
+    """The rows now in history as their lines say: imported, updated, or there already as they were."""
+    return summary.imported + summary.updated + summary.unchanged
+
+
+def _outcome(summary: ImportSummary) -> str:
+    """What became of the lines, as the bar's last line says it: "3 stored, 1 already stored, 2 rejected"."""
+    already = f", {summary.unchanged} already stored" if summary.unchanged else ""
+    stored = summary.imported + summary.updated
+    return f"{stored} stored{already}, {summary.rejected_count} rejected"
+
+
+async def _import_under_bar(
+    container: Container,
+    *,
+    name: str,
+    rows: list[tuple[int, HistoryRow]],
+    origin: Origin,
+    actor: str,
+    replace: bool,
+    rejections: Rejections | None = None,
+) -> ImportSummary:
+    """``import_history`` under a progress bar over every line of ``name``, the lines the parser already
+    rejected counted as gone through; its last line says how many were stored and how many rejected
+    (by the parser or when stored), not only that every line was gone through."""
+    from web.app.history import import_history
+
+    refused = rejections.count if rejections is not None else 0
+    with progress_bar() as progress:
+        task = progress.add_task(f"importing {name}", total=len(rows) + refused, completed=refused)
+        summary = await import_history(
+            sessions=container.sessions,
+            bank=container.bank,
+            rows=rows,
+            origin=origin,
+            actor=actor,
+            replace=replace,
+            rejections=rejections,
+            on_progress=lambda n: progress.advance(task, n),
+        )
+        progress.update(task, description=f"{name}: {_outcome(summary)}")
+    return summary
+
+
+def _report(summary: ImportSummary, name: str) -> None:
+    if summary.rejected_count and not _stored(summary):
+        _every_line_rejected(name, summary.rejected_count)
+    else:
+        typer.echo(
+            f"imported {summary.imported}, updated {summary.updated}, unchanged {summary.unchanged}, "
+            f"rejected {summary.rejected_count}"
+            + (f", runbooks {summary.runbooks}" if summary.runbooks else "")
+            + f"; new to memory {summary.new_to_memory}"
+        )
     _rejections(summary)
+
+
+def _every_line_rejected(name: str, count: int) -> None:
+    lines = f"{count} line{'s' if count != 1 else ''}"
+    typer.echo(f"nothing imported from {name}: every line was rejected ({lines})")
 
 
 def _rejections(summary: ImportSummary) -> None:
@@ -60,30 +114,22 @@ def seed(
 ) -> None:
     """Load the Meridian Commerce demo history. Safe to run again: each incident stays one record."""
     from web.app.container import Container
-    from web.app.history import SEEDS_DIR, import_history, load_seeds, retain_runbooks
+    from web.app.history import SEEDS_DIR, load_seeds, retain_runbooks
 
     seeds = load_seeds(directory or SEEDS_DIR)
 
     async def work() -> ImportSummary:
         container = Container.build()
         try:
-            with progress_bar() as progress:
-                task = progress.add_task("seeding incidents", total=len(seeds.rows))
-                summary = await import_history(
-                    sessions=container.sessions,
-                    bank=container.bank,
-                    rows=seeds.rows,
-                    origin="seed",
-                    actor="seed",
-                    replace=True,
-                    on_progress=lambda n: progress.advance(task, n),
-                )
+            summary = await _import_under_bar(
+                container, name="the seeds", rows=seeds.rows, origin="seed", actor="seed", replace=True
+            )
             summary.runbooks = await retain_runbooks(container.bank, seeds.runbooks)
             return summary
         finally:
             await container.aclose()
 
-    _finish(work)
+    _finish(work, "the seeds")
 
 
 def import_(
@@ -144,7 +190,6 @@ def _import_labeled(path: Path, actor: str, replace: bool, rejected_after: int) 
     """One labeled JSONL file into the incident store and memory; True when something was rejected."""
     from memory.service import Rejections, UnreadableImport, parse_rows
     from web.app.container import Container
-    from web.app.history import import_history
 
     rejections = Rejections(after=rejected_after)
     try:
@@ -163,22 +208,19 @@ def _import_labeled(path: Path, actor: str, replace: bool, rejected_after: int) 
     async def work() -> ImportSummary:
         container = Container.build()
         try:
-            with progress_bar() as progress:
-                task = progress.add_task(f"importing {path.name}", total=len(rows))
-                return await import_history(
-                    sessions=container.sessions,
-                    bank=container.bank,
-                    rows=rows,
-                    origin="import",
-                    actor=actor,
-                    replace=replace,
-                    rejections=rejections,
-                    on_progress=lambda n: progress.advance(task, n),
-                )
+            return await _import_under_bar(
+                container,
+                name=path.name,
+                rows=rows,
+                origin="import",
+                actor=actor,
+                replace=replace,
+                rejections=rejections,
+            )
         finally:
             await container.aclose()
 
-    return bool(_finish(work).rejected_count)
+    return bool(_finish(work, path.name).rejected_count)
 
 
 def _nothing_imported(path: Path, rejections: Rejections) -> bool:
@@ -189,8 +231,7 @@ def _nothing_imported(path: Path, rejections: Rejections) -> bool:
     if not rejections.count:
         typer.echo(f"nothing imported from {path.name}: it holds no line")
         return True
-    lines = f"{rejections.count} line{'s' if rejections.count != 1 else ''}"
-    typer.echo(f"nothing imported from {path.name}: every line was rejected ({lines})")
+    _every_line_rejected(path.name, rejections.count)
     shown = rejections.shown()
     _rejections(
         ImportSummary(rejected_count=rejections.count, rejected=shown, rejected_next=rejections.next_after())
@@ -198,12 +239,12 @@ def _nothing_imported(path: Path, rejections: Rejections) -> bool:
     return True
 
 
-def _finish(work: Callable[[], Coroutine[Any, Any, ImportSummary]]) -> ImportSummary:
+def _finish(work: Callable[[], Coroutine[Any, Any, ImportSummary]], name: str) -> ImportSummary:
     from memory.service import MemoryUnavailable
 
     try:
         summary = run(work())
     except MemoryUnavailable as exc:
         refuse(f"memory unavailable: {exc}. Run the command again to finish.")
-    _report(summary)
+    _report(summary, name)
     return summary

@@ -2,15 +2,16 @@
 
 A terminal wraps a long line at column 0, so a record's bullet or indented field loses its shape on the
 second row and reads as a new paragraph. Here a line too long for the width is wrapped by ``textwrap``
-under its own indent, plus the width of its list marker (``- ``, ``* ``, ``3. ``) when it has one.
-Words are never split (an incident id, a URL, a path stays whole, even past the width).
+under its own indent, plus the width of its list marker (``- ``, ``* ``, ``3. ``, an evidence number
+``[12] ``) when it has one. Words are never split (an incident id, a URL, a path stays whole, even past
+the width), and a table row (``| a | b |``) is left whole: wrapped, its cells would no longer line up.
 """
 
 import re
 import shutil
 import textwrap
 
-_MARKER = re.compile(r"^(?P<indent>\s*)(?P<marker>(?:[-*•]|\d{1,3}[.)])\s+)?")
+_MARKER = re.compile(r"^(?P<indent>\s*)(?P<marker>(?:[-*•]|\d{1,3}[.)]|\[\d{1,3}\])\s+)?")
 
 
 def terminal_width() -> int:
@@ -25,7 +26,7 @@ def hanging(text: str, width: int | None = None) -> str:
 
 
 def _wrap(line: str, width: int) -> str:
-    if len(line) <= width:
+    if len(line) <= width or line.lstrip().startswith("|"):
         return line
     found = _MARKER.match(line)
     assert found is not None  # every part of the pattern is optional

@@ -9,7 +9,8 @@ bearer tokens). Each tool calls what the API calls, so an agent sees what an eng
   is stored);
 - ``check_action``: the decision-time guard for a move about to be made (risky, worked before, no
   record), judged from the same records as the incident page's check, with nothing written;
-- ``get_incident`` and ``list_open_incidents``: the incident API, with the short briefing;
+- ``get_incident`` and ``list_open_incidents``: the incident API, with the short briefing (and, for one
+  incident, where its messages stand per chat channel);
 - the resource ``recallops://profile``: the team reliability profile.
 
 **No tool writes memory.** Resolution stays with engineers (the page, the API, the resolution
@@ -118,7 +119,8 @@ def build_server(container: Callable[[], Container]) -> MCPServer[Any]:
     def get_incident(
         id: Annotated[str, Field(min_length=1, max_length=64, description="Readable id, e.g. INC-0001")],
     ) -> dict[str, Any]:
-        """One incident: status, service, severity, alerts, timeline and the short head of its briefing."""
+        """One incident: status, service, severity, alerts, timeline, the short head of its briefing and,
+        per chat channel, whether the briefing was sent, is waiting, failing or held by the receiver."""
         with container().sessions() as db:
             try:
                 detail = incident_detail(public_id=id, alerts_limit=20, _=MCP_PRINCIPAL, db=db)

@@ -13,6 +13,7 @@ import typer
 from evals.bench.sizes import Sizes
 from evals.scenarios import DEFAULT_SCENARIOS, SHIPPED_SCENARIOS
 from web.cli.common import refuse, run
+from web.cli.text import hanging
 
 
 class BenchResult(Protocol):
@@ -303,12 +304,12 @@ def replay(
         try:
             against = replay_baseline.compare(replay_baseline.rows_of(report), ctx.meta["baseline"])
         except BaselineError as exc:
-            typer.echo(json.dumps(report, indent=2) if as_json else text)
+            typer.echo(json.dumps(report, indent=2) if as_json else hanging(text))
             typer.echo(f"error: --baseline {baseline.name}: {exc}", err=True)
             raise typer.Exit(1) from None
         report["against_baseline"] = {"file": baseline.name} | against
         text += "\n" + replay_baseline.markdown(against, baseline.name)
-    typer.echo(json.dumps(report, indent=2) if as_json else text)
+    typer.echo(json.dumps(report, indent=2) if as_json else hanging(text))
 
 
 @app.command("rerank")

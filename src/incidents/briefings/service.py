@@ -168,6 +168,15 @@ def latest_job(*, db_session: Session, incident_id: int, kind: str = BRIEFING_JO
     )
 
 
+def first_briefing_coming(*, db_session: Session, incident_id: int) -> bool:
+    """No briefing of the incident is stored yet and its briefing job is waiting or running."""
+    job = latest_job(db_session=db_session, incident_id=incident_id)
+    if job is None or job.state not in ("pending", "running"):
+        return False
+    stored = select(Briefing.id).where(Briefing.incident_id == incident_id).limit(1)
+    return db_session.scalar(stored) is None
+
+
 def job_counts(*, db_session: Session, kind: str = BRIEFING_JOB) -> dict[str, int]:
     rows = db_session.execute(
         select(Job.state, func.count(Job.id)).where(Job.kind == kind).group_by(Job.state)

@@ -3,7 +3,9 @@
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
+
+from incidents.delivery.status import DeliveryLine
 
 
 class AlertRead(BaseModel):
@@ -68,6 +70,9 @@ class IncidentDetail(IncidentRead):
     alerts_total: int
     alerts: list[AlertRead]  # the newest ``alerts_limit`` of ``alerts_total``, oldest first
     timeline: list[EventRead]
+    delivery: list[DeliveryLine] = Field(
+        description="Per chat channel, where the incident's messages stand, as its page shows them"
+    )
 
 
 class IncidentPageRead(BaseModel):

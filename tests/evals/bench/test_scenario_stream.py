@@ -1,12 +1,14 @@
 """The scenarios as a replay stream: time order, judgments from what the scenarios state, one short run."""
 
 import json
+import re
 import shutil
 from datetime import UTC, datetime, timedelta
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -25,6 +27,7 @@ from evals.bench.scenario_stream import (
 )
 from evals.scenarios import DEFAULT_SCENARIOS
 from evals.scenarios.scenario import Scenario, load_scenarios
+from tests.support.wrapped import assert_wrapped
 from web.cli import app
 
 START = datetime(2026, 3, 2, tzinfo=UTC)
@@ -115,7 +118,9 @@ def test_the_project_scenarios_judge_only_records_they_expect_and_their_memory_h
             assert set(expected(scenario)) <= set(judged) <= stated & held, scenario.id
 
 
-def test_a_short_replay_of_three_scenarios_from_their_own_directory(tmp_path: Path) -> None:
+def test_a_short_replay_of_three_scenarios_from_their_own_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     cases = tmp_path / "cases"
     cases.mkdir()
     for name in ("01-checkout-pool-flash-sale", "02-payment-processor-429", "27-novel-alert"):
@@ -139,12 +144,17 @@ def test_a_short_replay_of_three_scenarios_from_their_own_directory(tmp_path: Pa
     # The same stream again, against the run just saved: the replay is deterministic, so nothing moved.
     saved = tmp_path / "before.json"
     saved.write_text(result.stdout)
-    again = CliRunner().invoke(
-        app, ["bench", "replay", "--scenario-dir", str(cases), "--baseline", str(saved)]
-    )
+    args = ["bench", "replay", "--scenario-dir", str(cases), "--baseline", str(saved)]
+    monkeypatch.setenv("COLUMNS", "60")  # its prose wraps under each system's bullet; its tables stay whole
+    again = CliRunner().invoke(app, args)
     assert again.exit_code == 0, again.output
-    assert "Against before.json (3 incidents in both" in again.stdout
-    assert again.stdout.count("gained nowhere, lost nowhere; no figure worse on either half") == 5
+    prose = " ".join(again.stdout.split())
+    assert "Against before.json (3 incidents in both" in prose
+    assert prose.count("gained nowhere, lost nowhere; no figure worse on either half") == 5
+    monkeypatch.setenv("COLUMNS", "1000")
+    wide = CliRunner().invoke(app, args)
+    untimed = [re.sub(r"Replayed in [\d.]+ s", "Replayed in", out) for out in (wide.stdout, again.stdout)]
+    assert assert_wrapped(*untimed, 60) >= 5
 
 
 def test_a_directory_without_a_scenario_to_replay_is_refused_by_name(tmp_path: Path) -> None:

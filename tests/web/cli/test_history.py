@@ -86,6 +86,34 @@ def test_rewriting_an_imported_record_takes_replace(tmp_path: Path) -> None:
     assert "imported 0, updated 1, unchanged 0, rejected 0" in replaced.stdout
 
 
+def test_lines_rejected_when_stored_are_counted_where_the_bar_ends_and_said_why(tmp_path: Path) -> None:
+    """The parser takes PM-77's new version, storing it refuses it: the bar's last line says so, not
+    only that it went through every line."""
+    operator = LiveServer(data_dir=tmp_path / "data")
+    path = tmp_path / "history.jsonl"
+    path.write_text(json.dumps(GOOD))
+    operator.cli("import", str(path))
+    changed = {**GOOD, "root_cause": "The invoice cron ran on a host without NTP."}
+    fresh = {**GOOD, "incident_id": "PM-78"}
+    path.write_text("\n".join([json.dumps(changed), json.dumps(fresh), "not json"]))
+
+    result = operator.cli("import", str(path), check=False)
+
+    assert result.returncode == 1
+    [bar] = [line for line in result.stderr.splitlines() if "history.jsonl" in line]
+    assert bar.startswith("history.jsonl: 1 stored, 2 rejected ") and " 3/3 " in bar, result.stderr
+    assert "imported 1, updated 0, unchanged 0, rejected 2" in result.stdout
+    assert "  line 1 (PM-77): PM-77 is already history" in result.stdout
+    assert "  line 3: not valid JSON" in result.stdout
+
+    path.write_text(json.dumps(changed))
+    again = operator.cli("import", str(path), check=False)
+    assert again.returncode == 1
+    assert "history.jsonl: 0 stored, 1 rejected " in again.stderr
+    assert again.stdout.startswith("nothing imported from history.jsonl: every line was rejected (1 line)\n")
+    assert "  line 1 (PM-77): PM-77 is already history" in again.stdout
+
+
 @pytest.mark.parametrize("encoding", ["latin-1", "utf-16"])
 def test_a_file_not_in_utf8_is_an_error_not_a_traceback(tmp_path: Path, encoding: str) -> None:
     operator = LiveServer(data_dir=tmp_path / "data")

@@ -27,3 +27,18 @@ def test_long_lines_go_on_under_their_indent_and_marker(width: int) -> None:
 def test_short_lines_and_blank_lines_are_left_as_they_are() -> None:
     text = "heading\n\n   - short item\n"
     assert hanging(text, 80) == "heading\n\n   - short item"
+
+
+def test_an_evidence_line_goes_on_under_its_title_not_its_number() -> None:
+    line = "  [12] INC-2025-014 on checkout-service, the flash-sale pool exhaustion (uncertain)"
+    lines = hanging(line, 40).splitlines()
+    assert lines[0].startswith("  [12] INC-2025-014") and len(lines) > 1
+    assert all(row.startswith("       ") and row[7] != " " for row in lines[1:]), lines
+
+
+def test_a_table_row_is_left_whole_and_the_prose_around_it_wraps() -> None:
+    row = "| learning | 30 | 0.633 | 0.867 | 2.10 | 0.750 | 0.600 | 0.041 |"
+    text = f"{row}\n- learning: first precedent gained nowhere, lost nowhere; no figure worse"
+    lines = hanging(text, 40).splitlines()
+    assert lines[0] == row
+    assert lines[2].startswith("  ") and all(len(line) <= 40 for line in lines[1:])

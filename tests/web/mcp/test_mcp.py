@@ -125,6 +125,7 @@ async def exercise(session: ClientSession) -> dict[str, Any]:
     past = await session.call_tool("get_incident", {"id": POOL_INCIDENT})
     assert not past.is_error and past.structured_content is not None
     assert past.structured_content["status"] == "resolved"
+    assert past.structured_content["delivery"] == []  # seeded history owes no channel anything
     resources = await session.list_resources()
     assert [str(r.uri) for r in resources.resources] == ["recallops://profile"]
     read = await session.read_resource("recallops://profile")

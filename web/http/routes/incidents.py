@@ -8,6 +8,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from incidents.alerts.schemas import Timestamp
+from incidents.delivery.status import incident_delivery
 from incidents.incident import service
 from incidents.incident.models import Incident
 from incidents.incident.schemas import (
@@ -111,7 +112,9 @@ def get_incident(
     _: Principal = Depends(require("read")),
     db: Session = Depends(get_db),
 ) -> IncidentDetail:
-    """The incident with its newest alerts (firing ones marked once cleared) and its whole timeline."""
+    """The incident with its newest alerts (firing ones marked once cleared), its whole timeline and,
+    per chat channel, whether its briefing was sent, is on its way, failing, failed or held by the
+    receiver (as the incident page says)."""
     incident = _load(db, public_id)
     # Counted before the alerts are read: on PostgreSQL each statement sees the latest commit, so a
     # count of 0 guarantees the resolved notice that cleared the last alert is in the list below.
@@ -134,6 +137,7 @@ def get_incident(
         alerts_total=window.total,
         alerts=alert_reads,
         timeline=[EventRead.model_validate(e) for e in service.timeline(db_session=db, incident=incident)],
+        delivery=incident_delivery(db_session=db, incident=incident),
     )
 
 

@@ -1,20 +1,23 @@
-"""The incident page says where its messages went, per channel, and never shows a channel's address."""
+"""The incident page and its API say where its messages went, per channel, and never a channel's address."""
 
 import json
 import re
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
+from incidents.auth.tokens import create_token
 from incidents.briefings import service as briefing_service
 from incidents.briefings.models import Job
 from incidents.database import transaction
 from incidents.delivery import outbox
 from incidents.delivery.models import Delivery, DeliveryChannel
+from incidents.incident.models import Incident
 from incidents.timeutil import utcnow
 from tests.web.http.pages.conftest import Site
 from tests.web.http.pages.test_incident_pages import _store_briefing
@@ -22,6 +25,8 @@ from web.app.settings import Settings
 from web.http.app import create_app
 
 SECRET_HOOK = "https://hooks.slack.com/services/T1/B2/never-on-a-page"
+LEGACY_LABEL = "Slack incoming webhook"
+AUDIT_LABEL = "webhook https://audit.example.org/…"
 # How a line names each channel: its label, then its name.
 ONCALL = '<strong>#oncall</strong> <span class="muted">(oncall)</span>'
 LEGACY = '<strong>Slack incoming webhook</strong> <span class="muted">(legacy)</span>'
@@ -208,3 +213,78 @@ def test_a_failing_message_already_due_says_its_next_try_is_due_not_minutes_ago(
     page = site.client.get(f"/incidents/{public_id}").text
     assert "503 from Slack; next try due now" in page
     assert "next try 3 min ago" not in page
+
+
+def _api(site: Site, public_id: str, headers: dict[str, str] | None = None) -> dict[str, dict[str, Any]]:
+    """The incident API's delivery section, by channel."""
+    response = site.client.get(f"/api/v1/incidents/{public_id}", headers=headers)
+    assert response.status_code == 200, response.text
+    return {line["channel"]: line for line in response.json()["delivery"]}
+
+
+def test_the_incident_api_says_which_channel_got_the_briefing_which_fails_and_which_is_held(
+    notifying_site: Site,
+) -> None:
+    """A bot holding a read-only token tells whether Slack got the briefing, and why not."""
+    site = notifying_site
+    earlier = site.open_incident(summary="Checkout p99 latency above 2s")
+    _briefed(site, earlier)
+    _send_due(site, {"oncall": ("429 from Slack (ratelimited)", 300), "legacy": ("sent", None)})
+    public_id = site.open_incident(summary="Payments 5xx above 5%", service="payments")
+    _briefed(site, public_id)
+    _send_due(site, {"legacy": ("sent", None), "audit": ("503 from the webhook: busy", None)})
+    with transaction(site.container.sessions) as db:
+        secret = create_token(db_session=db, name="chatops-bot", scopes=["read"]).secret
+        mine = select(Delivery).join(Incident, Incident.id == Delivery.incident_id)
+        rows = {row.channel: row for row in db.scalars(mine.where(Incident.public_id == public_id))}
+        [until] = db.scalars(select(DeliveryChannel.held_until).where(DeliveryChannel.name == "oncall"))
+
+    lines = _api(site, public_id, {"Authorization": f"Bearer {secret}"})
+
+    assert set(lines) == {"oncall", "legacy", "audit"}
+    sent, failing, held = lines["legacy"], lines["audit"], lines["oncall"]
+    assert (sent["state"], sent["label"], sent["sent"], sent["owed"]) == ("sent", LEGACY_LABEL, 1, 0)
+    assert sent["last_sent_at"] is not None and sent["error"] is None
+    assert (failing["state"], failing["label"], failing["owed"]) == ("failing", AUDIT_LABEL, 1)
+    assert failing["error"] == "503 from the webhook: busy"
+    assert _when(failing["error_at"]) == rows["audit"].last_error_at
+    assert _when(failing["next_attempt_at"]) == rows["audit"].next_attempt_at
+    assert (held["state"], held["label"], held["owed"]) == ("held", "#oncall", 1)
+    assert held["hold"]["reason"] == "429 from Slack (ratelimited)"
+    assert _when(held["hold"]["until"]) == until
+    for secret_part in ("xoxb-never-shown", "never-on-a-page", "never-shown-either"):
+        assert secret_part not in json.dumps(lines)
+
+
+def test_the_page_and_the_api_give_each_channel_the_same_state_while_briefing_and_after(
+    notifying_site: Site,
+) -> None:
+    site = notifying_site
+    earlier = site.open_incident(summary="Checkout p99 latency above 2s")
+    _briefed(site, earlier)
+    _send_due(site, {"oncall": ("429 from Slack (ratelimited)", 300), "legacy": ("sent", None)})
+    coming = site.open_incident(summary="Payments 5xx above 5%", service="payments")
+    site.signed_in("vic", role="viewer")
+
+    def states(public_id: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+        page = site.client.get(f"/incidents/{public_id}").text
+        shown = re.findall(r'class="delivery delivery-(\w+)">.*?<strong>([^<]+)</strong>', page, re.DOTALL)
+        told = [(line["state"], line["label"]) for line in _api(site, public_id).values()]
+        return shown, told
+
+    shown, told = states(coming)
+    assert shown == told
+    assert {state for state, _ in told} == {"held", "upcoming"}
+
+    _briefed(site, coming)
+    _send_due(site, {"legacy": ("sent", None), "audit": ("404 from the webhook: gone", None)})
+    shown, told = states(coming)
+    assert shown == told
+    assert {state for state, _ in told} == {"held", "sent", "failed"}
+
+
+def _when(value: str | None) -> datetime | None:
+    """A time as the API writes it, read back to compare with the row's."""
+    if value is None:
+        return None
+    return datetime.fromisoformat(value)

@@ -69,3 +69,13 @@ def test_the_intake_answer_documents_every_outcome(spec: dict[str, Any]) -> None
     outcome = schemas["AlertOutcome"]["properties"]
     assert outcome["outcome"]["enum"] == ["stored", "escalated", "duplicate"]
     assert {"severity", "previous_severity"} <= set(outcome)
+
+
+def test_one_incident_documents_where_its_messages_stand_per_channel(spec: dict[str, Any]) -> None:
+    """A script reads the delivery states, and the receiver's hold, from the schema."""
+    schemas = spec["components"]["schemas"]
+    assert "delivery" in schemas["IncidentDetail"]["required"]
+    line = schemas["DeliveryLine"]["properties"]
+    assert line["state"]["enum"] == ["upcoming", "pending", "held", "sent", "failing", "failed"]
+    assert {"label", "error", "error_at", "next_attempt_at", "hold"} <= set(line)
+    assert {"until", "reason", "reason_at"} <= set(schemas["ChannelHold"]["properties"])

@@ -6,7 +6,6 @@ link to its source; memory and LLM status; the actions an engineer may take (vie
 """
 
 from collections.abc import Mapping
-from datetime import datetime
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
@@ -15,12 +14,9 @@ from starlette.datastructures import FormData
 
 from agent.resolution.labels import MARK_LABELS
 from incidents.briefings import service as briefing_service
-from incidents.delivery import outbox as delivery_outbox
-from incidents.delivery.holds import channel_holds
-from incidents.delivery.routing import BRIEFING_STORED, channel_labels, routes_for
+from incidents.delivery.status import incident_delivery
 from incidents.grades import service as grade_service
 from incidents.incident import service as incident_service
-from incidents.incident.models import Incident
 from incidents.incident.service import IncidentNotFound
 from incidents.labels import service as label_service
 from incidents.resolution import service as resolution_service
@@ -42,7 +38,6 @@ from web.http.routes.pages.common import (
 )
 from web.http.security import Principal
 from web.http.views.briefing import SECTIONS, briefing_view
-from web.http.views.deliveries import DeliveryLine, delivery_lines
 from web.http.views.history import history_of, no_briefing
 
 router = APIRouter(include_in_schema=False)
@@ -70,7 +65,7 @@ def incident_page(
         )
     now = utcnow()
     briefing_pending = job is not None and job.state in ("pending", "running")
-    deliveries = _deliveries(db, incident, briefing_coming=briefing is None and briefing_pending, now=now)
+    deliveries = incident_delivery(db_session=db, incident=incident, now=now)
     context = {
         "nav": "incidents",
         "deliveries": deliveries,
@@ -106,24 +101,6 @@ def incident_page(
         "now": now,
     }
     return render(request, "incident.html", context, principal=principal)
-
-
-def _deliveries(
-    db: Session, incident: Incident, *, briefing_coming: bool, now: datetime
-) -> list[DeliveryLine]:
-    """Where the incident's messages stand per channel; while its first briefing is being made, the
-    channels that briefing will go to as well."""
-    upcoming = (
-        routes_for(db_session=db, event=BRIEFING_STORED, service=incident.service, severity=incident.severity)
-        if briefing_coming
-        else []
-    )
-    return delivery_lines(
-        delivery_outbox.incident_deliveries(db_session=db, incident_id=incident.id),
-        channel_labels(db_session=db),
-        channel_holds(db_session=db, now=now),
-        upcoming=[route.name for route in upcoming],
-    )
 
 
 def _last_check(request: Request, public_id: str) -> dict[str, object] | None:

@@ -1,10 +1,10 @@
-"""One line per channel on the incident page: what its state is and why, as the engineer reads it."""
+"""One line per channel, on the incident page and in its API: what its state is and why."""
 
 from datetime import UTC, datetime, timedelta
 
 from incidents.delivery.holds import ChannelHold
 from incidents.delivery.models import Delivery
-from web.http.views.deliveries import delivery_lines
+from incidents.delivery.status import delivery_lines
 
 NOW = datetime(2026, 3, 14, 7, 43, tzinfo=UTC)
 LABELS = {"oncall": "#oncall", "audit": "webhook https://audit.example.org/…"}
