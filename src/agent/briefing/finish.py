@@ -113,15 +113,26 @@ def finish(
     )
 
 
+# The answer format's word a small model copies into its claim ("rolling restart, cited [2]"): the
+# marker is the citation, the word is the template's.
+_TEMPLATE_WORD = re.compile(r"(?:,\s*|\s*\()cited\)?(?=\s*(?:\[\d+\]\s*)*$)", re.IGNORECASE)
+
+
 def _claims(answer: ModelAnswer, key: str, by_model: bool) -> list[Claim]:
     """The claims of one list. A model's take their role from the list they are in and keep only
-    their words, citations and the field they name: everything else (their origin too) is read from the
-    evidence or set here."""
+    their words (less a template word copied from the answer format), citations and the field they
+    name: everything else (their origin too) is read from the evidence or set here."""
     items: list[Claim] = getattr(answer, key)
     if not by_model:
         return items
     return [
-        Claim(text=c.text, citations=c.citations, role=SECTIONS[key], field=c.field, origin="model")
+        Claim(
+            text=_TEMPLATE_WORD.sub("", c.text),
+            citations=c.citations,
+            role=SECTIONS[key],
+            field=c.field,
+            origin="model",
+        )
         for c in items
     ]
 

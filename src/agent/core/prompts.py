@@ -44,11 +44,11 @@ different root causes, say that they disagree instead of presenting both as like
 Answer with one JSON object and nothing else:
 """ + json.dumps(
     {
-        "summary": "two or three sentences, cited",
-        "likely_causes": [{"text": "cause, cited [n]", "citations": [2]}],
-        "first_checks": [{"text": "what to check first, cited", "citations": [2]}],
-        "suggested_fix": [{"text": "the fix that worked before, cited", "citations": [2]}],
-        "risky_actions": [{"text": "what made it worse before, cited", "citations": [2]}],
+        "summary": "two or three sentences, each ending with its evidence numbers [2]",
+        "likely_causes": [{"text": "a cause the evidence states [2]", "citations": [2]}],
+        "first_checks": [{"text": "what to check first [2]", "citations": [2]}],
+        "suggested_fix": [{"text": "the fix that worked before [2]", "citations": [2]}],
+        "risky_actions": [{"text": "what made it worse before [2]", "citations": [2]}],
         "related_incidents": ["incident ids from the evidence"],
         "seen_before": "recurring | similar | novel",
     },

@@ -165,3 +165,19 @@ def test_related_incidents_are_listed_most_likely_first_whatever_order_the_model
     )
     briefing, _ = _brief(answer, 0.95, 0.39)
     assert [r.id for r in briefing.related_incidents] == ["INC-0001", "INC-0002"]
+
+
+def test_the_word_cited_a_model_copied_from_the_answer_format_is_not_briefed() -> None:
+    """A small model answered "rolling restart of auth-service, cited [2]": the instructions' format
+    said "cited" where the claim goes. The engineer reads the claim and its marker, not the template."""
+    cause = record("INC-0001").root_cause
+    answer = ModelAnswer(
+        summary="Pool exhausted [2].",
+        likely_causes=[
+            Claim(text=f"{cause}, cited [2]", citations=[2]),
+            Claim(text=f"{cause} (cited)", citations=[2]),
+        ],
+        seen_before="similar",
+    )
+    briefing, _ = _brief(answer, 0.9)
+    assert [c.text for c in briefing.likely_causes] == [f"{cause} [2]", cause]
