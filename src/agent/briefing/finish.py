@@ -74,6 +74,16 @@ def finish(
                 warnings.append(
                     f"No claim of the model's {key.replace('_', ' ')} held: the evidence-only ones stand."
                 )
+        stated = _stated(reading)
+        if key == "likely_causes" and by_model and stated and all(c.record != stated for c in kept):
+            fallback = fallback or assemble(conversation.view())
+            lead = [stamp(c, evidence) for c in fallback.likely_causes if c.record == stated]
+            if lead:
+                kept = [*lead, *kept]
+                warnings.append(
+                    f"The model's causes left out {stated}'s recorded cause, the precedent this briefing "
+                    "states: the evidence-only one leads."
+                )
         sections[key] = kept
     known = evidence.known_ids
     invented: list[str] = []
@@ -135,6 +145,14 @@ def _claims(answer: ModelAnswer, key: str, by_model: bool) -> list[Claim]:
         )
         for c in items
     ]
+
+
+def _stated(reading: precedents.Reading) -> str | None:
+    """The precedent the briefing states, if any: the closest one clearing the threshold, unless the
+    closest cleared on their own or disagree (then the head says that, not one precedent)."""
+    if not reading.top or reading.noise or reading.disputed:
+        return None
+    return reading.top[0].incident.id
 
 
 def _qualified(claim: Claim, evidence: Evidence, reading: precedents.Reading) -> Claim:

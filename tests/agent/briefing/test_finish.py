@@ -151,7 +151,7 @@ def test_a_model_claim_on_a_moderate_precedent_is_labeled_uncertain_as_the_evide
     answer = ModelAnswer(summary="Pool exhausted [2].", likely_causes=[cause], seen_before="similar")
     conversation = Conversation(messages=[], evidence=evidence)
     briefing = finish(answer, conversation, _Model(), [], [], Similarity(None))
-    [kept] = briefing.likely_causes
+    kept = next(c for c in briefing.likely_causes if c.record == "INC-0043")
     assert kept.qualifier == "uncertain" and kept.text.startswith("Uncertain (moderate match): ")
     assembled = [c for c in assemble(conversation.view()).likely_causes if c.record == "INC-0043"]
     assert assembled and assembled[0].text.startswith("Uncertain (moderate match): ")
@@ -181,3 +181,30 @@ def test_the_word_cited_a_model_copied_from_the_answer_format_is_not_briefed() -
     )
     briefing, _ = _brief(answer, 0.9)
     assert [c.text for c in briefing.likely_causes] == [f"{cause} [2]", cause]
+
+
+def test_the_stated_precedents_recorded_cause_leads_when_the_models_causes_left_it_out() -> None:
+    """The local model's only cause was a moderate record's, labeled uncertain and kept; the 89 %
+    precedent the briefing states had its recorded cause nowhere in the list the head leads with."""
+    budget = record("INC-0043", root_cause="the Postgres connection budget was exhausted, not the pool")
+    evidence = Evidence(AlertInput(text="checkout pool exhausted", service="checkout-service"))
+    evidence = with_matches(evidence, match(record("INC-0001"), 0.89, 2), match(budget, 0.33, 3))
+    cause = Claim(text="the Postgres connection budget was exhausted [3]", citations=[3])
+    answer = ModelAnswer(summary="Pool exhausted [2].", likely_causes=[cause], seen_before="similar")
+    warnings: list[str] = []
+    briefing = finish(
+        answer, Conversation(messages=[], evidence=evidence), _Model(), [], warnings, Similarity(None)
+    )
+    assert [(c.record, c.origin) for c in briefing.likely_causes] == [
+        ("INC-0001", "evidence"),
+        ("INC-0043", "model"),
+    ]
+    assert any("INC-0001" in w and "recorded cause" in w for w in warnings)
+
+
+def test_a_model_cause_on_the_stated_precedent_needs_no_evidence_only_one_beside_it() -> None:
+    cause = Claim(text=f"{record('INC-0001').root_cause} [2]", citations=[2])
+    answer = ModelAnswer(summary="Pool exhausted [2].", likely_causes=[cause], seen_before="similar")
+    briefing, warnings = _brief(answer, 0.9, 0.4)
+    assert [(c.record, c.origin) for c in briefing.likely_causes] == [("INC-0001", "model")]
+    assert not any("recorded cause" in w for w in warnings)
