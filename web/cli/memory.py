@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from web.cli.common import refuse, run
+from web.cli.common import ALLOW_OTHER_MEMORY, memory_guard, refuse, run
 
 if TYPE_CHECKING:
     from incidents.resolution.outbox import QueueStats
@@ -58,11 +58,13 @@ def sync(
     retry_failed: bool = typer.Option(
         False, "--retry-failed", help="Retry failing writes now instead of at their next backed-off attempt."
     ),
+    allow_other_memory: bool = ALLOW_OTHER_MEMORY,
 ) -> None:
     """Deliver every memory write that is due now (safe beside a running server: claims are exclusive).
 
     Exits 1 when writes are still failing, so a script can tell memory is still unreachable.
     """
+    memory_guard(writes=True, allowed=allow_other_memory)
     synced, failed, stats = run(_sync(retry_failed))
     typer.echo(f"synced {synced}, failed {failed}; queue: {stats.pending} pending, {stats.failing} failing")
     if stats.oldest_unsynced_at is not None:
@@ -96,6 +98,7 @@ def copy_(
         help="The API key of --from-hindsight's server, if it has one (better set in the variable).",
     ),
     dry_run: bool = typer.Option(False, "--dry-run", help="List what would be copied; write nothing."),
+    allow_other_memory: bool = ALLOW_OTHER_MEMORY,
 ) -> None:
     """Copy every record of another memory bank into the configured one (RECALLOPS_MEMORY and its settings).
 
@@ -110,6 +113,7 @@ def copy_(
     source = _source(settings, from_embedded, from_hindsight, from_bank, from_api_key)
     if source.location == settings.memory.location:
         refuse(f"the source is the configured memory itself ({source.location})")
+    memory_guard(writes=not dry_run, allowed=allow_other_memory, moving_from=source.location)
     verb = "would copy" if dry_run else "copying"
     typer.echo(f"{verb} from {source.location} to {settings.memory.location}")
     report = run(_copy(settings, source, dry_run))
