@@ -154,8 +154,8 @@ async def test_a_record_the_target_refuses_fails_alone(laptop: EmbeddedBank, sha
 
 
 @pytest.mark.hindsight
-async def test_an_embedded_bank_is_copied_to_a_hindsight_server(
-    laptop: EmbeddedBank, hindsight: HindsightServer
+async def test_an_embedded_bank_is_copied_to_a_hindsight_server_and_back(
+    laptop: EmbeddedBank, shared: EmbeddedBank, hindsight: HindsightServer
 ) -> None:
     server = hindsight_bank(hindsight.url)
     try:
@@ -167,5 +167,9 @@ async def test_an_embedded_bank_is_copied_to_a_hindsight_server(
 
         again = await copy_bank(laptop, server)
         assert (again.copied, again.already_there, again.failed_count) == ([], 4, 0)
+
+        back = await copy_bank(server, shared)  # the server's records read back as they were written
+        assert (len(back.copied), back.failed_count) == (4, 0)
+        await assert_holds_everything(laptop, shared)
     finally:
         await server.close()
