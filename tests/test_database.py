@@ -23,6 +23,7 @@ from incidents.models import Counter
 def test_migrations_create_every_table(db: Session) -> None:
     names = set(inspect(db.get_bind()).get_table_names())
     assert {"alerts", "incidents", "incident_events", "api_tokens", "users", "memory_outbox"} <= names
+    assert "service_memory" in names
 
 
 def test_counter_round_trip(db: Session) -> None:
@@ -85,3 +86,26 @@ def test_the_heads_read_from_the_scripts_are_alembics() -> None:
     from alembic.script import ScriptDirectory
 
     assert script_heads() == set(ScriptDirectory.from_config(alembic_config("sqlite://")).get_heads())
+
+
+def test_a_database_of_the_release_before_gains_the_service_memory_table_and_loses_it_downgraded(
+    database_url: str,
+) -> None:
+    """Revision 0013 adds where ``recallops serve`` records its memory; downgraded, the table goes."""
+    from alembic import command
+
+    engine = make_engine(database_url)
+    config = alembic_config(database_url)
+    try:
+        with engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.upgrade(config, "0012")
+        assert "service_memory" not in inspect(engine).get_table_names()
+        upgrade(engine)
+        assert "service_memory" in inspect(engine).get_table_names()
+        with engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.downgrade(config, "0012")
+        assert "service_memory" not in inspect(engine).get_table_names()
+    finally:
+        engine.dispose()

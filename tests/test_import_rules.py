@@ -91,7 +91,10 @@ def test_imports_point_one_way(importer: str, forbidden: tuple[str, ...]) -> Non
 
 
 # The composition root: the only web modules that may name memory's driver factory and settings.
-COMPOSITION_ROOT = {"web.app.container": ("memory.factory",), "web.app.settings": ("memory.settings",)}
+COMPOSITION_ROOT = {
+    "web.app.container": ("memory.factory", "memory.settings"),
+    "web.app.settings": ("memory.settings",),
+}
 
 
 def test_web_reaches_memory_only_through_its_service() -> None:

@@ -12,6 +12,7 @@ from incidents.incident.models import Counter, Incident, IncidentEvent
 from incidents.labels.models import RelevanceLabel
 from incidents.profile.models import ProfileState
 from incidents.resolution.models import Correction, OutboxEntry, Resolution
+from incidents.service_memory.models import ServiceMemory
 
 __all__ = [
     "Alert",
@@ -32,5 +33,6 @@ __all__ = [
     "ProfileState",
     "RelevanceLabel",
     "Resolution",
+    "ServiceMemory",
     "User",
 ]

@@ -1,4 +1,4 @@
-"""The memory bank's roles (recall, retain, profile models, admin), and the values they speak in.
+"""The memory bank's roles (recall, retain, export, profile models, admin), and the values they speak in.
 
 A driver implements ``MemoryBank``, every role; a caller, or a test fake, needs only the role it uses.
 
@@ -182,6 +182,23 @@ class Retain(Protocol):
         correction into an incident record)."""
 
 
+class Export(Protocol):
+    """Every document read back as it was written: what copying one bank into another reads.
+
+    A document comes back as the write that stores it again (text, tags, metadata, timestamp and
+    context), so a copy keeps each record's id, and a precedent a stored briefing cites still resolves.
+    Reading never creates the bank it reads.
+    """
+
+    @abstractmethod
+    async def document_ids(self) -> list[str]:
+        """Every document id the bank holds (incidents, corrections, runbooks), sorted."""
+
+    @abstractmethod
+    async def document(self, document_id: str) -> DocumentWrite | None:
+        """The document stored under this id, or ``None`` when there is none."""
+
+
 class ProfileModels(Protocol):
     """Mental models (the reliability profiles) and the asynchronous operations that refresh them."""
 
@@ -237,6 +254,6 @@ class ItemVectors(Protocol):
         """
 
 
-class MemoryBank(Recall, Retain, ProfileModels, Admin, ItemVectors, Protocol):
+class MemoryBank(Recall, Retain, Export, ProfileModels, Admin, ItemVectors, Protocol):
     """Every role: what a driver implements. One company bank; every record tagged (``service:``,
     ``kind:``, ``severity:``). Callers ask for the narrowest role they use."""

@@ -7,6 +7,8 @@ For teams that outgrow one machine. Behaviour matches the embedded driver:
 - **Retain** upserts by ``document_id`` (the incident id), with tags, string metadata, the incident's
   timestamp and context. ``append`` adds to the document; its tags are united with the document's
   and newer metadata wins, as on the embedded driver.
+- **Export** pages through the server's document listing for the ids and reads each document with
+  its retain parameters (the timestamp is the retained ``event_date``), never creating the bank.
 - **Recall** over-fetches facts, groups them by document and returns ``limit`` incidents, each with
   the full stored record. Scoping by service is the caller's ``tags_match="any_strict"``.
 - **Errors**: every client error, refused connection and timeout becomes ``MemoryUnavailable``; each
@@ -33,6 +35,7 @@ from pydantic import ValidationError
 from memory.bank import (
     BankConfig,
     Budget,
+    DocumentWrite,
     Health,
     MemoryBank,
     MemoryUnavailable,
@@ -55,6 +58,7 @@ from memory.hindsight_results import (
     to_incident,
     to_mental_model,
     to_operation,
+    to_write,
 )
 from memory.schema import bank_id
 from memory.settings import MemorySettings
@@ -64,6 +68,7 @@ RAW_FACTS = ["world", "experience"]  # observations are syntheses with no docume
 FACT_TOKENS_PER_INCIDENT = 1500  # over-fetch: an incident's record can be split into several facts
 MIN_FACT_TOKENS = 4096
 MAX_FACT_TOKENS = 32768
+LIST_PAGE = 500  # document ids asked per listing call
 
 
 class HindsightBank(MemoryBank):
@@ -224,6 +229,28 @@ class HindsightBank(MemoryBank):
         async with self._guard("read a document"):
             document = await self._document(document_id)
         return None if document is None else list(document.tags or [])
+
+    async def document_ids(self) -> list[str]:
+        """Every id the listing gives, page by page; a bank the server does not have holds none."""
+        ids: set[str] = set()
+        while True:
+            async with self._guard("list documents"):
+                try:
+                    page = await self.client.documents.list_documents(
+                        self.bank_id, limit=LIST_PAGE, offset=len(ids), _request_timeout=self.timeout_s
+                    )
+                except ApiException as exc:
+                    if exc.status == 404:
+                        return []
+                    raise
+            ids.update(item.id for item in page.items)
+            if not page.items or len(ids) >= page.total:
+                return sorted(ids)
+
+    async def document(self, document_id: str) -> DocumentWrite | None:
+        async with self._guard("read a document"):
+            document = await self._document(document_id)
+        return None if document is None else to_write(document)
 
     async def reflect(
         self,

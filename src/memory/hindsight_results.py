@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from memory.bank import MentalModel, Operation, OperationStatus, RecalledIncident
+from memory.bank import DocumentWrite, MentalModel, Operation, OperationStatus, RecalledIncident
 from memory.schema import RecordFormatError, parse_record
 
 CHANNELS = ("semantic", "keyword")
@@ -60,6 +60,14 @@ class Document(Protocol):
     original_text: str | None
     tags: list[str] | None
     document_metadata: dict[str, Any] | None
+
+
+class StoredDocument(Document, Protocol):
+    """A document as ``get_document`` answers: with its id, when it arrived and how it was retained."""
+
+    id: str
+    created_at: str
+    retain_params: dict[str, Any] | None
 
 
 @dataclass
@@ -125,6 +133,22 @@ def to_incident(hits: DocumentHits, document: Document | None, why: dict[str, in
         tags=tags,
         metadata=metadata,
         timestamp=max(known) if known else None,
+    )
+
+
+def to_write(document: StoredDocument) -> DocumentWrite:
+    """The write that stores the document again: its text, tags, metadata, and the timestamp and
+    context it was retained with (the time it arrived when the server kept no timestamp)."""
+    params = document.retain_params or {}
+    context = params.get("context")
+    moment = parse_time(params.get("event_date")) or parse_time(document.created_at)
+    return DocumentWrite(
+        document_id=document.id,
+        content=document.original_text or "",
+        tags=list(document.tags or []),
+        metadata={k: str(v) for k, v in (document.document_metadata or {}).items()},
+        timestamp=moment or datetime.now(UTC),
+        context=context if isinstance(context, str) else None,
     )
 
 

@@ -14,6 +14,9 @@ Bulk loads (a history import, a replay of many incidents) build one ``incident_w
 hand a few hundred at a time to ``log_incidents``: the embedded driver then embeds the texts in
 batches across records and commits once per call, instead of one embedding batch and one commit per
 record. The progress of a long load is counted per call.
+
+``copy_bank`` copies every document of one bank into another through the same roles, whatever the two
+drivers are (``memory.transfer``): how a team moves its memory to a shared server.
 """
 
 from collections.abc import Sequence
@@ -76,7 +79,9 @@ from memory.schema import (
     service_tag,
     tag_value,
 )
+from memory.settings import MemorySettings
 from memory.template import POST_MORTEM
+from memory.transfer import CopyReport, copy_bank, document_line
 
 __all__ = [
     "CORRECTION_ID",
@@ -89,6 +94,7 @@ __all__ = [
     "RESOLUTION_KIND_LABELS",
     "SOURCE_QUERY",
     "Admin",
+    "CopyReport",
     "CorrectionRecord",
     "DocumentWrite",
     "Embedder",
@@ -97,6 +103,7 @@ __all__ = [
     "HistoryRow",
     "IncidentRecord",
     "MemoryBank",
+    "MemorySettings",
     "MemoryUnavailable",
     "MentalModel",
     "Operation",
@@ -112,7 +119,9 @@ __all__ = [
     "SourceDocument",
     "UnreadableImport",
     "collect",
+    "copy_bank",
     "describe",
+    "document_line",
     "format_record",
     "get_record",
     "incident_write",

@@ -24,3 +24,11 @@ class MemorySettings(EnvSettings):
     @property
     def embedded_path(self) -> Path:
         return self.data_dir / "memory.db"
+
+    @property
+    def location(self) -> str:
+        """Which memory these settings open, in words that tell two apart: the driver and the Hindsight
+        server and bank, or the embedded file's absolute path (the embedded driver has one bank a file)."""
+        if self.memory == "hindsight":
+            return f"hindsight {self.hindsight_base_url.rstrip('/')} bank {self.bank_id}"
+        return f"embedded {self.embedded_path.resolve()}"

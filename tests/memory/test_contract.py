@@ -126,6 +126,20 @@ async def test_stored_tags_say_what_an_id_holds(bank: MemoryBank) -> None:
     assert await bank.stored_tags("INC-0000-never-written") is None
 
 
+async def test_every_document_reads_back_as_it_was_written(bank: MemoryBank) -> None:
+    """What a copy into another bank reads: each id, and its text, tags, metadata, timestamp and context."""
+    assert await bank.document_ids() == []
+    writes = [incident_write(rec, severity="high", metadata={"source": "import"}) for rec in (JWT, POOL)]
+    await log_incidents(bank, writes)
+    assert await bank.document_ids() == sorted(w.document_id for w in writes)
+    for write in writes:
+        stored = await bank.document(write.document_id)
+        assert stored is not None
+        assert sorted(stored.tags) == sorted(write.tags)
+        assert dataclasses.replace(stored, tags=write.tags) == write
+    assert await bank.document("INC-0000-never-written") is None
+
+
 async def test_replace_updates_the_record(bank: MemoryBank) -> None:
     await log_incident(bank, JWT)
     corrected = IncidentRecord(

@@ -9,6 +9,7 @@ from agent.profile.synthesis import profile_synthesizer
 from incidents.database import make_engine, make_folder, make_session_factory, ready_schema
 from memory.factory import open_bank, open_embedder
 from memory.service import Embedder, MemoryBank
+from memory.settings import MemorySettings
 from web.app.lanes import Lane, Worker
 from web.app.notify.notifier import Notifier
 from web.app.offload import Offload
@@ -47,11 +48,7 @@ class Container:
         # One embedder per process (it loads lazily): the embedded bank's vectors, the briefing head's
         # merging and the action guard's matching all use it.
         embedder = open_embedder()
-        bank = open_bank(
-            settings.memory,
-            profile_synthesizer=profile_synthesizer(settings.llm, embedder),
-            embedder=embedder,
-        )
+        bank = open_memory(settings, settings.memory, embedder)
         sessions = make_session_factory(engine)
         notifier = Notifier.load(settings.notify, base_url=f"http://{settings.web.host}:{settings.web.port}")
         return cls(
@@ -63,6 +60,11 @@ class Container:
             notifier=notifier,
         )
 
+    def open_other_bank(self, memory: MemorySettings) -> MemoryBank:
+        """A bank other than the service's own (the source of ``recallops memory copy``), opened as the
+        service opens its own and sharing its embedder; the caller closes it."""
+        return open_memory(self.settings, memory, self.embedder)
+
     async def aclose(self) -> None:
         if self.worker is not None:
             self.worker.stop()
@@ -70,3 +72,10 @@ class Container:
         self.intake.close()
         await self.bank.close()
         self.engine.dispose()
+
+
+def open_memory(settings: Settings, memory: MemorySettings, embedder: Embedder) -> MemoryBank:
+    """Open the bank ``memory`` names, with the profile synthesizer ``settings`` configure."""
+    return open_bank(
+        memory, profile_synthesizer=profile_synthesizer(settings.llm, embedder), embedder=embedder
+    )

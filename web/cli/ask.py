@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from web.cli.common import found_incident, print_result, refuse, run
+from web.cli.common import found_incident, memory_guard, print_result, refuse, run
 
 if TYPE_CHECKING:
     from agent.briefing.replay import ListDiff, Replay
@@ -108,6 +108,7 @@ def ask(
         from memory.service import start_loading_embedder
 
         start_loading_embedder()  # the recall embeds the alert: load the model while the rest imports
+        memory_guard(writes=False)
     from agent.core.evidence import AlertInput
     from web.app.settings import Settings
 
@@ -142,5 +143,6 @@ def replay_command(
     """Brief an incident with memory off and on and show what memory changed (nothing is stored)."""
     from web.app.settings import Settings
 
+    memory_guard(writes=False)
     result = found_incident(run(_replay(Settings(), incident)), incident)
     print_result(result, as_json=as_json, render=render_replay)

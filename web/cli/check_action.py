@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from web.cli.common import found_incident, print_result, refuse, run
+from web.cli.common import found_incident, memory_guard, print_result, refuse, run
 
 if TYPE_CHECKING:
     from web.app.check_action import CheckActionRead
@@ -59,6 +59,7 @@ def check_action(
 
     if not action or len(action) > MAX_ACTION_CHARS:
         refuse(f"the action must be 1 to {MAX_ACTION_CHARS} characters")
+    memory_guard(writes=False)
     try:
         result = run(_check(Settings(), incident, action, actor.strip() or "cli"))
     except MemoryUnavailable as exc:

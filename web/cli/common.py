@@ -1,5 +1,5 @@
-"""What every command group shares: a migrated database session under the process's settings, and
-how a command prints the object it answers with.
+"""What every command group shares: a migrated database session under the process's settings, the
+check of this shell's memory against the service's, and how a command prints the object it answers with.
 
 Importing a command module must stay cheap (``recallops --help`` loads every one of them), so this
 module and the command modules import the service's parts inside the commands that use them.
@@ -35,6 +35,51 @@ def refuse(reason: str) -> NoReturn:
     parse, so a script tells bad input from a run that found failures (exit 1) by the code alone."""
     typer.echo(f"recallops: {reason}", err=True)
     raise typer.Exit(code=UNUSABLE)
+
+
+ALLOW_OTHER_MEMORY = typer.Option(
+    False,
+    "--allow-other-memory",
+    help="Write to this shell's memory even when recallops serve recorded another one for the service.",
+)
+
+
+def memory_guard(*, writes: bool, allowed: bool = False, moving_from: str | None = None) -> None:
+    """Compare this shell's memory settings with the memory ``recallops serve`` recorded, before the
+    command does anything: a command that writes memory refuses when they differ (one line naming
+    both, exit 2) unless ``allowed`` (``--allow-other-memory``); a reading command, or an allowed
+    write, goes on with a warning on stderr. Nothing recorded yet (no service ran on this database)
+    says nothing.
+
+    ``moving_from`` is the memory a copy reads: copying the service's own memory to this shell's is
+    how the service moves, so it goes on, saying the service still uses the old one."""
+    from incidents.database import make_engine, make_session_factory
+    from web.app.service_memory import describe, other_memory
+    from web.app.settings import Settings
+
+    settings = Settings()
+    engine = make_engine(settings.database_url)
+    try:
+        other = other_memory(make_session_factory(engine), settings)
+    finally:
+        engine.dispose()
+    if other is None:
+        return
+    if other.location == moving_from:
+        typer.echo(
+            f"recallops: warning: the service still uses {describe(other)}: start it with this shell's "
+            f"memory settings ({settings.memory.location}) to use the copied records",
+            err=True,
+        )
+        return
+    differs = f"this shell's memory is {settings.memory.location}, but the service uses {describe(other)}"
+    if writes and not allowed:
+        refuse(
+            f"{differs}: give this shell the service's memory settings (RECALLOPS_MEMORY, "
+            "HINDSIGHT_BASE_URL, RECALLOPS_BANK_ID, RECALLOPS_DATA_DIR), or pass --allow-other-memory "
+            "to write here anyway"
+        )
+    typer.echo(f"recallops: warning: {differs}", err=True)
 
 
 def run(main: Coroutine[Any, Any, T]) -> T:

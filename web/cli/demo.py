@@ -25,7 +25,7 @@ def demo() -> None:
     from web.app.notify.config import NotifySettings
     from web.app.settings import WebSettings
 
-    seed(directory=None)
+    seed(directory=None, allow_other_memory=False)
     passwords: dict[str, str] = {}
     with cli_session() as session:
         for name, role in DEMO_USERS:

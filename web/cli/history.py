@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from web.cli.common import refuse, run
+from web.cli.common import ALLOW_OTHER_MEMORY, memory_guard, refuse, run
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -111,12 +111,14 @@ def seed(
     directory: Path | None = typer.Option(
         None, "--dir", help="Seed directory: incidents, runbooks, services (default: the demo's)."
     ),
+    allow_other_memory: bool = ALLOW_OTHER_MEMORY,
 ) -> None:
     """Load the Meridian Commerce demo history. Safe to run again: each incident stays one record."""
     from web.app.container import Container
     from web.app.history import SEEDS_DIR, load_seeds, retain_runbooks
 
     seeds = load_seeds(directory or SEEDS_DIR)
+    memory_guard(writes=True, allowed=allow_other_memory)
 
     async def work() -> ImportSummary:
         container = Container.build()
@@ -154,6 +156,7 @@ def import_(
     rejected_after: int = typer.Option(
         0, "--rejected-after", min=0, help="List the rejected lines after this line (100 at most)."
     ),
+    allow_other_memory: bool = ALLOW_OTHER_MEMORY,
 ) -> None:
     """Import history. Labeled JSONL rows become resolved incidents in memory at once; free-form
     post-mortems and tools' exports become drafts to review (`recallops review`, the /review page), or
@@ -174,6 +177,7 @@ def import_(
     found = collect(paths)  # a folder's labeled history is imported as the same file named alone is
     labeled = [path for path, _ in found if is_labeled_history(path)]
     free_form = [(path, name) for path, name in found if not is_labeled_history(path)]
+    memory_guard(writes=bool(labeled) or accept_all, allowed=allow_other_memory)
     failed = any([_import_labeled(path, actor, replace, rejected_after) for path in labeled])
     if free_form or not labeled:
         failed = (

@@ -5,7 +5,7 @@ stdio asks for no token; over the network, use ``/mcp`` in the running service, 
 but MCP messages may reach stdout, so the process logs to stderr only.
 """
 
-from web.cli.common import run
+from web.cli.common import memory_guard, run
 
 
 async def _run() -> None:
@@ -24,4 +24,5 @@ def mcp() -> None:
     from web.app.logs import configure_logging
 
     configure_logging("WARNING")  # stderr: stdout carries the protocol
+    memory_guard(writes=False)
     run(_run())

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from web.cli.common import refuse, run
+from web.cli.common import ALLOW_OTHER_MEMORY, memory_guard, refuse, run
 from web.cli.text import hanging
 
 if TYPE_CHECKING:
@@ -76,11 +76,13 @@ def refresh(
     service: str | None = typer.Option(None, help="Refresh this service's profile instead of the team's."),
     wait: bool = typer.Option(False, "--wait", help="Poll the refresh operation until it finishes."),
     timeout: float = typer.Option(300.0, min=1, help="With --wait: give up after this many seconds."),
+    allow_other_memory: bool = ALLOW_OTHER_MEMORY,
 ) -> None:
     """Refresh the profile now (it is also refreshed automatically after new memory writes)."""
     from memory.service import MemoryUnavailable
     from web.app.profile import UnknownService
 
+    memory_guard(writes=True, allowed=allow_other_memory)
     try:
         operation, view = run(_refresh(service, wait, timeout))
     except UnknownService as exc:
@@ -106,6 +108,7 @@ def show(
     """Print the profile: its patterns with their citations, and how fresh it is."""
     from web.app.profile import UnknownService
 
+    memory_guard(writes=False)
     try:
         view = run(_show(service))
     except UnknownService as exc:

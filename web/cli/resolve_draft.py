@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from web.cli.common import found_incident, print_result, refuse, run
+from web.cli.common import found_incident, memory_guard, print_result, refuse, run
 
 if TYPE_CHECKING:
     from agent.resolution.conversation import ResolutionDraft
@@ -76,6 +76,7 @@ def resolve_draft(
         refuse("--notes and --as must not be empty")
     if len(notes) > MAX_NOTES_CHARS:
         refuse(f"the notes are over {MAX_NOTES_CHARS} characters")
+    memory_guard(writes=False)
     result = found_incident(run(_draft(Settings(), incident, notes, commit, engineer)), incident)
     print_result(result, as_json=as_json, render=render)
     if commit and not result.logged:

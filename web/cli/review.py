@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, cast
 
 import typer
 
-from web.cli.common import cli_session, refuse, run
+from web.cli.common import ALLOW_OTHER_MEMORY, cli_session, memory_guard, refuse, run
 from web.cli.text import hanging
 
 if TYPE_CHECKING:
@@ -278,6 +278,7 @@ def accept(
         help="File a revision as a new incident instead of replacing the record it revises "
         "(another outage written in a reused file).",
     ),
+    allow_other_memory: bool = ALLOW_OTHER_MEMORY,
 ) -> None:
     """Accept drafts into memory as imported history (a draft with required fields missing is refused).
     A revision of an incident replaces that incident's post-mortem, keeping the earlier version on its
@@ -287,6 +288,7 @@ def accept(
     from web.cli.memory import drain
 
     _all_exist(draft_ids)
+    memory_guard(writes=True, allowed=allow_other_memory)
     refused = 0
     accepted: list[str] = []
     for draft_id in draft_ids:

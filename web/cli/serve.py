@@ -55,12 +55,15 @@ def _free(host: str, port: int) -> None:
 
 
 def _prepare() -> Settings:
-    """Check the settings and channels and bring the schema to head before uvicorn starts.
+    """Check the settings and channels, bring the schema to head and record which memory the service
+    uses (for the admin commands to compare theirs with) before uvicorn starts.
 
-    The app does the same at start-up, but a failure there is buried in uvicorn's lifespan traceback;
-    here it is the one-line reason ``main`` prints (exit 2). The app then finds it all done."""
-    from incidents.database import make_engine, make_folder, ready_schema
+    The app checks the settings and the schema again at start-up, but a failure there is buried in
+    uvicorn's lifespan traceback; here it is the one-line reason ``main`` prints (exit 2). The app then
+    finds it all done."""
+    from incidents.database import make_engine, make_folder, make_session_factory, ready_schema
     from web.app.notify.config import load_channels
+    from web.app.service_memory import describe, record_in_use
     from web.app.settings import Settings
 
     settings = Settings()
@@ -70,8 +73,11 @@ def _prepare() -> Settings:
     try:
         incidents = settings.incidents
         ready_schema(engine, migrate=incidents.migrate_on_start, wait_s=incidents.schema_wait_s, waiting=_say)
+        before = record_in_use(make_session_factory(engine), settings)
     finally:
         engine.dispose()
+    if before is not None:
+        _say(f"the service's memory was {describe(before)}; it is now {settings.memory.location}")
     return settings
 
 

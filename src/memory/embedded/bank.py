@@ -324,8 +324,17 @@ class EmbeddedBank(MemoryBank):
         return [recalled(doc, 1.0, {"recency": n}) for n, doc in enumerate(documents, start=1)]
 
     async def stored_tags(self, document_id: str) -> list[str] | None:
-        document = await self._call(partial(fetch_by_document_id, document_id=document_id))
+        document = await self.document(document_id)
         return None if document is None else list(document.tags)
+
+    async def document_ids(self) -> list[str]:
+        return await self._call(
+            lambda c: [row[0] for row in c.execute("SELECT document_id FROM documents ORDER BY document_id")]
+        )
+
+    async def document(self, document_id: str) -> DocumentWrite | None:
+        stored = await self._call(partial(fetch_by_document_id, document_id=document_id))
+        return None if stored is None else stored.as_write()
 
     async def reflect(
         self,

@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from incidents.sqlite_wal import use_wal
-from memory.bank import MemoryUnavailable
+from memory.bank import DocumentWrite, MemoryUnavailable
 from memory.schema import service_tag
 
 SCHEMA_VERSION = 4
@@ -159,6 +159,17 @@ class Document:
     metadata: dict[str, str]
     timestamp: datetime
     context: str | None
+
+    def as_write(self) -> DocumentWrite:
+        """The write that stores this document again, in any bank."""
+        return DocumentWrite(
+            document_id=self.document_id,
+            content=self.content,
+            tags=list(self.tags),
+            metadata=dict(self.metadata),
+            timestamp=self.timestamp,
+            context=self.context,
+        )
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,107 @@
+"""``recallops memory copy`` as a team runs it to move its laptop's embedded memory to where the
+service's memory is: what it would copy, what it copied, nothing the second time, and one line
+with exit 2 for a source it cannot use."""
+
+import asyncio
+import uuid
+from pathlib import Path
+
+import pytest
+
+from memory.bank import MemoryBank
+from memory.settings import MemorySettings
+from tests.memory.test_transfer import CORRECTION, JWT, POOL, RUNBOOK, embedded, team_bank
+from tests.support.hindsight import HindsightServer, hindsight_bank
+from tests.support.server import LiveServer
+
+IDS = sorted([CORRECTION.document_id, POOL.incident_id, JWT.incident_id, RUNBOOK.runbook_id])
+
+
+@pytest.fixture
+def laptop(tmp_path: Path) -> Path:
+    """The data directory of a laptop's embedded memory, closed (as an old laptop's is)."""
+
+    async def fill() -> None:
+        await (await team_bank(tmp_path / "laptop")).close()
+
+    asyncio.run(fill())
+    return tmp_path / "laptop"
+
+
+def held(bank: MemoryBank) -> list[str]:
+    async def ids() -> list[str]:
+        try:
+            return await bank.document_ids()
+        finally:
+            await bank.close()
+
+    return asyncio.run(ids())
+
+
+def test_the_laptop_bank_is_copied_once_and_a_dry_run_only_lists_it(laptop: Path, tmp_path: Path) -> None:
+    operator = LiveServer(data_dir=tmp_path / "shared")
+
+    dry = operator.cli("memory", "copy", "--from-embedded", str(laptop), "--dry-run")
+    assert dry.stdout.splitlines()[0] == (
+        f"would copy from embedded {(laptop / 'memory.db').resolve()} "
+        f"to embedded {(tmp_path / 'shared' / 'memory.db').resolve()}"
+    )
+    assert f"  would copy {POOL.incident_id} (incident, checkout-service)" in dry.stdout
+    assert f"  would copy {RUNBOOK.runbook_id} (runbook, checkout-service)" in dry.stdout
+    assert dry.stdout.splitlines()[-1] == "would copy 4, already there 0"
+    assert held(embedded(tmp_path / "shared")) == []
+
+    done = operator.cli("memory", "copy", "--from-embedded", str(laptop))
+    assert "skipped 1 mental models (team-reliability-profile)" in done.stdout
+    assert done.stdout.splitlines()[-1] == "copied 4, already there 0, failed 0"
+    assert held(embedded(tmp_path / "shared")) == IDS
+
+    again = operator.cli("memory", "copy", "--from-embedded", str(laptop))
+    assert again.stdout.splitlines()[-1] == "copied 0, already there 4, failed 0"
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        ((), "memory copy takes one source: --from-embedded DIR or --from-hindsight URL"),
+        (("--from-embedded", "{laptop}", "--from-hindsight", "http://127.0.0.1:9"), "takes one source"),
+        (("--from-embedded", "{empty}"), "no embedded memory in {empty}: it holds no memory.db"),
+        (("--from-embedded", "{laptop}", "--from-bank", "other"), "--from-bank names a bank"),
+        (("--from-hindsight", "http://127.0.0.1:9", "--from-bank", "no/slash"), "bank id must be"),
+    ],
+)
+def test_a_source_it_cannot_use_is_one_line_and_exit_2(
+    laptop: Path, tmp_path: Path, args: tuple[str, ...], said: str
+) -> None:
+    (tmp_path / "empty").mkdir()
+    paths = {"laptop": laptop, "empty": tmp_path / "empty"}
+    refused = LiveServer(data_dir=tmp_path / "shared").cli(
+        "memory", "copy", *(a.format(**paths) for a in args), check=False
+    )
+    assert refused.returncode == 2, refused.stderr
+    assert refused.stderr.startswith("recallops: ") and refused.stderr.count("\n") == 1, refused.stderr
+    assert said.format(**paths) in refused.stderr
+
+
+def test_copying_the_configured_memory_into_itself_is_refused(laptop: Path) -> None:
+    refused = LiveServer(data_dir=laptop).cli("memory", "copy", "--from-embedded", str(laptop), check=False)
+    assert refused.returncode == 2
+    location = MemorySettings(data_dir=laptop).location
+    assert refused.stderr == f"recallops: the source is the configured memory itself ({location})\n"
+
+
+@pytest.mark.hindsight
+def test_the_laptop_bank_is_copied_to_the_hindsight_server(
+    laptop: Path, tmp_path: Path, hindsight: HindsightServer
+) -> None:
+    bank_id = f"team-{uuid.uuid4().hex[:12]}"
+    env = {"RECALLOPS_MEMORY": "hindsight", "HINDSIGHT_BASE_URL": hindsight.url, "RECALLOPS_BANK_ID": bank_id}
+    operator = LiveServer(data_dir=tmp_path / "admin", env=env)
+
+    done = operator.cli("memory", "copy", "--from-embedded", str(laptop))
+    assert done.stdout.splitlines()[0].endswith(f"to hindsight {hindsight.url} bank {bank_id}")
+    assert done.stdout.splitlines()[-1] == "copied 4, already there 0, failed 0"
+    assert held(hindsight_bank(hindsight.url, bank_id=bank_id)) == IDS
+
+    again = operator.cli("memory", "copy", "--from-embedded", str(laptop))
+    assert again.stdout.splitlines()[-1] == "copied 0, already there 4, failed 0"
