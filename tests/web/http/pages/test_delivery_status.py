@@ -215,6 +215,14 @@ def test_a_failing_message_already_due_says_its_next_try_is_due_not_minutes_ago(
     assert "next try 3 min ago" not in page
 
 
+def _opened_while_oncall_is_held(site: Site) -> str:
+    """A payments incident opened after Slack answered an earlier briefing with a 429 for five minutes."""
+    earlier = site.open_incident(summary="Checkout p99 latency above 2s")
+    _briefed(site, earlier)
+    _send_due(site, {"oncall": ("429 from Slack (ratelimited)", 300), "legacy": ("sent", None)})
+    return site.open_incident(summary="Payments 5xx above 5%", service="payments")
+
+
 def _api(site: Site, public_id: str, headers: dict[str, str] | None = None) -> dict[str, dict[str, Any]]:
     """The incident API's delivery section, by channel."""
     response = site.client.get(f"/api/v1/incidents/{public_id}", headers=headers)
@@ -227,10 +235,7 @@ def test_the_incident_api_says_which_channel_got_the_briefing_which_fails_and_wh
 ) -> None:
     """A bot holding a read-only token tells whether Slack got the briefing, and why not."""
     site = notifying_site
-    earlier = site.open_incident(summary="Checkout p99 latency above 2s")
-    _briefed(site, earlier)
-    _send_due(site, {"oncall": ("429 from Slack (ratelimited)", 300), "legacy": ("sent", None)})
-    public_id = site.open_incident(summary="Payments 5xx above 5%", service="payments")
+    public_id = _opened_while_oncall_is_held(site)
     _briefed(site, public_id)
     _send_due(site, {"legacy": ("sent", None), "audit": ("503 from the webhook: busy", None)})
     with transaction(site.container.sessions) as db:
@@ -260,10 +265,7 @@ def test_the_page_and_the_api_give_each_channel_the_same_state_while_briefing_an
     notifying_site: Site,
 ) -> None:
     site = notifying_site
-    earlier = site.open_incident(summary="Checkout p99 latency above 2s")
-    _briefed(site, earlier)
-    _send_due(site, {"oncall": ("429 from Slack (ratelimited)", 300), "legacy": ("sent", None)})
-    coming = site.open_incident(summary="Payments 5xx above 5%", service="payments")
+    coming = _opened_while_oncall_is_held(site)
     site.signed_in("vic", role="viewer")
 
     def states(public_id: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
