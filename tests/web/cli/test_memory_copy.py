@@ -83,6 +83,23 @@ def test_a_source_it_cannot_use_is_one_line_and_exit_2(
     assert said.format(**paths) in refused.stderr
 
 
+def test_the_memory_file_itself_names_its_bank_and_the_folder_above_says_where_one_is(
+    laptop: Path, tmp_path: Path
+) -> None:
+    operator = LiveServer(data_dir=tmp_path / "ops" / "shared")
+    by_file = operator.cli("memory", "copy", "--from-embedded", str(laptop / "memory.db"), "--dry-run")
+    source = (laptop / "memory.db").resolve()
+    assert by_file.stdout.splitlines()[0].startswith(f"would copy from embedded {source} ")
+    assert by_file.stdout.splitlines()[-1] == "would copy 4, already there 0"
+
+    above = operator.cli("memory", "copy", "--from-embedded", str(laptop.parent), check=False)
+    assert above.returncode == 2
+    assert above.stderr == (
+        f"recallops: no embedded memory in {laptop.parent}: it holds no memory.db, but {laptop} does "
+        f"(--from-embedded {laptop})\n"
+    )
+
+
 def test_copying_the_configured_memory_into_itself_is_refused(laptop: Path) -> None:
     refused = LiveServer(data_dir=laptop).cli("memory", "copy", "--from-embedded", str(laptop), check=False)
     assert refused.returncode == 2
