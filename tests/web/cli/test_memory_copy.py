@@ -6,6 +6,7 @@ import asyncio
 import uuid
 from pathlib import Path
 
+import httpx
 import pytest
 
 from memory.bank import MemoryBank
@@ -122,3 +123,20 @@ def test_the_laptop_bank_is_copied_to_the_hindsight_server(
 
     again = operator.cli("memory", "copy", "--from-embedded", str(laptop))
     assert again.stdout.splitlines()[-1] == "copied 0, already there 4, failed 0"
+
+
+@pytest.mark.hindsight
+def test_a_bank_the_server_does_not_have_is_refused_naming_it_and_is_not_created(
+    tmp_path: Path, hindsight: HindsightServer
+) -> None:
+    typo = f"team-{uuid.uuid4().hex[:12]}"
+    operator = LiveServer(data_dir=tmp_path / "admin")
+    refused = operator.cli(
+        "memory", "copy", "--from-hindsight", hindsight.url, "--from-bank", typo, "--dry-run", check=False
+    )
+    assert refused.returncode == 2, refused.stdout
+    [line] = refused.stderr.splitlines()
+    assert line.startswith(f"recallops: cannot read hindsight {hindsight.url} bank {typo}: ")
+    assert f"the server has no bank {typo!r}" in line
+    banks = httpx.get(f"{hindsight.url}/v1/default/banks", timeout=10).json()["banks"]
+    assert typo not in {bank["bank_id"] for bank in banks}
