@@ -74,6 +74,17 @@ def test_the_service_settings_write_and_the_override_writes_elsewhere_with_a_war
     assert allowed.stderr.startswith("recallops: warning: this shell's memory is ")
 
 
+def test_the_demo_seeds_memory_so_it_refuses_another_and_takes_the_override_it_names(
+    service_dir: Path, tmp_path: Path
+) -> None:
+    shell = admin_shell(service_dir, tmp_path / "shell")
+    refused = shell.cli("demo", check=False)
+    assert refused.returncode == 2 and "or pass --allow-other-memory" in refused.stderr
+    allowed = shell.cli("demo", "--allow-other-memory")
+    assert allowed.stderr.startswith("recallops: warning: this shell's memory is ")
+    assert "RecallOps demo is ready" in allowed.stdout
+
+
 def test_a_reading_command_warns_and_goes_on(service_dir: Path, tmp_path: Path) -> None:
     shown = admin_shell(service_dir, tmp_path / "shell").cli("profile", "show")
     assert shown.stderr.startswith("recallops: warning: this shell's memory is ")
