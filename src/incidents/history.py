@@ -22,6 +22,9 @@ from memory.history import HistoryRow
 Origin = Literal["seed", "import"]
 ORIGINS: tuple[Origin, ...] = ("seed", "import")
 Outcome = Literal["imported", "updated", "unchanged"]
+# The incident's columns an import row sets from a field named otherwise: a refused rewrite names what
+# the row changes by the row's own words (its one ``timestamp``, not the three times it is kept as).
+_ROW_FIELDS = {"first_seen": "timestamp", "last_seen": "timestamp", "resolved_at": "timestamp"}
 
 
 class HistoryConflict(Exception):
@@ -116,8 +119,9 @@ def upsert_historical(
         return "unchanged"
     fields = sorted(set(changed))
     if not replace:
+        said = sorted({_ROW_FIELDS.get(name, name) for name in fields})
         raise HistoryConflict(
-            f"{history.public_id} is already history and this row changes {', '.join(fields)}; "
+            f"{history.public_id} is already history and this row changes {', '.join(said)}; "
             "import it with --replace (API: replace=true) to rewrite it"
         )
     previous = {key: _plain(getattr(incident, key)) for key in incident_changes}

@@ -14,17 +14,20 @@ def open_bank(
     *,
     profile_synthesizer: Synthesizer | None = None,
     embedder: Embedder | None = None,
+    read_only: bool = False,
 ) -> MemoryBank:
     """Build the bank without touching the store: the first call connects (and may then fail).
 
     ``profile_synthesizer`` writes the reliability profile on the embedded driver (the service passes
     an LLM-backed one when a model is configured); without it the offline pattern synthesizer does.
     ``embedder`` replaces the process's embedder (``open_embedder``), which is the default.
+    ``read_only`` opens a Hindsight bank only to read it: one the server lacks is not created (an
+    embedded bank's file is the caller's to find first).
     """
     if settings.memory == "hindsight":
         from memory.hindsight import HindsightBank
 
-        return HindsightBank(settings)
+        return HindsightBank(settings, read_only=read_only)
     from memory.embedded.bank import EmbeddedBank
 
     embedder = embedder or open_embedder()

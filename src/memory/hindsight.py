@@ -80,8 +80,13 @@ class HindsightBank(MemoryBank):
         *,
         connect: Callable[[], Hindsight] | None = None,
         initial_config: BankConfig | None = None,
+        read_only: bool = False,
     ) -> None:
+        """``read_only`` opens a bank only to be read (the source of a copy): one the server does not
+        have is ``MemoryUnavailable`` saying so, not created, and an existing one's configuration is
+        left as it is."""
         self.settings = settings
+        self.read_only = read_only
         self.bank_id = bank_id(settings)
         self.timeout_s = settings.memory_timeout_s
         self._connect = connect or partial(
@@ -127,7 +132,8 @@ class HindsightBank(MemoryBank):
             raise MemoryUnavailable(f"hindsight {what}: {type(exc).__name__}: {exc}") from exc
 
     async def _ensure_bank(self) -> None:
-        """Create and configure the bank on first use; an existing bank keeps the operator's settings."""
+        """Create and configure the bank on first use (unless ``read_only``); an existing bank keeps the
+        operator's settings."""
         if self._ready:
             return
         async with self._state().ready_lock:
@@ -139,10 +145,12 @@ class HindsightBank(MemoryBank):
                 except aiohttp.ClientResponseError as exc:
                     if exc.status != 404:
                         raise
+                    if self.read_only:
+                        raise MemoryUnavailable(f"the server has no bank {self.bank_id!r}") from None
                     await self.client.acreate_bank(self.bank_id)
                     await apply_config(self.client, self.bank_id, self.initial_config)
                     current = await self.client.aget_bank_config(self.bank_id)
-                if not current.get("config", {}).get("store_document_text", False):
+                if not self.read_only and not current.get("config", {}).get("store_document_text", False):
                     await self.client.aupdate_bank_config(self.bank_id, store_document_text=True)
             self._ready = True
 

@@ -184,12 +184,34 @@ class Rejections:
         return max(r.line for _, _, r in self._kept)
 
 
+_TIME_MEMBERS = ("datetime", "date")  # the members of a ``datetime | date`` field, as pydantic names them
+TIME_EXAMPLES = "e.g. 2026-03-14 or 2026-03-14T09:42:00Z"
+
+
 def describe(error: ValidationError) -> list[str]:
-    reasons = []
+    """A refused line's reasons, one per field, as an operator reads them in an import's summary: a
+    validator's own sentence without pydantic's "Value error, ", and a time that does not read said
+    once with what was given and what to write (pydantic refuses it once per member of the union)."""
+    reasons: list[str] = []
     for item in error.errors():
-        where = ".".join(str(p) for p in item["loc"]) or "record"
-        reasons.append(f"{where}: {item['msg']}")
+        loc = tuple(item["loc"])
+        message = str(item["msg"]).removeprefix("Value error, ")
+        if str(item["type"]).startswith(("datetime_", "date_")) and loc[-1:] in [(m,) for m in _TIME_MEMBERS]:
+            loc = loc[:-1]
+            why = (item.get("ctx") or {}).get("error")
+            said = f"{_as_written(item['input'])} is not a date or a time" + (f" ({why})" if why else "")
+            message = f"{said}: write it in ISO 8601, {TIME_EXAMPLES}"
+        where = ".".join(str(p) for p in loc) or "record"
+        reason = f"{where}: {message}"
+        if reason not in reasons:
+            reasons.append(reason)
     return reasons
+
+
+def _as_written(value: Any) -> str:
+    """A refused value as the line wrote it (JSON), cut short: what the reason quotes back."""
+    written = json.dumps(value, ensure_ascii=False, default=str)
+    return written if len(written) <= 60 else written[:59] + "…"
 
 
 class UnreadableImport(ValueError):

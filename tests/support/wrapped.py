@@ -1,9 +1,10 @@
 """How a command's text reads in a narrow terminal: each line within the width, and each wrapped line
-going on under the text of its bullet (``- ``) or evidence number (``[3] ``), not at column 0."""
+going on under the text of its bullet (``- ``, a replay's added ``+ ``) or evidence number (``[3] ``),
+not at column 0."""
 
 import re
 
-HANG = re.compile(r"^\s*(?:- |\[\d+\] )?")
+HANG = re.compile(r"^\s*(?:[-+] |\[\d+\] )?")
 
 
 def assert_wrapped(wide: str, narrow: str, width: int) -> int:

@@ -62,8 +62,9 @@ class Container:
 
     def open_other_bank(self, memory: MemorySettings) -> MemoryBank:
         """A bank other than the service's own (the source of ``recallops memory copy``), opened as the
-        service opens its own and sharing its embedder; the caller closes it."""
-        return open_memory(self.settings, memory, self.embedder)
+        service opens its own and sharing its embedder, but only to be read: a Hindsight bank the server
+        does not have is not created by reading it. The caller closes it."""
+        return open_memory(self.settings, memory, self.embedder, read_only=True)
 
     async def aclose(self) -> None:
         if self.worker is not None:
@@ -74,8 +75,13 @@ class Container:
         self.engine.dispose()
 
 
-def open_memory(settings: Settings, memory: MemorySettings, embedder: Embedder) -> MemoryBank:
+def open_memory(
+    settings: Settings, memory: MemorySettings, embedder: Embedder, *, read_only: bool = False
+) -> MemoryBank:
     """Open the bank ``memory`` names, with the profile synthesizer ``settings`` configure."""
     return open_bank(
-        memory, profile_synthesizer=profile_synthesizer(settings.llm, embedder), embedder=embedder
+        memory,
+        profile_synthesizer=profile_synthesizer(settings.llm, embedder),
+        embedder=embedder,
+        read_only=read_only,
     )

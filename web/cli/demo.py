@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 
 import typer
 
-from web.cli.common import cli_session
+from web.cli.common import ALLOW_OTHER_MEMORY, cli_session
 from web.cli.history import seed
 
 DEMO_USERS = (("oncall", "engineer"), ("viewer", "viewer"))
@@ -19,13 +19,13 @@ DEMO_ALERT = {
 }
 
 
-def demo() -> None:
+def demo(allow_other_memory: bool = ALLOW_OTHER_MEMORY) -> None:
     """Seed the demo history and print how to sign in and post an alert (new passwords each run)."""
     from incidents.auth import tokens, users
     from web.app.notify.config import NotifySettings
     from web.app.settings import WebSettings
 
-    seed(directory=None, allow_other_memory=False)
+    seed(directory=None, allow_other_memory=allow_other_memory)
     passwords: dict[str, str] = {}
     with cli_session() as session:
         for name, role in DEMO_USERS:

@@ -79,7 +79,7 @@ def copy_(
         None,
         "--from-embedded",
         metavar="DIR",
-        help="Copy the embedded bank kept in DIR (a data directory holding memory.db).",
+        help="Copy the embedded bank kept in DIR (a data directory holding memory.db, or that file).",
     ),
     from_hindsight: str | None = typer.Option(
         None, "--from-hindsight", metavar="URL", help="Copy a bank of the Hindsight server at URL."
@@ -135,9 +135,7 @@ def _source(
     if from_embedded is not None:
         if from_bank is not None:
             refuse("--from-bank names a bank of --from-hindsight's server; an embedded bank is its directory")
-        if not (from_embedded / "memory.db").is_file():
-            refuse(f"no embedded memory in {from_embedded}: it holds no memory.db")
-        return settings.memory.model_copy(update={"memory": "embedded", "data_dir": from_embedded})
+        return settings.memory.model_copy(update={"memory": "embedded", "data_dir": _data_dir(from_embedded)})
     return settings.memory.model_copy(
         update={
             "memory": "hindsight",
@@ -146,6 +144,22 @@ def _source(
             "hindsight_api_key": from_api_key,
         }
     )
+
+
+def _data_dir(given: Path) -> Path:
+    """The data directory holding the embedded bank ``--from-embedded`` names: the directory, or the
+    ``memory.db`` file in it itself; a directory one level above (the one holding ``./data``) is
+    refused naming the directory below that holds one."""
+    if given.name == "memory.db" and given.is_file():
+        return given.parent
+    if (given / "memory.db").is_file():
+        return given
+    below = sorted(found.parent for found in given.glob("*/memory.db"))[:3] if given.is_dir() else []
+    hint = ""
+    if below:
+        named = " and ".join(str(path) for path in below)
+        hint = f", but {named} {'does' if len(below) == 1 else 'do'} (--from-embedded {below[0]})"
+    refuse(f"no embedded memory in {given}: it holds no memory.db{hint}")
 
 
 async def _copy(settings: Settings, memory: MemorySettings, dry_run: bool) -> CopyReport:

@@ -3,15 +3,16 @@
 A terminal wraps a long line at column 0, so a record's bullet or indented field loses its shape on the
 second row and reads as a new paragraph. Here a line too long for the width is wrapped by ``textwrap``
 under its own indent, plus the width of its list marker (``- ``, ``* ``, ``3. ``, an evidence number
-``[12] ``) when it has one. Words are never split (an incident id, a URL, a path stays whole, even past
-the width), and a table row (``| a | b |``) is left whole: wrapped, its cells would no longer line up.
+``[12] ``, a replay's added ``+ ``) when it has one. Words are never split (an incident id, a URL, a
+path stays whole, even past the width), and a table row (``| a | b |``) is left whole: wrapped, its
+cells would no longer line up.
 """
 
 import re
 import shutil
 import textwrap
 
-_MARKER = re.compile(r"^(?P<indent>\s*)(?P<marker>(?:[-*•]|\d{1,3}[.)]|\[\d{1,3}\])\s+)?")
+_MARKER = re.compile(r"^(?P<indent>\s*)(?P<marker>(?:[-+*•]|\d{1,3}[.)]|\[\d{1,3}\])\s+)?")
 
 
 def terminal_width() -> int:

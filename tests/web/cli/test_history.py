@@ -86,6 +86,19 @@ def test_rewriting_an_imported_record_takes_replace(tmp_path: Path) -> None:
     assert "imported 0, updated 1, unchanged 0, rejected 0" in replaced.stdout
 
 
+def test_a_refused_rewrite_names_what_the_row_changes_by_the_rows_own_fields(tmp_path: Path) -> None:
+    operator = LiveServer(data_dir=tmp_path / "data")
+    path = tmp_path / "history.jsonl"
+    path.write_text(json.dumps(GOOD))
+    operator.cli("import", str(path))
+    path.write_text(json.dumps({**GOOD, "timestamp": "2023-05-02", "root_cause": "NTP was off on the host."}))
+    refused = operator.cli("import", str(path), check=False)
+    assert (
+        "  line 1 (PM-77): PM-77 is already history and this row changes root_cause, timestamp; "
+        "import it with --replace (API: replace=true) to rewrite it\n"
+    ) in refused.stdout
+
+
 def test_lines_rejected_when_stored_are_counted_where_the_bar_ends_and_said_why(tmp_path: Path) -> None:
     """The parser takes PM-77's new version, storing it refuses it: the bar's last line says so, not
     only that it went through every line."""

@@ -6,6 +6,7 @@ import asyncio
 import uuid
 from pathlib import Path
 
+import httpx
 import pytest
 
 from memory.bank import MemoryBank
@@ -83,6 +84,23 @@ def test_a_source_it_cannot_use_is_one_line_and_exit_2(
     assert said.format(**paths) in refused.stderr
 
 
+def test_the_memory_file_itself_names_its_bank_and_the_folder_above_says_where_one_is(
+    laptop: Path, tmp_path: Path
+) -> None:
+    operator = LiveServer(data_dir=tmp_path / "ops" / "shared")
+    by_file = operator.cli("memory", "copy", "--from-embedded", str(laptop / "memory.db"), "--dry-run")
+    source = (laptop / "memory.db").resolve()
+    assert by_file.stdout.splitlines()[0].startswith(f"would copy from embedded {source} ")
+    assert by_file.stdout.splitlines()[-1] == "would copy 4, already there 0"
+
+    above = operator.cli("memory", "copy", "--from-embedded", str(laptop.parent), check=False)
+    assert above.returncode == 2
+    assert above.stderr == (
+        f"recallops: no embedded memory in {laptop.parent}: it holds no memory.db, but {laptop} does "
+        f"(--from-embedded {laptop})\n"
+    )
+
+
 def test_copying_the_configured_memory_into_itself_is_refused(laptop: Path) -> None:
     refused = LiveServer(data_dir=laptop).cli("memory", "copy", "--from-embedded", str(laptop), check=False)
     assert refused.returncode == 2
@@ -105,3 +123,20 @@ def test_the_laptop_bank_is_copied_to_the_hindsight_server(
 
     again = operator.cli("memory", "copy", "--from-embedded", str(laptop))
     assert again.stdout.splitlines()[-1] == "copied 0, already there 4, failed 0"
+
+
+@pytest.mark.hindsight
+def test_a_bank_the_server_does_not_have_is_refused_naming_it_and_is_not_created(
+    tmp_path: Path, hindsight: HindsightServer
+) -> None:
+    typo = f"team-{uuid.uuid4().hex[:12]}"
+    operator = LiveServer(data_dir=tmp_path / "admin")
+    refused = operator.cli(
+        "memory", "copy", "--from-hindsight", hindsight.url, "--from-bank", typo, "--dry-run", check=False
+    )
+    assert refused.returncode == 2, refused.stdout
+    [line] = refused.stderr.splitlines()
+    assert line.startswith(f"recallops: cannot read hindsight {hindsight.url} bank {typo}: ")
+    assert f"the server has no bank {typo!r}" in line
+    banks = httpx.get(f"{hindsight.url}/v1/default/banks", timeout=10).json()["banks"]
+    assert typo not in {bank["bank_id"] for bank in banks}

@@ -1,5 +1,6 @@
-"""``recallops ask`` and ``recallops check-action`` in an 80- or 60-column terminal: a briefing's items
-and a check's records go on under their bullet when they wrap, so they do not run into each other;
+"""``recallops ask``, ``check-action`` and ``replay`` in an 80- or 60-column terminal: a briefing's items,
+a check's records and what memory changed go on under their bullet when they wrap, so they do not run
+into each other;
 ``--json`` is the object on one line, never wrapped."""
 
 import json
@@ -37,6 +38,13 @@ def test_a_checked_move_wraps_each_record_under_its_bullet(data_dir: Path) -> No
     wide, narrow = _at(data_dir, 1000, *command), _at(data_dir, WIDTH, *command)
     assert narrow.startswith("RISKY") and "\n  - INC-" in narrow
     assert assert_wrapped(wide, narrow, WIDTH) >= 2
+
+
+def test_a_replay_wraps_what_memory_changed_under_each_added_item(data_dir: Path) -> None:
+    command = ("replay", "INC-2025-014")
+    wide, narrow = _at(data_dir, 1000, *command), _at(data_dir, WIDTH, *command)
+    assert "\nWhat memory changed:\n  + " in narrow
+    assert assert_wrapped(wide, narrow, WIDTH) > 5
 
 
 def test_json_is_never_wrapped(data_dir: Path) -> None:

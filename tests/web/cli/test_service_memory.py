@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from memory.settings import MemorySettings
+from tests.support.net import free_port
 from tests.support.server import LiveServer
 
 ROW = {
@@ -73,6 +74,17 @@ def test_the_service_settings_write_and_the_override_writes_elsewhere_with_a_war
     assert allowed.stderr.startswith("recallops: warning: this shell's memory is ")
 
 
+def test_the_demo_seeds_memory_so_it_refuses_another_and_takes_the_override_it_names(
+    service_dir: Path, tmp_path: Path
+) -> None:
+    shell = admin_shell(service_dir, tmp_path / "shell")
+    refused = shell.cli("demo", check=False)
+    assert refused.returncode == 2 and "or pass --allow-other-memory" in refused.stderr
+    allowed = shell.cli("demo", "--allow-other-memory")
+    assert allowed.stderr.startswith("recallops: warning: this shell's memory is ")
+    assert "RecallOps demo is ready" in allowed.stdout
+
+
 def test_a_reading_command_warns_and_goes_on(service_dir: Path, tmp_path: Path) -> None:
     shown = admin_shell(service_dir, tmp_path / "shell").cli("profile", "show")
     assert shown.stderr.startswith("recallops: warning: this shell's memory is ")
@@ -121,3 +133,23 @@ def test_accepting_a_draft_is_refused_and_leaves_it_for_review(service_dir: Path
     refused = shell.cli("review", "accept", "1", check=False)
     assert refused.returncode == 2 and "but the service uses" in refused.stderr
     assert "pending" in shell.cli("review", "list").stdout
+
+
+def test_replicas_and_shells_naming_one_hindsight_server_differently_share_its_memory(tmp_path: Path) -> None:
+    port = free_port()  # nothing needs to answer: the record is made and compared before memory is used
+    database = {
+        "RECALLOPS_DATABASE_URL": f"sqlite:///{tmp_path / 'recallops.db'}",
+        "RECALLOPS_MEMORY": "hindsight",
+    }
+
+    def at(url: str, name: str) -> LiveServer:
+        return LiveServer(data_dir=tmp_path / name, env={**database, "RECALLOPS_HINDSIGHT_BASE_URL": url})
+
+    at(f"http://localhost:{port}/", "replica-a").start().stop()
+    replica_b = at(f"http://127.0.0.1:{port}", "replica-b").start()
+    replica_b.stop()
+    assert "the service's memory was" not in replica_b.log()
+
+    synced = at(f"HTTP://LOCALHOST:{port}", "shell").cli("memory", "sync", check=False)
+    assert synced.returncode == 0, synced.stderr
+    assert "memory" not in synced.stderr

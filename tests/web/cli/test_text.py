@@ -42,3 +42,15 @@ def test_a_table_row_is_left_whole_and_the_prose_around_it_wraps() -> None:
     lines = hanging(text, 40).splitlines()
     assert lines[0] == row
     assert lines[2].startswith("  ") and all(len(line) <= 40 for line in lines[1:])
+
+
+def test_what_memory_changed_goes_on_under_each_added_and_removed_item() -> None:
+    text = (
+        "  + likely causes: Root cause recorded for INC-2025-014: the pool was sized for average load\n"
+        "  - first checks: Look for the error seen in INC-2025-043: remaining connection slots are reserved"
+    )
+    lines = hanging(text, 50).splitlines()
+    added = [n for n, line in enumerate(lines) if line.startswith(("  + ", "  - "))]
+    assert len(added) == 2 and added[0] == 0
+    rest = [row for n, row in enumerate(lines) if n not in added]
+    assert rest and all(row.startswith("    ") and row[4] != " " for row in rest), lines
