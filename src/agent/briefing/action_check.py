@@ -159,7 +159,7 @@ def check_action(
     action = " ".join(action.split())
     # A move on another service ("restart the payment-gateway pods" during a checkout incident) is
     # judged by that service's records first.
-    named = named_in(action, (m.service for m in moves))
+    named = named_in(action, (m.service for m in moves), spoken=True)
     service = named[0] if len(named) == 1 else service
     local = [m for m in moves if service is not None and m.service == service]
     scope: Scope = "service"

@@ -102,3 +102,22 @@ def test_a_lone_letter_matches_no_move() -> None:
     assert check_action(
         "raise max_client_conn", moves, service="checkout-service", similarity=SIMILARITY
     ).verdict == ("worked before")
+
+
+def test_a_move_naming_a_service_without_its_suffix_is_judged_by_that_services_records() -> None:
+    """During an inventory incident an engineer types "restart all checkout pods": checkout-service's
+    record says that made it worse, and an inventory step whose pods restarted as it recovered must not
+    answer "worked before"."""
+    stampede = record(
+        "INC-0005", failed_attempts="Restarting all checkout pods at once caused a cold-start stampede"
+    )
+    rollback = record(
+        "INC-0006",
+        "inventory-service",
+        resolution_steps="1. Rolled back the morning deploy; the pool recovered as pods restarted",
+    )
+    moves = [*moves_from_record(stampede), *moves_from_record(rollback)]
+    result = check_action(
+        "restart all checkout pods", moves, service="inventory-service", similarity=SIMILARITY
+    )
+    assert (result.verdict, result.citations[0]) == ("risky", "INC-0005")
