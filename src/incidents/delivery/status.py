@@ -4,9 +4,9 @@ A channel's line sums its rows for the incident: failing or failed if the newest
 behind a later success, pending while anything is owed, else sent (with the latest send time). While
 the first briefing is being made, the channels it will go to have no row yet: each is upcoming (a
 channel never used included), so the page says where the briefing goes before it exists. A channel
-its receiver asked to wait (a 429's ``Retry-After`` holds the whole channel, on every replica) is
-held while this incident is owed anything there, its coming briefing included: until when, and what
-the receiver answered, which may have been to a message of another incident. A failed row stays
+its receiver asked to wait (a 429's or 503's ``Retry-After`` holds the whole channel, on every
+replica) is held while this incident is owed anything there, its coming briefing included: until
+when, and what the receiver answered, which may have been to a message of another incident. A failed row stays
 failed however the channel is held: only ``notify retry`` sends it again. The channel is named by
 its label (a Slack channel, a redacted Apprise URL), never by its address.
 

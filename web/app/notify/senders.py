@@ -3,7 +3,10 @@
 Every sender returns the receiver's id for the message (a Slack ``ts``, which later messages about the
 same incident thread under) or ``None``, and raises ``SendError`` otherwise: ``retry`` is true for a
 5xx, a 429 (with ``Retry-After`` when the receiver gave one) and network errors, false for any other
-4xx, which no retry will fix. No library retries on its own here: the outbox owns retries.
+4xx, which no retry will fix. A ``Retry-After`` is kept only on an answer worth another try (a 429, a
+503 for maintenance, any 5xx): the outbox holds the whole channel that long. On a refusal it asks for
+nothing, since that message is not sent again, and the channel's other messages go on. No library
+retries on its own here: the outbox owns retries.
 
 ``send`` bounds the whole send, not each read: a receiver that drips a byte at a time or never
 answers is cut off at ``timeout_s``. Slack and the webhook go through async clients, which the
@@ -61,6 +64,11 @@ class SendError(Exception):
         return self.message
 
 
+def _refusal(message: str, *, retry: bool, headers: Mapping[str, Any] | None) -> SendError:
+    """The error to record; the receiver's ``Retry-After`` only when the message is tried again."""
+    return SendError(message, retry=retry, retry_after_s=_retry_after(headers) if retry else None)
+
+
 def _retry_after(headers: Mapping[str, Any] | None) -> float | None:
     for key, value in (headers or {}).items():
         if key.lower() == "retry-after":
@@ -80,7 +88,7 @@ def _http_error(
 ) -> SendError:
     retry = status == 429 or status >= 500
     said = f": {receiver_text(body)}" if body.strip() else ""
-    return SendError(f"{status} from {what}{said}", retry=retry, retry_after_s=_retry_after(headers))
+    return _refusal(f"{status} from {what}{said}", retry=retry, headers=headers)
 
 
 async def send_slack(
@@ -143,10 +151,10 @@ def _slack_refusal(exc: SlackApiError) -> SendError:
     headers = dict(getattr(response, "headers", None) or {})
     if isinstance(data, dict) and data.get("error"):
         return _http_error(status, f"Slack ({receiver_text(str(data['error']))})", headers)
-    return SendError(
+    return _refusal(
         f"{status} from Slack: an answer that is not its JSON",
         retry=status == 429 or not 400 <= status < 500,
-        retry_after_s=_retry_after(headers),
+        headers=headers,
     )
 
 

@@ -2,6 +2,8 @@
 
 import asyncio
 import time
+from datetime import timedelta
+from email.utils import format_datetime
 from typing import Any
 
 import pytest
@@ -9,10 +11,12 @@ from sqlalchemy import select
 
 from incidents.briefings import service as briefings
 from incidents.database import transaction
+from incidents.delivery.holds import channel_holds
 from incidents.delivery.models import Delivery
 from incidents.grades import service as grades
 from incidents.incident import service as incidents
 from incidents.resolution import service as resolutions
+from incidents.timeutil import utcnow
 from tests.incidents.resolution.factories import make_incident, post_mortem
 from tests.support.slack import SlackReceiver
 from web.app.container import Container
@@ -36,9 +40,9 @@ BRIEFING: dict[str, Any] = {
 }
 
 
-def brief(container: Container, *, status: str = "triggered") -> int:
+def brief(container: Container, *, status: str = "triggered", public_id: str = "INC-0001") -> int:
     with transaction(container.sessions) as db:
-        incident = make_incident(db, status=status)
+        incident = make_incident(db, public_id, status=status)
         briefings.store_briefing(
             db_session=db, incident_id=incident.id, data=BRIEFING, mode="evidence-only", memory="on"
         )
@@ -209,3 +213,58 @@ async def test_the_resolved_message_carries_the_grade_stored_before_it_is_sent(
     resolved = [m for m in slack.messages if m.blocks[0]["text"]["text"].startswith("Resolved by dana")]
     assert len(resolved) == 1
     assert "Briefing grade: 65" in str(resolved[0].blocks)
+
+
+@pytest.mark.parametrize("via", ["webhook", "api"])
+@pytest.mark.parametrize("retry_after", ["120", "date"])
+async def test_503_with_retry_after_holds_the_whole_channel_as_long_as_it_says(
+    build: Any, slack: SlackReceiver, via: str, retry_after: str
+) -> None:
+    """A receiver down for maintenance that says when to come back (a 503's Retry-After, seconds or an
+    HTTP date) is left alone until then, every message of the channel, as a 429's is."""
+    channel: dict[str, Any] = {"name": "oncall", "kind": "slack"}
+    if via == "webhook":
+        channel["webhook_url"] = slack.webhook_url
+    else:
+        channel.update(token="xoxb-t", channel="#oncall", api_url=slack.api_url)
+    container = build(channel)
+    brief(container)
+    if retry_after == "date":
+        retry_after = format_datetime(utcnow() + timedelta(seconds=120), usegmt=True)
+    slack.fail_with((503, retry_after))
+    assert (await deliver_due(container.sessions, container.notifier))["failing"] == 1
+    [row] = rows(container)
+    assert row.state == "failing" and (row.last_error or "").startswith("503 from Slack")
+    assert 115 <= (row.next_attempt_at - row.created_at).total_seconds() <= 125
+    with container.sessions() as db:
+        [hold] = channel_holds(db_session=db).values()
+    assert hold.channel == "oncall" and 115 <= (hold.until - utcnow()).total_seconds() <= 125
+    brief(container, public_id="INC-0002")  # another incident's message waits as well
+    assert (await deliver_due(container.sessions, container.notifier)).attempted == 0
+    assert slack.attempts == 1 and not slack.messages
+
+
+async def test_503_without_retry_after_backs_off_and_holds_nothing(build: Any, slack: SlackReceiver) -> None:
+    container = build({"name": "oncall", "kind": "slack", "webhook_url": slack.webhook_url})
+    brief(container)
+    slack.fail_with((503, None))
+    assert (await deliver_due(container.sessions, container.notifier))["failing"] == 1
+    [row] = rows(container)
+    assert (row.next_attempt_at - row.created_at).total_seconds() < 5
+    with container.sessions() as db:
+        assert channel_holds(db_session=db) == {}
+
+
+async def test_a_refusal_with_retry_after_fails_its_message_and_holds_nothing(
+    build: Any, slack: SlackReceiver
+) -> None:
+    """A 4xx refuses that message for good; its Retry-After does not stop the channel's other messages."""
+    container = build({"name": "oncall", "kind": "slack", "webhook_url": slack.webhook_url})
+    brief(container)
+    slack.fail_with((400, "3600"))
+    assert (await deliver_due(container.sessions, container.notifier))["failed"] == 1
+    with container.sessions() as db:
+        assert channel_holds(db_session=db) == {}
+    brief(container, public_id="INC-0002")
+    assert (await deliver_due(container.sessions, container.notifier))["sent"] == 1
+    assert [m.text.split(" ")[0] for m in slack.messages] == ["INC-0002"]
