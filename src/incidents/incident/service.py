@@ -20,7 +20,7 @@ from incidents.delivery import outbox as deliveries
 from incidents.delivery.routing import BRIEFING_STORED, INCIDENT_ACKNOWLEDGED
 from incidents.incident.models import Incident, IncidentEvent
 from incidents.incident.numbering import next_public_id
-from incidents.severity import outranks, rank
+from incidents.severity import level_name, level_of, outranks, rank
 from incidents.timeutil import utcnow
 
 OPEN_STATUSES = ("triggered", "acknowledged")
@@ -422,14 +422,16 @@ def list_incidents(
 ) -> IncidentPage:
     """Newest first (open ones ahead of resolved with ``open_first``). ``since``: opened (first seen) at or
     after it. Both go by ``first_seen``, not the row's creation: an imported incident's row is new, its
-    incident is not."""
+    incident is not. ``severity``: every incident on its level of the ladder, however its alert spelled
+    it (``critical`` and ``p1`` both list ``sev1`` and ``disaster``); one no alerting system is known to
+    send lists only itself."""
     filters: list[Any] = []
     if status:
         filters.append(Incident.status.in_(list(status)))
     if service:
         filters.append(Incident.service == service)
     if severity:
-        filters.append(Incident.severity == severity.lower())  # stored lower-cased, as intake reads it
+        filters.append(Incident.severity.in_(_same_level(db_session, severity)))
     if since is not None:
         filters.append(Incident.first_seen >= since)
     total = db_session.scalar(select(func.count(Incident.id)).where(*filters)) or 0
@@ -494,9 +496,24 @@ def distinct_services(*, db_session: Session) -> list[str]:
     return list(db_session.scalars(select(Incident.service).distinct().order_by(Incident.service)))
 
 
-def distinct_severities(*, db_session: Session) -> list[str]:
-    """Severities in use, most urgent first (unknown ones last, alphabetically)."""
+def _same_level(db_session: Session, severity: str) -> list[str]:
+    """The stored severities on ``severity``'s level; an unknown one as given (and lower-cased, as intake
+    stores it). Read from the severities in use, since a level has more spellings than its list names
+    (``SEV-1``, ``sev 1``)."""
+    level = level_of(severity)
+    if level is None:
+        return sorted({severity, severity.lower()})
     found = db_session.scalars(select(Incident.severity).distinct())
+    return [stored for stored in found if level_of(stored) == level]
+
+
+def severity_choices(*, db_session: Session) -> list[str]:
+    """What the severity filter offers: each level of the ladder some incident is on, by the ladder's word
+    and most urgent first, then the severities no alerting system is known to send, as stored,
+    alphabetically."""
+    found = {
+        level_name(s) if level_of(s) else s for s in db_session.scalars(select(Incident.severity).distinct())
+    }
     return sorted(found, key=lambda s: (-rank(s), s))
 
 

@@ -69,7 +69,8 @@ def test_filter_choices_and_chart_points(db: Session) -> None:
         _open(db, _alert(3, service_name="checkout", severity="critical", minutes=60)),
     ]
     assert service.distinct_services(db_session=db) == ["checkout", "payments"]
-    assert service.distinct_severities(db_session=db) == ["critical", "medium", "info"]  # most urgent first
+    # the ladder's levels in use, most urgent first: medium is a warning
+    assert service.severity_choices(db_session=db) == ["critical", "warning", "info"]
     points = service.first_seen_points(db_session=db)
     assert sorted(p[0] for p in points) == sorted(ids)
     [only] = service.first_seen_points(db_session=db, public_ids=[ids[2]])

@@ -71,7 +71,14 @@ def _recurrence_of(db: Session, incident: Incident) -> str | None:
 def list_incidents(
     status: Annotated[list[StatusFilter], Query(description="Repeat to combine; 'open' = not resolved")] = [],  # noqa: B006
     service_name: Annotated[Storable | None, Query(alias="service", max_length=255)] = None,
-    severity: Annotated[Storable | None, Query(max_length=32)] = None,
+    severity: Annotated[
+        Storable | None,
+        Query(
+            max_length=32,
+            description="A level (critical) or any spelling of one (p1): every incident on that level; "
+            "a severity no alerting system is known to send matches only itself",
+        ),
+    ] = None,
     since: Annotated[Timestamp | None, Query(description="Opened at or after this time (ISO 8601)")] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
     offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,

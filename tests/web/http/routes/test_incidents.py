@@ -20,9 +20,11 @@ def test_list_filters_and_pages(loaded: Api) -> None:
     # Newest first by when each was first seen (its alerts' startsAt), not by when it was stored.
     assert [i["id"] for i in everything] == ["INC-0004", "INC-0005", "INC-0002", "INC-0003", "INC-0001"]
     assert {i["service"] for i in loaded.incidents(service="checkout-api")} == {"checkout-api"}
-    assert [i["alertname"] for i in loaded.incidents(severity="critical")] == ["DiskFull"]
-    # Intake stores severities lower-cased, so the filter reads them so too.
-    assert [i["alertname"] for i in loaded.incidents(severity="CRITICAL")] == ["DiskFull"]
+    # A severity filters by its level: Alertmanager's "page" is critical, and "page" lists "critical".
+    paging = {"DiskFull", "HighErrorRate", "CheckoutHighErrorRate"}
+    for asked in ("critical", "CRITICAL", "page"):
+        assert {i["alertname"] for i in loaded.incidents(severity=asked)} == paging, asked
+    assert {i["alertname"] for i in loaded.incidents(severity="warning")} == {"PostgresReplicationLag"}
     assert loaded.incidents(status="resolved") == []
     assert len(loaded.incidents(status="open")) == 5
     assert loaded.incidents(since="2999-01-01T00:00:00Z") == []
