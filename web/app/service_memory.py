@@ -18,7 +18,7 @@ from incidents.service_memory import service
 from incidents.service_memory.service import Recorded
 from web.app.settings import Settings
 
-__all__ = ["Recorded", "describe", "other_memory", "record_in_use"]
+__all__ = ["Recorded", "describe", "other_memory", "record_in_use", "settings_to_set"]
 
 
 def record_in_use(sessions: sessionmaker[Session], settings: Settings) -> Recorded | None:
@@ -50,3 +50,14 @@ def describe(recorded: Recorded) -> str:
     """Where the service's memory is and who said so: ``hindsight URL bank B (recallops serve on H, T)``."""
     when = recorded.recorded_at.strftime("%Y-%m-%d %H:%M UTC")
     return f"{recorded.location} (recorded by recallops serve on {recorded.host}, {when})"
+
+
+def settings_to_set(recorded: Recorded, settings: Settings) -> str:
+    """The environment settings that choose the recorded memory, named for its driver: a Hindsight
+    server and bank for Hindsight, the data directory for the embedded file (and the driver, when
+    ``settings`` chose the other)."""
+    if recorded.driver == "hindsight":
+        return "RECALLOPS_MEMORY=hindsight, HINDSIGHT_BASE_URL, RECALLOPS_BANK_ID"
+    if settings.memory.memory != "embedded":
+        return "RECALLOPS_MEMORY=embedded, RECALLOPS_DATA_DIR"
+    return "RECALLOPS_DATA_DIR"

@@ -54,7 +54,7 @@ def memory_guard(*, writes: bool, allowed: bool = False, moving_from: str | None
     ``moving_from`` is the memory a copy reads: copying the service's own memory to this shell's is
     how the service moves, so it goes on, saying the service still uses the old one."""
     from incidents.database import make_engine, make_session_factory
-    from web.app.service_memory import describe, other_memory
+    from web.app.service_memory import describe, other_memory, settings_to_set
     from web.app.settings import Settings
 
     settings = Settings()
@@ -75,9 +75,8 @@ def memory_guard(*, writes: bool, allowed: bool = False, moving_from: str | None
     differs = f"this shell's memory is {settings.memory.location}, but the service uses {describe(other)}"
     if writes and not allowed:
         refuse(
-            f"{differs}: give this shell the service's memory settings (RECALLOPS_MEMORY, "
-            "HINDSIGHT_BASE_URL, RECALLOPS_BANK_ID, RECALLOPS_DATA_DIR), or pass --allow-other-memory "
-            "to write here anyway"
+            f"{differs}: give this shell the service's memory settings ({settings_to_set(other, settings)}), "
+            "or pass --allow-other-memory to write here anyway"
         )
     typer.echo(f"recallops: warning: {differs}", err=True)
 

@@ -56,6 +56,7 @@ def test_writing_commands_refuse_another_memory_naming_both(service_dir: Path, t
         assert refused.stderr.count("\n") == 1 and refused.stderr.startswith("recallops: "), refused.stderr
         assert f"this shell's memory is {mine}, but the service uses {theirs}" in refused.stderr
         assert "--allow-other-memory" in refused.stderr
+        assert "(RECALLOPS_DATA_DIR)" in refused.stderr and "HINDSIGHT" not in refused.stderr
     assert not (tmp_path / "shell" / "memory.db").exists()
     with sqlite3.connect(service_dir / "recallops.db") as conn:
         assert conn.execute("SELECT count(*) FROM incidents").fetchone() == (0,)
@@ -153,3 +154,16 @@ def test_replicas_and_shells_naming_one_hindsight_server_differently_share_its_m
     synced = at(f"HTTP://LOCALHOST:{port}", "shell").cli("memory", "sync", check=False)
     assert synced.returncode == 0, synced.stderr
     assert "memory" not in synced.stderr
+
+
+def test_a_shell_refused_for_the_services_hindsight_is_told_the_hindsight_settings(tmp_path: Path) -> None:
+    """The settings that would give the shell the service's memory are the recorded driver's: a data
+    directory says nothing about which Hindsight server and bank."""
+    database = {"RECALLOPS_DATABASE_URL": f"sqlite:///{tmp_path / 'recallops.db'}"}
+    hindsight = {"RECALLOPS_MEMORY": "hindsight", "HINDSIGHT_BASE_URL": f"http://127.0.0.1:{free_port()}"}
+    LiveServer(data_dir=tmp_path / "service", env={**database, **hindsight}).start().stop()
+    refused = LiveServer(data_dir=tmp_path / "shell", env=database).cli("memory", "sync", check=False)
+    assert refused.returncode == 2, refused.stderr
+    assert refused.stderr.count("\n") == 1, refused.stderr
+    assert "(RECALLOPS_MEMORY=hindsight, HINDSIGHT_BASE_URL, RECALLOPS_BANK_ID)" in refused.stderr
+    assert "RECALLOPS_DATA_DIR" not in refused.stderr
