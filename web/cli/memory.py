@@ -191,13 +191,12 @@ def _print_copy(report: CopyReport) -> None:
     if report.dry_run:
         for write in report.copied:
             typer.echo(f"  would copy {document_line(write)}")
+        for model_id in report.skipped_models:
+            typer.echo(f"  would skip mental model {model_id}")
     for document_id, why in report.failed:
         typer.echo(f"  failed {document_id}: {why}")
     if report.skipped_models:
-        typer.echo(
-            f"skipped {len(report.skipped_models)} mental models ({', '.join(report.skipped_models)}): "
-            "the configured memory builds its own profile from the records (recallops profile refresh)"
-        )
+        typer.echo(_skipped_models(report))
     if report.stopped is not None:
         typer.echo(f"stopped: {report.stopped}; {report.not_tried} records not tried: run the copy again")
     if report.dry_run:
@@ -206,3 +205,20 @@ def _print_copy(report: CopyReport) -> None:
         typer.echo(
             f"copied {len(report.copied)}, already there {report.already_there}, failed {report.failed_count}"
         )
+
+
+NAMED_SKIPPED = 3  # mental models a copy names on its skipped line; a dry run lists every one
+
+
+def _skipped_models(report: CopyReport) -> str:
+    """One line: how many mental models were not copied and why; a copy names the first few (a bank may
+    hold dozens), a dry run none, since it listed each above."""
+    models = report.skipped_models
+    count = f"{len(models)} mental model{'' if len(models) == 1 else 's'}"
+    why = "the configured memory builds its own profile from the records (recallops profile refresh)"
+    if report.dry_run:
+        return f"would skip {count}: {why}"
+    named = ", ".join(models[:NAMED_SKIPPED])
+    if len(models) > NAMED_SKIPPED:
+        named += f" and {len(models) - NAMED_SKIPPED} more"
+    return f"skipped {count} ({named}): {why}"

@@ -53,12 +53,48 @@ def test_the_laptop_bank_is_copied_once_and_a_dry_run_only_lists_it(laptop: Path
     assert held(embedded(tmp_path / "shared")) == []
 
     done = operator.cli("memory", "copy", "--from-embedded", str(laptop))
-    assert "skipped 1 mental models (team-reliability-profile)" in done.stdout
+    assert "skipped 1 mental model (team-reliability-profile)" in done.stdout
     assert done.stdout.splitlines()[-1] == "copied 4, already there 0, failed 0"
     assert held(embedded(tmp_path / "shared")) == IDS
 
     again = operator.cli("memory", "copy", "--from-embedded", str(laptop))
     assert again.stdout.splitlines()[-1] == "copied 0, already there 4, failed 0"
+
+
+def test_many_skipped_mental_models_are_counted_on_one_line_and_listed_on_a_dry_run(
+    laptop: Path, tmp_path: Path
+) -> None:
+    async def add_models() -> None:
+        bank = embedded(laptop)
+        try:
+            for n in range(1, 8):
+                await bank.create_mental_model(
+                    model_id=f"team-model-{n}", name=f"Model {n}", source_query="x"
+                )
+        finally:
+            await bank.close()
+
+    asyncio.run(add_models())
+    models = ["team-model-1", "team-model-2", "team-model-3", "team-model-4", "team-model-5"]
+    operator = LiveServer(data_dir=tmp_path / "shared")
+
+    dry = operator.cli("memory", "copy", "--from-embedded", str(laptop), "--dry-run").stdout.splitlines()
+    assert [line for line in dry if line.startswith("  would skip ")] == [
+        f"  would skip mental model {model}" for model in [*models, "team-model-6", "team-model-7"]
+    ] + ["  would skip mental model team-reliability-profile"]
+    [said] = [line for line in dry if line.startswith("would skip ")]
+    assert said == (
+        "would skip 8 mental models: the configured memory builds its own profile from the records "
+        "(recallops profile refresh)"
+    )
+
+    done = operator.cli("memory", "copy", "--from-embedded", str(laptop)).stdout.splitlines()
+    [said] = [line for line in done if "mental model" in line]
+    assert said == (
+        "skipped 8 mental models (team-model-1, team-model-2, team-model-3 and 5 more): the configured "
+        "memory builds its own profile from the records (recallops profile refresh)"
+    )
+    assert done[-1] == "copied 4, already there 0, failed 0"
 
 
 @pytest.mark.parametrize(
