@@ -59,6 +59,7 @@ def finish(
     grounds = Grounds(evidence)
     ranked = evidence.ranked()
     reading = precedents.read(ranked, evidence.refuted.keys())
+    stated = _stated(reading)
     sections: dict[str, list[Claim]] = {}
     fallback: ModelAnswer | None = None
     for key in SECTIONS:
@@ -74,7 +75,6 @@ def finish(
                 warnings.append(
                     f"No claim of the model's {key.replace('_', ' ')} held: the evidence-only ones stand."
                 )
-        stated = _stated(reading)
         if key == "likely_causes" and by_model and stated and all(c.record != stated for c in kept):
             fallback = fallback or assemble(conversation.view())
             lead = [stamp(c, evidence) for c in fallback.likely_causes if c.record == stated]
