@@ -92,6 +92,13 @@ def level_name(severity: str) -> str:
     return "unknown" if level is None else level.name
 
 
+def level_or_itself(severity: str) -> str:
+    """The ladder word for ``severity``'s level, or ``severity`` itself when no level names it: what the
+    incident list's severity filter offers and reads a choice as (an old link's ``p1`` is ``critical``)."""
+    level = level_of(severity)
+    return severity if level is None else level.name
+
+
 def known_spellings() -> str:
     """Every accepted spelling, most urgent level first, the levels apart by ``>``: what an error
     refusing an unknown severity lists."""

@@ -20,7 +20,7 @@ from incidents.delivery import outbox as deliveries
 from incidents.delivery.routing import BRIEFING_STORED, INCIDENT_ACKNOWLEDGED
 from incidents.incident.models import Incident, IncidentEvent
 from incidents.incident.numbering import next_public_id
-from incidents.severity import level_name, level_of, outranks, rank
+from incidents.severity import level_of, level_or_itself, outranks, rank
 from incidents.timeutil import utcnow
 
 OPEN_STATUSES = ("triggered", "acknowledged")
@@ -511,9 +511,7 @@ def severity_choices(*, db_session: Session) -> list[str]:
     """What the severity filter offers: each level of the ladder some incident is on, by the ladder's word
     and most urgent first, then the severities no alerting system is known to send, as stored,
     alphabetically."""
-    found = {
-        level_name(s) if level_of(s) else s for s in db_session.scalars(select(Incident.severity).distinct())
-    }
+    found = {level_or_itself(s) for s in db_session.scalars(select(Incident.severity).distinct())}
     return sorted(found, key=lambda s: (-rank(s), s))
 
 

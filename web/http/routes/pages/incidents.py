@@ -9,7 +9,7 @@ from fastapi.responses import HTMLResponse
 from sqlalchemy.orm import Session
 
 from incidents.incident import service as incident_service
-from incidents.severity import level_name, level_of
+from incidents.severity import level_or_itself
 from incidents.timeutil import utcnow
 from web.http.deps import get_db
 from web.http.routes.pages.common import page_user, render
@@ -48,7 +48,7 @@ class Filters:
         return cls(
             status=status if status in STATUS_CHOICES else "all",
             service=service.strip()[:255],
-            severity=_severity_choice(severity.strip()[:32]),
+            severity=level_or_itself(severity.strip()[:32]),
             age=age if age in AGES else "",
             page=_page_number(page),
         )
@@ -56,12 +56,6 @@ class Filters:
     def query(self, page: int) -> str:
         parts = {"status": self.status, "service": self.service, "severity": self.severity, "age": self.age}
         return "?" + urlencode({k: v for k, v in parts.items() if v} | {"page": page})
-
-
-def _severity_choice(text: str) -> str:
-    """The filter's choice a severity stands for: its level's word (an old link's ``p1`` is ``critical``),
-    or itself when no alerting system is known to send it."""
-    return level_name(text) if level_of(text) else text
 
 
 def _page_number(text: str) -> int:
