@@ -31,3 +31,19 @@ def counted_without(found: Sequence[RecalledIncident], skipped: Collection[str])
         )
         for incident in found
     ]
+
+
+def best_of(first: Sequence[RecalledIncident], second: Sequence[RecalledIncident]) -> list[RecalledIncident]:
+    """Two searches' records as one list: each record once, with the better of its two ranks in each
+    channel, ordered by its best rank in any channel (``first``'s order on a tie)."""
+    merged: dict[str, RecalledIncident] = {}
+    for incident in [*first, *second]:
+        known = merged.get(incident.id)
+        if known is None:
+            merged[incident.id] = incident
+            continue
+        why = dict(known.why)
+        for channel, rank in incident.why.items():
+            why[channel] = min(rank, why.get(channel, rank))
+        merged[incident.id] = replace(known, why=why)
+    return sorted(merged.values(), key=lambda i: min(i.why.values(), default=0))

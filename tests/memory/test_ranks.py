@@ -1,9 +1,10 @@
-"""Channel ranks counted without some records: the ranks a search would give had they not been there."""
+"""Channel ranks counted without some records (the ranks a search would give had they not been there),
+and two searches' ranks taken together."""
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memory.ranks import counted_without
+from memory.ranks import best_of, counted_without
 from tests.memory.fakes import CHANNEL_ORDERS, RANKED_IDS, ranked
 
 
@@ -27,3 +28,23 @@ def test_the_others_are_ranked_as_if_the_skipped_were_not_there(
 def test_nothing_skipped_leaves_the_ranks_alone() -> None:
     found = ranked({"keyword": ["R1", "R2"]})
     assert counted_without(found, {"R9"}) == found
+
+
+@given(
+    first=st.fixed_dictionaries({"keyword": CHANNEL_ORDERS, "semantic": CHANNEL_ORDERS}),
+    second=st.fixed_dictionaries({"keyword": CHANNEL_ORDERS, "semantic": CHANNEL_ORDERS}),
+)
+def test_two_searches_give_each_record_once_at_its_better_rank_in_each_channel(
+    first: dict[str, list[str]], second: dict[str, list[str]]
+) -> None:
+    """A search across services run again without the services' names: a record either found keeps
+    the better of its ranks, so the second search can only raise a record, never bury one."""
+    a, b = ranked(first), ranked(second)
+    got = best_of(a, b)
+    assert sorted(i.id for i in got) == sorted({i.id for i in [*a, *b]})
+    for incident in got:
+        for channel, rank in incident.why.items():
+            ranks = [i.why[channel] for i in [*a, *b] if i.id == incident.id and channel in i.why]
+            assert rank == min(ranks)
+    best = [min(i.why.values()) for i in got]
+    assert best == sorted(best)
