@@ -16,7 +16,7 @@ from incidents.delivery.models import Delivery
 from incidents.delivery.routing import ChannelRoute, sync_channels
 from incidents.incident import service as incidents
 from incidents.incident.models import Incident
-from incidents.severity import LADDER, rank
+from incidents.severity import LADDER, outranks, worst
 from tests.incidents.alerts.captures import capture
 from tests.incidents.alerts.test_ingest import am, am_alert, counts, send
 
@@ -232,11 +232,9 @@ def test_the_rule_for_repeats(db: Session, sent: list[str]) -> None:
     alert: dict[str, Any] = {"title": "Queue depth above 10k", "service": next(_SERVICES)}
     results = [send(db, "generic", {**alert, "severity": severity})[0] for severity in sent]
 
-    rises = [
-        s for s in [sent[0]] + [s for i, s in enumerate(sent[1:], 1) if rank(s) > max(map(rank, sent[:i]))]
-    ]
+    rises = [sent[0]] + [s for i, s in enumerate(sent[1:], 1) if outranks(s, worst(sent[:i]))]
     assert [r.outcome for r in results] == ["stored"] + [
-        "escalated" if rank(s) > max(map(rank, sent[:i])) else "duplicate" for i, s in enumerate(sent[1:], 1)
+        "escalated" if outranks(s, worst(sent[:i])) else "duplicate" for i, s in enumerate(sent[1:], 1)
     ]
     assert [r.severity for r in results] == sent
     incident = _incident(db, results[0].incident)
