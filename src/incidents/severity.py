@@ -19,6 +19,9 @@ The ladder's first six levels keep the ranks the first words had (``critical`` a
   Low); ``P5``/``SEV5`` with ``info`` (Opsgenie's Informational).
 - syslog: ``emergency``, ``alert`` and ``crit`` with ``critical``; ``err`` with ``error``; ``warn`` with
   ``warning``; ``notice`` with ``minor``; ``informational`` with ``info``; ``debug`` with ``none``.
+  Syslog's top three are three levels, so within ``critical`` they keep its order: ``alert`` outranks
+  the level's other spellings and ``emergency`` outranks ``alert`` (a crit alert re-sent as emerg
+  escalates). What reads the level (the list filter, a page's colour) still sees one.
 - Zabbix: ``disaster`` with ``critical``, ``average`` with ``warning``, ``information`` with ``info``,
   ``not classified`` with ``none``; its ``high`` and ``warning`` are the ladder's own.
 - Grafana and Alertmanager habits: ``ticket`` (needs a person, not now) with ``warning``, ``none``
@@ -54,6 +57,8 @@ LADDER: tuple[Level, ...] = (
 )
 UNKNOWN_RANK = -1  # below every level
 _IGNORED = re.compile(r"[-_\s]+")
+# Steps above the rest of their level, by spelling as looked up: syslog's alert and emergency.
+_STEPS = {"alert": 1, "emergency": 2, "emerg": 2}
 
 
 def normalised(severity: str) -> str:
@@ -75,14 +80,20 @@ def rank(severity: str) -> int:
     return UNKNOWN_RANK if level is None else level.rank
 
 
+def _urgency(severity: str) -> tuple[int, int]:
+    """What comparisons order by: the level's rank, then the spelling's step within it (0 but for
+    syslog's alert and emergency)."""
+    return rank(severity), _STEPS.get(normalised(severity), 0)
+
+
 def outranks(severity: str, than: str) -> bool:
     """Whether ``severity`` is more urgent than ``than`` (an unknown one outranks nothing known)."""
-    return rank(severity) > rank(than)
+    return _urgency(severity) > _urgency(than)
 
 
 def worst(severities: Iterable[str]) -> str:
-    """The most urgent of ``severities``, the first of those ranked alike."""
-    return max(severities, key=rank)
+    """The most urgent of ``severities``, the first of those alike."""
+    return max(severities, key=_urgency)
 
 
 def level_name(severity: str) -> str:

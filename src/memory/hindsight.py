@@ -2,8 +2,10 @@
 
 For teams that outgrow one machine. Behaviour matches the embedded driver:
 
-- **First use** creates the bank (if the server has none by that id) with its mission, directives and
-  dispositions, and makes sure the server keeps document text, which recall returns.
+- **First write** creates the bank (if the server has none by that id) with its mission, directives and
+  dispositions, and first use makes sure the server keeps document text, which recall returns. A read
+  of a bank the server does not have answers as an empty bank would (no incidents, no tags, no mental
+  model) and leaves none behind: an operator checking a wrong bank name must not create it.
 - **Retain** upserts by ``document_id`` (the incident id), with tags, string metadata, the incident's
   timestamp and context. ``append`` adds to the document; its tags are united with the document's
   and newer metadata wins, as on the embedded driver.
@@ -131,14 +133,15 @@ class HindsightBank(MemoryBank):
         except (aiohttp.ClientError, OSError, ValidationError) as exc:
             raise MemoryUnavailable(f"hindsight {what}: {type(exc).__name__}: {exc}") from exc
 
-    async def _ensure_bank(self) -> None:
-        """Create and configure the bank on first use (unless ``read_only``); an existing bank keeps the
-        operator's settings."""
+    async def _ensure_bank(self, *, create: bool = True) -> bool:
+        """Whether the bank is there, once opened: created and configured on first use when ``create``
+        (a write; unless ``read_only``), else False for one the server does not have (a read, asked again
+        next time); an existing bank keeps the operator's settings."""
         if self._ready:
-            return
+            return True
         async with self._state().ready_lock:
             if self._ready:
-                return
+                return True
             async with self._guard("open bank"):
                 try:
                     current = await self.client.aget_bank_config(self.bank_id)
@@ -147,12 +150,15 @@ class HindsightBank(MemoryBank):
                         raise
                     if self.read_only:
                         raise MemoryUnavailable(f"the server has no bank {self.bank_id!r}") from None
+                    if not create:
+                        return False
                     await self.client.acreate_bank(self.bank_id)
                     await apply_config(self.client, self.bank_id, self.initial_config)
                     current = await self.client.aget_bank_config(self.bank_id)
                 if not self.read_only and not current.get("config", {}).get("store_document_text", False):
                     await self.client.aupdate_bank_config(self.bank_id, store_document_text=True)
             self._ready = True
+        return True
 
     async def _document(self, document_id: str) -> Any | None:
         try:
@@ -213,9 +219,8 @@ class HindsightBank(MemoryBank):
         budget: Budget = "mid",
         limit: int = 5,
     ) -> list[RecalledIncident]:
-        if limit <= 0:
+        if limit <= 0 or not await self._ensure_bank(create=False):
             return []
-        await self._ensure_bank()
         async with self._guard("recall"):
             response = await self.client.arecall(
                 self.bank_id,
@@ -233,7 +238,8 @@ class HindsightBank(MemoryBank):
         return [to_incident(g, d, why[g.document_id]) for g, d in zip(groups, documents, strict=True)]
 
     async def stored_tags(self, document_id: str) -> list[str] | None:
-        await self._ensure_bank()
+        if not await self._ensure_bank(create=False):
+            return None
         async with self._guard("read a document"):
             document = await self._document(document_id)
         return None if document is None else list(document.tags or [])
@@ -268,7 +274,8 @@ class HindsightBank(MemoryBank):
         tags_match: TagsMatch = "any",
         response_schema: dict[str, Any] | None = None,
     ) -> ReflectAnswer:
-        await self._ensure_bank()
+        if not await self._ensure_bank(create=False):
+            return ReflectAnswer(text="")  # nothing to synthesize from
         async with self._guard("reflect"):
             answer = await self.client.areflect(
                 self.bank_id,
@@ -315,7 +322,8 @@ class HindsightBank(MemoryBank):
         return await self.refresh_mental_model(model_id)
 
     async def get_mental_model(self, model_id: str) -> MentalModel | None:
-        await self._ensure_bank()
+        if not await self._ensure_bank(create=False):
+            return None
         async with self._guard("get mental model"):
             try:
                 model = await self.client.aget_mental_model(self.bank_id, model_id, detail="content")
@@ -326,7 +334,8 @@ class HindsightBank(MemoryBank):
         return to_mental_model(model)
 
     async def list_mental_models(self) -> list[MentalModel]:
-        await self._ensure_bank()
+        if not await self._ensure_bank(create=False):
+            return []
         async with self._guard("list mental models"):
             listed = await self.client.alist_mental_models(
                 self.bank_id, detail="content", exclude_knowledge_pages=True
@@ -335,7 +344,8 @@ class HindsightBank(MemoryBank):
 
     async def refresh_mental_model(self, model_id: str) -> Operation:
         """Start a refresh and return at once; poll ``get_operation`` for its end."""
-        await self._ensure_bank()
+        if not await self._ensure_bank(create=False):
+            raise KeyError(f"no mental model {model_id!r}")
         async with self._guard("refresh mental model"):
             try:
                 started = await self.client.arefresh_mental_model(self.bank_id, model_id)
@@ -348,7 +358,8 @@ class HindsightBank(MemoryBank):
         )
 
     async def get_operation(self, operation_id: str) -> Operation | None:
-        await self._ensure_bank()
+        if not await self._ensure_bank(create=False):
+            return None
         async with self._guard("get operation"):
             try:
                 status = await self.client.operations.get_operation_status(
@@ -368,7 +379,10 @@ class HindsightBank(MemoryBank):
             await apply_config(self.client, self.bank_id, config)
 
     async def get_config(self) -> BankConfig:
-        await self._ensure_bank()
+        """The bank's configuration; for one the server does not have yet, the one its first write
+        creates it with."""
+        if not await self._ensure_bank(create=False):
+            return self.initial_config
         async with self._guard("get config"):
             return await read_config(self.client, self.bank_id)
 

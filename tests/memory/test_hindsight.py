@@ -292,9 +292,9 @@ def driver(fake: FakeHindsight, timeout_s: float = 5.0) -> HindsightBank:
     return HindsightBank(settings, connect=cast(Callable[[], Hindsight], lambda: fake))
 
 
-async def test_first_use_creates_the_bank_with_mission_directives_and_dispositions() -> None:
+async def test_the_first_write_creates_the_bank_with_mission_directives_and_dispositions() -> None:
     fake = FakeHindsight()
-    await driver(fake).recall(query="pool", limit=1)
+    await driver(fake).retain(document_id="INC-0001", content="x", tags=[], metadata={}, timestamp=T0)
     expected = default_bank_config()
     update = fake.called("aupdate_bank_config")[0]
     assert update["reflect_mission"] == expected.mission
@@ -302,6 +302,19 @@ async def test_first_use_creates_the_bank_with_mission_directives_and_dispositio
     assert [d["content"] for d in fake.called("acreate_directive")] == expected.directives
     stored = await driver(fake).get_config()
     assert stored.directives == expected.directives  # priorities keep their order
+
+
+async def test_reads_of_a_bank_the_server_lacks_answer_empty_and_create_nothing() -> None:
+    fake = FakeHindsight()
+    bank = driver(fake)
+    assert await bank.recall(query="pool") == [] and await bank.stored_tags("INC-0001") is None
+    assert (await bank.reflect(query="what broke?")).text == ""
+    assert await bank.get_mental_model("m") is None and await bank.list_mental_models() == []
+    assert await bank.get_operation("op") is None
+    assert (await bank.get_config()).mission == default_bank_config().mission  # what a write creates
+    with pytest.raises(KeyError, match="no mental model"):
+        await bank.refresh_mental_model("m")
+    assert not fake.called("acreate_bank") and not fake.called("aupdate_bank_config")
 
 
 async def test_an_existing_bank_keeps_its_configuration() -> None:
@@ -429,7 +442,7 @@ async def test_health_reports_instead_of_raising() -> None:
     bank = driver(fake)
     fresh = await bank.health()
     assert fresh.ok and fresh.documents == 0 and "no bank yet" in fresh.detail
-    await bank.recall(query="pool")
+    await bank.retain(document_id="INC-0001", content="x", tags=[], metadata={}, timestamp=T0)
     used = await bank.health()
     assert used.documents == 3 and used.last_memory_seen_at == T0  # the newest write, for the profile
     fake.fail = aiohttp.ClientConnectionError("refused")

@@ -47,11 +47,28 @@ async def bank(hindsight_url: str) -> AsyncIterator[HindsightBank]:
 async def test_a_new_bank_starts_with_the_company_mission_directives_and_dispositions(
     bank: HindsightBank,
 ) -> None:
+    await log_incident(bank, OOM)  # the first write creates it
     config = await bank.get_config()
     expected = default_bank_config()
     assert config.mission == expected.mission
     assert config.directives == expected.directives
     assert config.dispositions["skepticism"] == 4 and config.dispositions["literalism"] == 4
+
+
+async def test_reading_a_bank_the_server_does_not_have_answers_empty_and_leaves_no_bank(
+    bank: HindsightBank, hindsight: HindsightServer
+) -> None:
+    """An operator pointing a read (memory copy --dry-run, the profile page) at a wrong bank name must
+    not create that bank; the first write still does."""
+    assert await bank.stored_tags(OOM.incident_id) is None
+    assert await bank.recall(query="inventory pods killed for memory") == []
+    assert (await bank.reflect(query="What keeps killing inventory pods?")).text == ""
+    assert await bank.list_mental_models() == [] and await bank.get_mental_model("team-profile") is None
+    assert await bank.get_operation("00000000-0000-0000-0000-000000000000") is None
+    assert bank.bank_id not in hindsight.bank_ids()
+    await log_incident(bank, OOM, severity="high")
+    assert "severity:high" in (await bank.stored_tags(OOM.incident_id) or [])
+    assert bank.bank_id in hindsight.bank_ids()
 
 
 async def test_append_adds_a_correction_to_the_same_incident(bank: HindsightBank) -> None:

@@ -61,6 +61,12 @@ class HindsightServer:
     def log(self) -> str:
         return self.api.tail()
 
+    def bank_ids(self) -> set[str]:
+        """The ids of the banks the server has."""
+        response = httpx.get(f"{self.url}/v1/default/banks", timeout=30)
+        response.raise_for_status()
+        return {bank["bank_id"] for bank in response.json()["banks"]}
+
     def documents(self, bank_id: str) -> list[dict[str, Any]]:
         """The bank's documents as the server lists them (one per retained record id)."""
         response = httpx.get(

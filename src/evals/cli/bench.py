@@ -157,12 +157,14 @@ def retrieval(
         out = {"methods": scores, "protocol": checks, "rankings": rankings}
         typer.echo(json.dumps(out | ({"free_form": free_form} if free_form else {}), indent=2))
     else:
-        typer.echo(retrieval_bench.markdown_table(scores))
-        typer.echo(protocol.markdown(checks))
+        parts = [retrieval_bench.markdown_table(scores), protocol.markdown(checks)]
         if free_form:
-            typer.echo("\nFree-form bank (extracted from --documents):\n")
-            typer.echo(retrieval_bench.markdown_table(free_form["methods"]))
-            typer.echo(retrieval_bench.beside_markdown(free_form["beside"], built))
+            parts += [
+                "\nFree-form bank (extracted from --documents):\n",
+                retrieval_bench.markdown_table(free_form["methods"]),
+                retrieval_bench.beside_markdown(free_form["beside"], built),
+            ]
+        typer.echo(hanging("\n".join(parts)))
     if min_mrr is not None:
         failed = [
             f"hybrid {scope} MRR@10 {s['mrr@10']:.3f} < {min_mrr}"
@@ -324,7 +326,7 @@ def rerank(
     from evals.bench import rerank as rerank_bench
 
     report = run(rerank_bench.run_rerank(corpus, qrels, depth=depth))
-    typer.echo(json.dumps(report, indent=2) if as_json else rerank_bench.markdown(report))
+    typer.echo(json.dumps(report, indent=2) if as_json else hanging(rerank_bench.markdown(report)))
 
 
 @app.command("calibration")
@@ -354,7 +356,7 @@ def calibration(
     pairs, ranking_model = run(calibration_bench.dev_pairs(corpus, qrels))
     pairs += run(scenario_pairs(scenarios))
     report = calibration_bench.calibrate(pairs, ranking_model, fit_out=fit_out)
-    typer.echo(json.dumps(report, indent=2) if as_json else calibration_bench.markdown_table(report))
+    typer.echo(json.dumps(report, indent=2) if as_json else hanging(calibration_bench.markdown_table(report)))
 
 
 @app.command("recall")

@@ -57,7 +57,9 @@ def service_from(labels: Mapping[str, str], service_labels: Sequence[str]) -> st
 
 
 def severity_from(value: str | None) -> str:
-    cleaned = (value or "").strip().lower()
+    """The severity as the alert spelled it (``P1`` stays ``P1``), trimmed: comparisons read it through
+    ``incidents.severity``, which ignores case, so nothing needs it lower-cased."""
+    cleaned = (value or "").strip()
     return cleaned[:SEVERITY_CHARS] if cleaned else SEVERITY_UNKNOWN
 
 

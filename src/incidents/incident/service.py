@@ -497,22 +497,23 @@ def distinct_services(*, db_session: Session) -> list[str]:
 
 
 def _same_level(db_session: Session, severity: str) -> list[str]:
-    """The stored severities on ``severity``'s level; an unknown one as given (and lower-cased, as intake
-    stores it). Read from the severities in use, since a level has more spellings than its list names
-    (``SEV-1``, ``sev 1``)."""
+    """The stored severities on ``severity``'s level; an unknown one in any case (intake keeps the alert's
+    spelling, and stored it lower-cased before). Read from the severities in use, since a level has more
+    spellings than its list names (``SEV-1``, ``sev 1``)."""
     level = level_of(severity)
-    if level is None:
-        return sorted({severity, severity.lower()})
     found = db_session.scalars(select(Incident.severity).distinct())
+    if level is None:
+        return [stored for stored in found if stored.casefold() == severity.casefold()]
     return [stored for stored in found if level_of(stored) == level]
 
 
 def severity_choices(*, db_session: Session) -> list[str]:
     """What the severity filter offers: each level of the ladder some incident is on, by the ladder's word
-    and most urgent first, then the severities no alerting system is known to send, as stored,
-    alphabetically."""
-    found = {level_or_itself(s) for s in db_session.scalars(select(Incident.severity).distinct())}
-    return sorted(found, key=lambda s: (-rank(s), s))
+    and most urgent first, then the severities no alerting system is known to send, once whatever their
+    case (the first as stored), alphabetically."""
+    found = sorted({level_or_itself(s) for s in db_session.scalars(select(Incident.severity).distinct())})
+    once = {choice.casefold(): choice for choice in reversed(found)}
+    return sorted(once.values(), key=lambda s: (-rank(s), s))
 
 
 def timeline(*, db_session: Session, incident: Incident) -> list[IncidentEvent]:

@@ -171,7 +171,7 @@ def test_generic_minimal_and_full() -> None:
     assert (full.service, full.alertname, full.severity, full.status, full.fingerprint) == (
         "orders-db",
         "ReplicaLag",
-        "warning",
+        "Warning",  # as the sender spelled it
         "resolved",
         "lag-pg-2",
     )
@@ -181,10 +181,10 @@ def test_generic_minimal_and_full() -> None:
 @pytest.mark.parametrize(
     ("labels", "severity"),
     [
-        ({"priority": "P1"}, "p1"),  # a rule that pages through Opsgenie: a priority, no severity
+        ({"priority": "P1"}, "P1"),  # a rule that pages through Opsgenie: a priority, no severity
         ({"priority": "sev-2"}, "sev-2"),
         ({"severity": "warning", "priority": "P1"}, "warning"),  # the severity label wins
-        ({"severity": " ", "priority": "P2"}, "p2"),
+        ({"severity": " ", "priority": "P2"}, "P2"),
         ({"priority": "7"}, "unknown"),  # a priority that is no level says nothing about urgency
         ({}, "unknown"),
     ],
@@ -203,7 +203,7 @@ def test_a_priority_label_is_the_severity_when_the_alert_names_none(
     ):
         assert normalize(source, raw)[0].severity == severity, source
     [generic] = normalize("generic", {"title": "Checkout down", "severity": "P3", "labels": labels})
-    assert generic.severity == "p3"
+    assert generic.severity == "P3"
 
 
 def test_generic_fingerprint_is_stable_and_label_sensitive() -> None:

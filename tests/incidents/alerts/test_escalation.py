@@ -16,7 +16,7 @@ from incidents.delivery.models import Delivery
 from incidents.delivery.routing import ChannelRoute, sync_channels
 from incidents.incident import service as incidents
 from incidents.incident.models import Incident
-from incidents.severity import LADDER, rank
+from incidents.severity import LADDER, outranks, worst
 from tests.incidents.alerts.captures import capture
 from tests.incidents.alerts.test_ingest import am, am_alert, counts, send
 
@@ -184,18 +184,19 @@ def test_a_raised_incident_reaches_the_channels_that_wanted_only_worse_ones(db: 
 
 def test_priorities_escalate_as_the_alerting_system_ranks_them(db: Session) -> None:
     """An Alertmanager rule sending Opsgenie-style priorities: P3 re-sent as P1 is escalated and the
-    incident shows P1 as sent; P1 re-sent as P3 changes nothing."""
+    incident shows P1 as sent; P1 re-sent as P3 (or as p1) changes nothing."""
     [opened] = send(db, "alertmanager", am(am_alert(fingerprint="prio", severity="P3")))
     [escalated] = send(db, "alertmanager", am(am_alert(fingerprint="prio", severity="P1")))
-    assert (escalated.outcome, escalated.previous_severity, escalated.severity) == ("escalated", "p3", "p1")
-    assert _incident(db, opened.incident).severity == "p1"
+    assert (escalated.outcome, escalated.previous_severity, escalated.severity) == ("escalated", "P3", "P1")
+    assert _incident(db, opened.incident).severity == "P1"
 
     generic = {"title": "Checkout p99 over 4 s", "service": "checkout", "severity": "P1"}
     [first] = send(db, "generic", generic)
     before = counts(db)
-    [milder] = send(db, "generic", {**generic, "severity": "P3"})
-    assert milder.outcome == "duplicate" and counts(db) == before
-    assert _incident(db, first.incident).severity == "p1"
+    for repeat in ("P3", "p1"):
+        [same] = send(db, "generic", {**generic, "severity": repeat})
+        assert same.outcome == "duplicate" and counts(db) == before
+    assert _incident(db, first.incident).severity == "P1"
 
 
 def test_a_p2_channel_gets_a_p1_briefing_but_not_a_p3_one(db: Session) -> None:
@@ -231,14 +232,11 @@ def test_the_rule_for_repeats(db: Session, sent: list[str]) -> None:
     alert: dict[str, Any] = {"title": "Queue depth above 10k", "service": next(_SERVICES)}
     results = [send(db, "generic", {**alert, "severity": severity})[0] for severity in sent]
 
-    rises = [
-        s.lower()
-        for s in [sent[0]] + [s for i, s in enumerate(sent[1:], 1) if rank(s) > max(map(rank, sent[:i]))]
-    ]
+    rises = [sent[0]] + [s for i, s in enumerate(sent[1:], 1) if outranks(s, worst(sent[:i]))]
     assert [r.outcome for r in results] == ["stored"] + [
-        "escalated" if rank(s) > max(map(rank, sent[:i])) else "duplicate" for i, s in enumerate(sent[1:], 1)
+        "escalated" if outranks(s, worst(sent[:i])) else "duplicate" for i, s in enumerate(sent[1:], 1)
     ]
-    assert [r.severity for r in results] == [severity.lower() for severity in sent]
+    assert [r.severity for r in results] == sent
     incident = _incident(db, results[0].incident)
     assert {r.incident for r in results} == {incident.public_id}
     assert _severities(db, incident) == rises

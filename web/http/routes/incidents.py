@@ -76,7 +76,7 @@ def list_incidents(
         Query(
             max_length=32,
             description="A level (critical) or any spelling of one (p1): every incident on that level; "
-            "a severity no alerting system is known to send matches only itself",
+            "a severity no alerting system is known to send matches only itself, in any case",
         ),
     ] = None,
     since: Annotated[Timestamp | None, Query(description="Opened at or after this time (ISO 8601)")] = None,

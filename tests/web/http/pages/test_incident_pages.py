@@ -10,12 +10,14 @@ from sqlalchemy import update
 from agent.briefing.head import build_head
 from agent.core.schema import Briefing, Claim, EvidenceItem, RelatedIncident
 from agent.core.similarity import Similarity
+from incidents.auth.tokens import create_token
 from incidents.briefings import service as briefing_service
 from incidents.briefings.models import Job
 from incidents.database import transaction
 from incidents.incident import service as incident_service
 from incidents.resolution import service as resolution_service
 from incidents.resolution.models import OutboxEntry, ResolutionFields
+from tests.incidents.alerts.captures import capture
 from tests.web.http.pages.conftest import Site
 
 # What an engineer typed into the resolve form, before the fields each test varies.
@@ -90,7 +92,7 @@ def test_list_shows_open_incidents_first_and_filters(site: Site) -> None:
 
 def test_the_severity_filter_lists_every_incident_on_the_level(site: Site) -> None:
     """Critical means critical however the alerting system spelled it (p1, sev1, disaster); a severity
-    no system is known to send is a choice of its own, matching only itself; an old link naming a
+    no system is known to send is a choice of its own, matching only itself in any case; an old link naming a
     stored spelling filters by its level."""
     site.signed_in()
     opened = {
@@ -114,6 +116,17 @@ def test_the_severity_filter_lists_every_incident_on_the_level(site: Site) -> No
     assert [i["id"] for i in unknown["items"]] == [opened["sev-x"]]
     listed = site.client.get("/incidents", params={"severity": "sev-x"}).text
     assert {i for i in opened.values() if i in listed} == {opened["sev-x"]}
+    # Spelled otherwise by another sender, it is the same choice, and each spelling lists both.
+    shouted = site.open_incident(
+        summary="Down loudly", fingerprint="fp-SEV-X", alertname="Down9", severity="SEV-X"
+    )
+    page = site.client.get("/incidents").text
+    select = page[page.index('id="f-severity"') :]
+    choices = re.findall(r'<option value="([^"]*)"', select[: select.index("</select>")])
+    assert [c.casefold() for c in choices if c] == ["critical", "warning", "sev-x"]
+    for asked in ("sev-x", "SEV-X"):
+        either = site.client.get("/api/v1/incidents", params={"severity": asked}).json()["items"]
+        assert {i["id"] for i in either} == {opened["sev-x"], shouted}, asked
 
 
 def test_list_tolerates_hand_edited_filters(site: Site) -> None:
@@ -413,3 +426,41 @@ def test_a_severity_is_shown_as_sent_and_coloured_by_its_level(site: Site, sever
         severity
     ]
     assert [event["kind"] for event in incident.json()["timeline"]] == ["opened"]
+
+
+def test_an_alert_sent_as_p1_is_shown_as_p1_and_still_ranks_as_critical(site: Site) -> None:
+    """Intake keeps the alert's own spelling, trimmed: the page, the list and the API say ``P1``, the
+    filter still lists it under critical, and a later severity is compared on the ladder whatever its
+    case (``sev3`` re-sent as ``SEV1`` escalates; ``p1`` after ``P1`` is a repeat)."""
+    site.signed_in()
+    with transaction(site.container.sessions) as db:
+        sender = create_token(db_session=db, name="am", scopes=["alerts:write"]).secret
+    raw = capture("alertmanager", "amtool-1-firing")
+    raw["alerts"] = [{**raw["alerts"][0], "labels": {"alertname": "CheckoutDown", "severity": " P1 "}}]
+    bearer = {"Authorization": f"Bearer {sender}"}
+    sent = site.client.post("/api/v1/alerts/alertmanager", json=raw, headers=bearer).json()
+    [public_id] = sent["incidents"]
+    assert sent["alerts"][0]["severity"] == "P1"
+    badge = '<span class="badge sev-critical">P1</span>'
+    assert badge in site.client.get(f"/incidents/{public_id}").text
+    assert badge in site.client.get("/incidents", params={"severity": "critical"}).text
+    incident = site.client.get(f"/api/v1/incidents/{public_id}").json()
+    assert (incident["severity"], [a["severity"] for a in incident["alerts"]]) == ("P1", ["P1"])
+    for asked in ("critical", "p1", "P1"):
+        listed = site.client.get("/api/v1/incidents", params={"severity": asked}).json()["items"]
+        assert [i["id"] for i in listed] == [public_id], asked
+
+    def generic(severity: str) -> dict[str, object]:
+        alert = {"title": "Queue depth high", "service": "payments", "severity": severity}
+        [answer] = site.client.post("/api/v1/alerts", json=alert, headers=bearer).json()["alerts"]
+        return dict(answer)
+
+    opened = generic("sev3")
+    raised = generic("SEV1")
+    assert (raised["outcome"], raised["previous_severity"], raised["severity"]) == (
+        "escalated",
+        "sev3",
+        "SEV1",
+    )
+    assert generic("sev1")["outcome"] == "duplicate"
+    assert site.client.get(f"/api/v1/incidents/{opened['incident']}").json()["severity"] == "SEV1"

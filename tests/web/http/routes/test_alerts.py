@@ -276,6 +276,22 @@ def test_a_repeat_that_raised_the_severity_is_reported_as_such(
     assert 'recallops_alerts_total{outcome="escalated",source="generic"}' in api.client.get("/metrics").text
 
 
+def test_a_syslog_alert_escalates_from_critical_to_alert_to_emergency(api: Api) -> None:
+    """Syslog's three most urgent names share the critical level but keep their order: each step up
+    escalates the alert and raises its incident; a step back down is a repeat."""
+    alert = {"title": "Kernel panic on db-3", "service": "orders-db", "severity": "crit"}
+    [opened] = api.post("/api/v1/alerts", alert).json()["alerts"]
+    for was, now in (("crit", "alert"), ("alert", "EMERG")):
+        [answer] = api.post("/api/v1/alerts", {**alert, "severity": now}).json()["alerts"]
+        assert (answer["outcome"], answer["previous_severity"], answer["severity"]) == ("escalated", was, now)
+    for milder in ("alert", "critical"):
+        assert api.post("/api/v1/alerts", {**alert, "severity": milder}).json()["duplicates"] == 1
+    incident = api.incident(opened["incident"])
+    assert incident["severity"] == "EMERG"
+    raised = [e["data"] for e in incident["timeline"] if e["kind"] == "severity_raised"]
+    assert [(e["from"], e["to"]) for e in raised] == [("crit", "alert"), ("alert", "EMERG")]
+
+
 def test_metrics_count_outcomes(api: Api) -> None:
     raw = capture("alertmanager", "amtool-1-firing")
     api.post(AM, raw)
