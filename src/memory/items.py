@@ -18,7 +18,7 @@ from memory.extraction.prose import FAILED, NO_CHANGE
 from memory.schema import IncidentRecord, RecordFormatError, parse_record
 
 # What a document's items are, by version: items stored under an earlier version are stored again.
-ITEMS_VERSION = 6
+ITEMS_VERSION = 7
 
 _LIST_ITEM = re.compile(r"\n\s*(?:\d{1,2}[.)]|[-•*])\s+")
 _CLAUSE = re.compile(r";\s+|(?<=[.!?])\s+(?=[A-Z])")
@@ -26,14 +26,29 @@ _CLAUSE = re.compile(r";\s+|(?<=[.!?])\s+(?=[A-Z])")
 _BACK_WORDS = r"(?:it|this|that|these|those|which)\b"
 _BACK = re.compile(_BACK_WORDS, re.IGNORECASE)
 _DETAILS = re.compile(r"\s*\([^()]*\)")
-# Where a recorded line stops saying what was done and starts saying what it did.
+_NO_CHANGE = rf"\b{NO_CHANGE}"
+# A clause about the system, not a move of the team's: its subject is a thing ("the pool", "pods", "p99
+# latency"), not "we" or a verb, and its verb says the state changed, with no object ("pods restarted",
+# not "the team restarted the pods"; "came back", "was built").
+_WORD = r"(?!(?:the|a|an|to|of|in|on|at|for|with|from|by)\b)[\w%/-]+"
+_THING = rf"{_WORD}(?: {_WORD})?"
+_SYSTEM = rf"(?!(?:we|they|i|you|and|then|also)\b)(?:(?:the|all|every|each) )?{_THING}(?: and {_THING})?"
+_STATE_CHANGE = (
+    r"(?:was |were |is |are |got )?(?:dropped|recovered|returned|cleared|stopped|fell|went down|restarted|"
+    r"came back|drained|caught up|settled|stabili[sz]ed|resumed|subsided|built|finished|back to normal)\b"
+    r"(?! (?:the|a|an|all|every|each|its|their|our|it|them)\b)"
+)
+_EFFECT = rf"{_SYSTEM} {_STATE_CHANGE}"
+_THEN = r"(?:and|then|as|so|once|until|after which|when)"
+# Where a recorded line stops saying what was done and starts saying what it did: a colon, a clause about
+# the line before it, a consequence ("made it worse", "which did not help") or an effect, after a stop, a
+# comma or a joining word ("; the pool recovered", " as pods restarted", ", then latency returned").
 _CONSEQUENCE = re.compile(
-    rf":\s+|[.;]\s+(?={_BACK_WORDS})|\s+(?=(?:made|caused|did not|didn't|only|which|so that)\b)",
+    rf":\s+|[.;]\s+(?={_BACK_WORDS})|\s+(?=(?:made|caused|did not|didn't|only|which|so that)\b)"
+    rf"|(?:[.;,]\s+(?:{_THEN}\s+)*|\s+(?:{_THEN}\s+)+)(?={_EFFECT})",
     re.IGNORECASE,
 )
-
-
-_NO_CHANGE = rf"\b{NO_CHANGE}"
+_OPENS_WITH_EFFECT = re.compile(_EFFECT, re.IGNORECASE)
 # What a clause says when the fault went on after a move: "504s continue", "errors persisted", "writes
 # kept failing", "no change".
 _GOES_ON = (
@@ -41,11 +56,7 @@ _GOES_ON = (
     r"kept (?:climbing|rising|growing|failing|erroring|crashing|timing out))\b(?! to\b)"
 )
 # A clause that says what came of the move before it, either way ("504s continue", "errors dropped").
-_RESULT = re.compile(
-    rf"^(?:{_NO_CHANGE}|still\b|unchanged\b|{_GOES_ON}|(?:the )?[\w%/-]+(?: [\w%/-]+)? "
-    r"(?:dropped|recovered|returned|cleared|stopped|fell|went down|(?:was |were |are )?back to normal)\b)",
-    re.IGNORECASE,
-)
+_RESULT = re.compile(rf"^(?:{_NO_CHANGE}|still\b|unchanged\b|{_GOES_ON}|{_EFFECT})", re.IGNORECASE)
 # What a step says of itself when it did not help, besides what the extractor reads in prose as a failed
 # attempt ("made it worse"): in a list of moves, "429s got worse" can only be about the move.
 _WORSE = re.compile(
@@ -121,7 +132,15 @@ def item_key(text: str) -> str:
 
 
 def done_part(text: str) -> str:
-    """ "Scaling X first made it worse: each pod ..." -> "Scaling X first": the move, not its effect."""
+    """ "Scaling X first made it worse: each pod ..." -> "Scaling X first": the move, not its effect.
+
+    An effect is a clause whose subject is the system and whose verb says its state changed: "Rolled back
+    the deploy; the pool recovered as pods restarted" did "Rolled back the deploy", and the pods
+    restarting is what that did, not a move anyone made. A line that opens with one ("Pods restarted",
+    "errors and retries fell") is kept whole: terse notes write moves that way too.
+    """
+    if _OPENS_WITH_EFFECT.match(text):
+        return text
     return _CONSEQUENCE.split(text, maxsplit=1)[0]
 
 

@@ -173,3 +173,62 @@ def test_a_clause_that_says_what_came_of_a_move_stays_with_it_and_says_whether_i
         "We kept failing over by hand",
         "restored the primary",
     ]
+
+
+def test_a_steps_effect_is_not_part_of_the_move_it_did() -> None:
+    """What happened as a result ("the pool recovered", "pods restarted") is no move anyone made."""
+    effects = {
+        "Rolled back the deploy; the pool recovered as pods restarted": "Rolled back the deploy",
+        "Rolled back the deploy as pods restarted": "Rolled back the deploy",
+        "Rolled back the deploy, then the pods restarted": "Rolled back the deploy",
+        "Killed the idle sessions, and latency returned to normal": "Killed the idle sessions",
+        "Created the missing index, after which p99 dropped": "Created the missing index",
+        "Replayed the dead letters once the index was built": "Replayed the dead letters",
+        "Failed over the primary so writes resumed": "Failed over the primary",
+        "Removed the loss fault; errors and retransmissions fell to baseline": "Removed the loss fault",
+        "Restarted the inventory pods; errors stopped": "Restarted the inventory pods",
+    }
+    assert {step: done_part(step) for step in effects} == effects
+    moves = [
+        "Rolled back the deploy and restarted the pods",
+        "Rolled back the deploy, then restarted the pods",
+        "Rolled back the deploy and the team restarted the pods",
+        "Cordoned and drained the three skewed nodes",
+        "Re-sent the dropped invites in a throttled batch",
+        "Pods restarted one at a time",
+    ]
+    assert [done_part(step) for step in moves] == moves
+
+
+DONE = [
+    "Rolled back the morning deploy",
+    "Restarted the inventory pods",
+    "Raised the pool (to 40) after checking max_connections",
+    "Cordoned and drained the skewed nodes",
+    "Rolled back the deploy, then restarted the pods",
+    "Scaling to 18 pods first made it worse",
+    "Paused the import: it held the lock",
+]
+OPENERS = ["; ", ", ", " as ", ", then ", " and ", " once ", ", after which ", " so ", " until ", ". "]
+SUBJECTS = ["the pool", "pods", "p99 latency", "errors and retries", "all pods", "the queue", "the index"]
+STATE_CHANGES = ["recovered", "restarted", "returned to normal", "came back", "was built", "resumed"]
+
+
+@given(
+    st.sampled_from(DONE),
+    st.sampled_from(OPENERS),
+    st.sampled_from(SUBJECTS),
+    st.sampled_from(STATE_CHANGES),
+    st.sampled_from(["", " within minutes", " at 14:20"]),
+)
+def test_an_effect_appended_to_a_step_never_changes_its_move_part(
+    step: str, opener: str, subject: str, change: str, tail: str
+) -> None:
+    assert done_part(f"{step}{opener}{subject} {change}{tail}") == done_part(step)
+
+
+def test_an_effect_after_a_semicolon_stays_with_the_step_it_came_of() -> None:
+    assert steps("1. Rolled back the deploy; pods restarted.\n2. Fixed the leak") == [
+        "Rolled back the deploy; pods restarted",
+        "Fixed the leak",
+    ]

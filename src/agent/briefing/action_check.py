@@ -101,12 +101,22 @@ def moves_from_runbook(runbook_id: str, service: str, text: str) -> list[Recorde
     ]
 
 
+def read_as(move: RecordedMove) -> tuple[str, ...]:
+    """The forms of a recorded line a proposed move is compared with. A failure is read whole as well as
+    by its move part, since what went wrong is often said in its consequence ("the retry storm came
+    back"); a success only by its move part, since its effects are no move that worked ("Rolled back
+    the deploy; the pool recovered as pods restarted" is no restart that worked)."""
+    if move.risky:
+        return tuple(dict.fromkeys((move.text, done_part(move.text))))
+    return (done_part(move.text),)
+
+
 def score(action: str, move: RecordedMove, similarity: Similarity) -> float:
-    """How closely a recorded move is the proposed one: the better of the whole line and its move part.
+    """How closely a recorded move is the proposed one: the best of the forms it is read in.
     A lone letter names no move ("x" would otherwise be all of "30 pods x pool size" it asks for)."""
     wanted = {s for s in stems(action) if len(s) > 1}
     best = 0.0
-    for text in dict.fromkeys((move.text, done_part(move.text))):
+    for text in read_as(move):
         words = coverage(wanted, stems(text))
         cosine = similarity.cosine(action, text)
         best = max(best, words if cosine is None else 0.5 * cosine + 0.5 * words)
@@ -121,7 +131,7 @@ def _matches(
     action: str, moves: Iterable[RecordedMove], service: str | None, similarity: Similarity
 ) -> list[MoveMatch]:
     moves = list(moves)
-    similarity.prepare([action, *(m.text for m in moves), *(done_part(m.text) for m in moves)])
+    similarity.prepare([action, *(text for m in moves for text in read_as(m))])
     found = [
         MoveMatch(move=m, score=score(action, m, similarity), same_service=m.service == service)
         for m in moves

@@ -121,3 +121,33 @@ def test_a_move_naming_a_service_without_its_suffix_is_judged_by_that_services_r
         "restart all checkout pods", moves, service="inventory-service", similarity=SIMILARITY
     )
     assert (result.verdict, result.citations[0]) == ("risky", "INC-0005")
+
+
+def test_what_a_resolution_step_reports_as_its_effect_is_no_move_that_worked() -> None:
+    """The rollback fixed it and the pods restarted as a result: restarting did not fix it last time.
+    A record whose step was the restart still answers "worked before", whatever the step says it did."""
+    rollback = record(
+        "INC-0007",
+        "inventory-service",
+        resolution_steps="1. Rolled back the morning deploy; the pool recovered as pods restarted",
+    )
+    restart = record(
+        "INC-0008", "inventory-service", resolution_steps="1. Restarted the inventory pods; errors stopped"
+    )
+    ask = "restart inventory pods"
+    alone = check_action(ask, moves_from_record(rollback), service="inventory-service", similarity=SIMILARITY)
+    assert (alone.verdict, alone.citations) == ("no record", [])
+    rolled_back = check_action(
+        "roll back the deploy",
+        moves_from_record(rollback),
+        service="inventory-service",
+        similarity=SIMILARITY,
+    )
+    assert (rolled_back.verdict, rolled_back.citations) == ("worked before", ["INC-0007"])
+    both = check_action(
+        ask,
+        [*moves_from_record(rollback), *moves_from_record(restart)],
+        service="inventory-service",
+        similarity=SIMILARITY,
+    )
+    assert (both.verdict, both.citations) == ("worked before", ["INC-0008"])
