@@ -84,7 +84,7 @@ async def recall_ranked(
     about = without_names(query, [alert.service, *(i.record.service for i in found if i.record)])
     if about != query and tokens(about):
         again = await recall_past_lookalikes(bank, alert.description, about, None, depth, slack)
-        found = best_of(found, again)
+        found = best_of(found, again)[:depth]
     return evidence.most_relevant(found, limit) if depth > limit else found
 
 
