@@ -558,12 +558,17 @@ async def run_replay(
     progress: Callable[[str], None] = lambda _: None,
 ) -> dict[str, Any]:
     """The corpus replayed: one memory, empty at first, each incident's record kept once it is briefed."""
+    stream = stream_of(corpus_path, qrels_path)
+    return await replay([Segment(stream)], workdir=workdir, progress=progress)
+
+
+def stream_of(corpus_path: Path, qrels_path: Path) -> list[Incident]:
+    """A corpus file and its judgments as the replay's stream."""
     # Judgments name records as the import stores them (a page address holds no "/" or "#").
     qrels = {
         stored_id(q): {stored_id(d): g for d, g in docs.items()} for q, docs in load_qrels(qrels_path).items()
     }
-    stream = corpus_stream(load_corpus(corpus_path), qrels)
-    return await replay([Segment(stream)], workdir=workdir, progress=progress)
+    return corpus_stream(load_corpus(corpus_path), qrels)
 
 
 def _cell(value: object, digits: int = 3, sign: str = "") -> str:

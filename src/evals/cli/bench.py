@@ -314,6 +314,16 @@ def replay(
     typer.echo(json.dumps(report, indent=2) if as_json else hanging(text))
 
 
+@app.command("causes")
+def causes(corpus: Path = CORPUS, qrels: Path = QRELS, as_json: bool = AS_JSON) -> None:
+    """The grader's "is the recorded root cause" on every incident and earlier record of the replay's
+    stream: precision, recall, agreement and AUC against the pairs judged the same failure, and per half."""
+    from evals.bench import causes as causes_bench
+
+    report = causes_bench.run_causes(corpus, qrels)
+    typer.echo(json.dumps(report, indent=2) if as_json else causes_bench.markdown(report))
+
+
 @app.command("rerank")
 def rerank(
     corpus: Path = CORPUS,

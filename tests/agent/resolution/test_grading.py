@@ -4,10 +4,12 @@ from typing import Any
 
 from agent.core.similarity import Similarity
 from agent.resolution.grading import PostMortem, grade
+from memory.embedder import MiniLMEmbedder
 from memory.schema import format_record
 from tests.agent.fakes import record
 
 WORDS = Similarity(None)
+MEANING = Similarity(MiniLMEmbedder())
 POOL = "connection pool sized for average load, so the sale burst queued requests"
 CERT = "the load balancer certificate expired"
 
@@ -34,6 +36,22 @@ def test_top_cause_matching_the_root_cause_is_100() -> None:
         briefing, _pm("Pool sized for average load; the burst queued requests for a connection"), WORDS
     )
     assert (result.score, result.matched) == (100, "INC-0002")
+
+
+def test_the_same_failure_told_in_another_teams_words_is_the_recorded_root_cause() -> None:
+    """Two engineers telling one failure share few words; its meaning is what they share."""
+    told = "CoreDNS stayed at two replicas with a small CPU limit while the cluster tripled; name lookups "
+    told += "fanned out and CoreDNS was throttled."
+    recorded = "The new node image dropped the node-local DNS cache, so every lookup from the pods hit "
+    recorded += "CoreDNS directly until it was throttled."
+    result = grade(_briefing((f"Root cause recorded for INC-0002: {told}", 3)), _pm(recorded), MEANING)
+    assert (result.score, result.reason) == (100, "the top likely cause is the recorded root cause")
+
+
+def test_two_failures_told_in_the_same_words_are_not_the_recorded_root_cause() -> None:
+    told = "The billing renewal job failed silently for weeks, so customer subscriptions lapsed."
+    recorded = "The certificate renewal job failed silently for weeks, so the edge certificate expired."
+    assert grade(_briefing((told, 3)), _pm(recorded), MEANING).score == 0
 
 
 def test_a_typed_cause_is_graded_on_its_statement_never_its_shown_line() -> None:
