@@ -324,8 +324,12 @@ def rerank(
     """The relevance model re-ranking recall's first candidates, on held-out folds: R@1, R@5, MRR@10
     against recall's order and BM25, scoped and unscoped, with intervals and halves."""
     from evals.bench import rerank as rerank_bench
+    from evals.bench.enough import TooLittle
 
-    report = run(rerank_bench.run_rerank(corpus, qrels, depth=depth))
+    try:
+        report = run(rerank_bench.run_rerank(corpus, qrels, depth=depth))
+    except TooLittle as exc:  # fewer scored queries than folds, or pairs all relevant or none
+        refuse(str(exc))
     typer.echo(json.dumps(report, indent=2) if as_json else hanging(rerank_bench.markdown(report)))
 
 
@@ -350,12 +354,16 @@ def calibration(
     """Reliability table and ECE of the precedent confidence on held-out folds (dev split and the
     scenarios' labelled pairs); --fit refits it."""
     from evals.bench import calibration as calibration_bench
+    from evals.bench.enough import TooLittle
     from evals.bench.scenario_pairs import scenario_pairs
 
     fit_out = (out or calibration_bench.default_fit_path()) if fit else None
-    pairs, ranking_model = run(calibration_bench.dev_pairs(corpus, qrels))
-    pairs += run(scenario_pairs(scenarios))
-    report = calibration_bench.calibrate(pairs, ranking_model, fit_out=fit_out)
+    try:
+        pairs, ranking_model = run(calibration_bench.dev_pairs(corpus, qrels))
+        pairs += run(scenario_pairs(scenarios))
+        report = calibration_bench.calibrate(pairs, ranking_model, fit_out=fit_out)
+    except TooLittle as exc:  # no scored query, pairs all relevant or none, fewer groups than folds
+        refuse(str(exc))
     typer.echo(json.dumps(report, indent=2) if as_json else hanging(calibration_bench.markdown_table(report)))
 
 
