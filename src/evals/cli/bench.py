@@ -132,6 +132,7 @@ def retrieval(
     With --documents, the same for a bank extracted from the free-form texts, beside the curated one."""
     from evals.bench import protocol
     from evals.bench import retrieval as retrieval_bench
+    from evals.bench.enough import TooLittle
 
     previous = ctx.meta.get("baseline")
     if baseline is not None and previous is not None:
@@ -139,7 +140,10 @@ def retrieval(
             protocol.check_baseline(previous, ctx.meta["qrels"], baseline.name)
         except protocol.BaselineError as exc:
             raise typer.BadParameter(str(exc), param_hint="--baseline") from None
-    rankings, judgments = run(retrieval_bench.run_rankings(corpus, qrels, hindsight_url=hindsight_url))
+    try:
+        rankings, judgments = run(retrieval_bench.run_rankings(corpus, qrels, hindsight_url=hindsight_url))
+    except TooLittle as exc:  # no scored query: every figure would be 0 over none
+        refuse(str(exc))
     scores = retrieval_bench.scores_of(rankings, judgments)
     checks = protocol.report(
         rankings, judgments, bootstrap=bootstrap or previous is not None, baseline=previous

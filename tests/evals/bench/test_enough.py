@@ -1,5 +1,5 @@
-"""The held-out benchmarks on corpora too small to measure: one line naming what is short, never a
-traceback from inside the fit, and a figure at the least they can honestly work with."""
+"""The benchmarks on corpora too small to measure: one line naming what is short, never a traceback
+from inside a fit nor figures over no query, and a figure at the least they can honestly work with."""
 
 import json
 from pathlib import Path
@@ -80,3 +80,14 @@ def test_calibration_refuses_fewer_fold_groups_than_folds(tmp_path: Path) -> Non
     assert "2 fold groups of the dev split and the scenarios recalled a record" in output
     assert "5 held-out folds need at least 5" in output
     assert not fit.exists()
+
+
+def test_retrieval_refuses_judgments_that_score_no_query(tmp_path: Path) -> None:
+    for qrels, records in ((ALL_ZERO, 5), ("P/1\tP/1\t2\n", 1)):
+        code, output = _bench(tmp_path, "retrieval", qrels, records=records)
+        assert code == 2, output
+        assert "corpus.jsonl with qrels.tsv holds 0 scored queries" in output
+        assert "a figure needs at least 1" in output
+    code, output = _bench(tmp_path, "retrieval", "P/1\tP/2\t2\n", "--json", records=1)
+    assert code == 0, output  # one scored query, its precedent not in the corpus: a measured miss
+    assert json.loads(output)["methods"]["hybrid"]["unscoped"]["queries"] == 1
