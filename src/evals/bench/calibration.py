@@ -45,6 +45,7 @@ from agent.core.evidence import incident_service
 from agent.core.team_fit import penalised_newton, reliability
 from agent.core.tools import recall_past_lookalikes
 from evals.bench.corpus import corpus_id, load_corpus, load_qrels, stored_id
+from evals.bench.enough import both_labels, enough_folds, enough_queries
 from evals.bench.ranking import Qrels, folds, judged
 from evals.bench.retrieval import DEPTH, Query, corpus_bank, dev_queries
 from evals.bench.without_own import WithoutOwn
@@ -283,16 +284,25 @@ def held_out(pairs: list[Pair], k: int = FOLDS) -> list[float]:
 
 
 async def dev_pairs(corpus_path: Path, qrels_path: Path) -> tuple[list[Pair], str]:
-    """The labelled pairs of the dev split, and the ranking model that produced them."""
+    """The labelled pairs of the dev split, and the ranking model that produced them; ``TooLittle``
+    when it has no scored query, or its pairs are all relevant or none: the fit gives the public
+    corpus terms of its own, and the figures a source of their own, which it would then not be."""
     corpus = load_corpus(corpus_path)
     qrels = load_qrels(qrels_path)
+    queries = dev_queries(corpus, qrels)
+    judged = f"{corpus_path.name} with {qrels_path.name}"
+    enough_queries(len(queries), 1, judged=judged, needs="the dev split needs")
     async with corpus_bank(corpus) as bank:
-        return await collect(bank, dev_queries(corpus, qrels), qrels), bank.ranking_model
+        pairs = await collect(bank, queries, qrels)
+        model = bank.ranking_model
+    both_labels(pairs, of=judged)
+    return pairs, model
 
 
 def calibrate(pairs: list[Pair], ranking_model: str, *, fit_out: Path | None = None) -> dict[str, Any]:
     """Held-out reliability and ECE, pooled and per source; with ``fit_out``, also the fit on every
-    pair, written there."""
+    pair, written there. ``TooLittle`` when the pairs have fewer fold groups than folds."""
+    enough_folds(pairs, FOLDS, of="the dev split and the scenarios", groups="fold groups")
     predicted = held_out(pairs)
     report = reliability(predicted, [p.relevant for p in pairs])
     report |= {"ranking_model": ranking_model, "relevant": sum(p.relevant for p in pairs), "folds": FOLDS}

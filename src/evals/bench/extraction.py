@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.bench.corpus import NOT_RECORDED, REQUIRED, import_row, load_corpus, stored_id
+from evals.bench.enough import TooLittle
 from evals.bench.ranking import folds
 from memory.extraction.document import SourceDocument, from_text
 from memory.extraction.draft import draft_row
@@ -183,7 +184,8 @@ def scores(
 
 def run_import_bench(corpus_path: Path, documents: Path) -> dict[str, Any]:
     """Every field's figures over all documents and each half, the fill rate of every template field,
-    and how fast extraction ran."""
+    and how fast extraction ran; ``ValueError`` when no document is one of the corpus, ``TooLittle``
+    when no record with a document has a curated field to compare with."""
     corpus = load_corpus(corpus_path)
     found = load_documents(corpus, documents)
     if not found:
@@ -195,6 +197,11 @@ def run_import_bench(corpus_path: Path, documents: Path) -> dict[str, Any]:
     extractions = {i: extract(doc) for i, doc in found.items()}
     elapsed = time.perf_counter() - started
     per_document = {i: compare(e, records[i]) for i, e in extractions.items()}
+    if not any(per_document.values()):  # every figure would be 0 over no document, as if measured
+        raise TooLittle(
+            f"none of the {len(found)} records with a document in {documents} has a curated field to compare "
+            f"with ({', '.join(COMPARED)}): at least one is needed"
+        )
     ids = sorted(found)
     return {
         "documents": len(found),

@@ -14,8 +14,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from evals.bench.calibration import Pair, collect, held_out
+from evals.bench.calibration import FOLDS, Pair, collect, held_out
 from evals.bench.corpus import load_corpus, load_qrels
+from evals.bench.enough import both_labels, enough_folds, enough_queries
 from evals.bench.protocol import paired_bootstrap, per_query
 from evals.bench.ranking import Qrels, folds
 from evals.bench.retrieval import corpus_bank, dev_queries, rankings_of
@@ -58,12 +59,18 @@ def _means(rankings: Rankings, qrels: Qrels) -> dict[str, float]:
 
 
 async def run_rerank(corpus_path: Path, qrels_path: Path, *, depth: int) -> dict[str, Any]:
+    """The report; ``TooLittle`` when there are fewer scored queries, or queries that recalled a
+    record, than held-out folds, or the recalled pairs are all relevant or none."""
     corpus = load_corpus(corpus_path)
     qrels = load_qrels(qrels_path)
     queries = dev_queries(corpus, qrels)
+    judged = f"{corpus_path.name} with {qrels_path.name}"
+    enough_queries(len(queries), FOLDS, judged=judged, needs=f"re-ranking on {FOLDS} held-out folds needs")
     async with corpus_bank(corpus) as bank:
         pairs = await collect(bank, queries, qrels, depth=depth)
         bm25 = await rankings_of(bank.with_channels("keyword"), queries, reranked=False)
+    enough_folds(pairs, FOLDS, of=judged)
+    both_labels(pairs, of=judged)
     probabilities = held_out(pairs)
     report: dict[str, Any] = {"depth": depth, "queries": len(queries), "scopes": {}}
     for scope in ("scoped", "unscoped"):

@@ -35,6 +35,7 @@ from evals.bench.corpus import (
     stored_id,
     values,
 )
+from evals.bench.enough import enough_queries
 from evals.bench.extraction import FreeFormBank, free_form_bank
 from evals.bench.protocol import HYBRID, by_fold, fold_groups, per_query
 from evals.bench.ranking import Qrels, evaluate, scored_queries
@@ -163,10 +164,13 @@ async def method_rankings(bank: EmbeddedBank, queries: list[Query]) -> dict[str,
 async def run_rankings(
     corpus_path: Path, qrels_path: Path, *, hindsight_url: str | None = None, workdir: Path | None = None
 ) -> tuple[dict[str, ScopedRankings], Qrels]:
-    """Every method's ranking of every scored query, scoped and unscoped, and the judgments."""
+    """Every method's ranking of every scored query, scoped and unscoped, and the judgments;
+    ``TooLittle`` when there is no scored query (every figure would be 0 over none)."""
     corpus = load_corpus(corpus_path)
     qrels = load_qrels(qrels_path)
     queries = dev_queries(corpus, qrels)
+    judged = f"{corpus_path.name} with {qrels_path.name}"
+    enough_queries(len(queries), 1, judged=judged, needs="a figure needs")
     async with corpus_bank(corpus, workdir) as bank:
         results = await method_rankings(bank, queries)
     if hindsight_url:

@@ -132,6 +132,7 @@ def retrieval(
     With --documents, the same for a bank extracted from the free-form texts, beside the curated one."""
     from evals.bench import protocol
     from evals.bench import retrieval as retrieval_bench
+    from evals.bench.enough import TooLittle
 
     previous = ctx.meta.get("baseline")
     if baseline is not None and previous is not None:
@@ -139,7 +140,10 @@ def retrieval(
             protocol.check_baseline(previous, ctx.meta["qrels"], baseline.name)
         except protocol.BaselineError as exc:
             raise typer.BadParameter(str(exc), param_hint="--baseline") from None
-    rankings, judgments = run(retrieval_bench.run_rankings(corpus, qrels, hindsight_url=hindsight_url))
+    try:
+        rankings, judgments = run(retrieval_bench.run_rankings(corpus, qrels, hindsight_url=hindsight_url))
+    except TooLittle as exc:  # no scored query: every figure would be 0 over none
+        refuse(str(exc))
     scores = retrieval_bench.scores_of(rankings, judgments)
     checks = protocol.report(
         rankings, judgments, bootstrap=bootstrap or previous is not None, baseline=previous
@@ -334,8 +338,12 @@ def rerank(
     """The relevance model re-ranking recall's first candidates, on held-out folds: R@1, R@5, MRR@10
     against recall's order and BM25, scoped and unscoped, with intervals and halves."""
     from evals.bench import rerank as rerank_bench
+    from evals.bench.enough import TooLittle
 
-    report = run(rerank_bench.run_rerank(corpus, qrels, depth=depth))
+    try:
+        report = run(rerank_bench.run_rerank(corpus, qrels, depth=depth))
+    except TooLittle as exc:  # fewer scored queries than folds, or pairs all relevant or none
+        refuse(str(exc))
     typer.echo(json.dumps(report, indent=2) if as_json else hanging(rerank_bench.markdown(report)))
 
 
@@ -360,12 +368,16 @@ def calibration(
     """Reliability table and ECE of the precedent confidence on held-out folds (dev split and the
     scenarios' labelled pairs); --fit refits it."""
     from evals.bench import calibration as calibration_bench
+    from evals.bench.enough import TooLittle
     from evals.bench.scenario_pairs import scenario_pairs
 
     fit_out = (out or calibration_bench.default_fit_path()) if fit else None
-    pairs, ranking_model = run(calibration_bench.dev_pairs(corpus, qrels))
-    pairs += run(scenario_pairs(scenarios))
-    report = calibration_bench.calibrate(pairs, ranking_model, fit_out=fit_out)
+    try:
+        pairs, ranking_model = run(calibration_bench.dev_pairs(corpus, qrels))
+        pairs += run(scenario_pairs(scenarios))
+        report = calibration_bench.calibrate(pairs, ranking_model, fit_out=fit_out)
+    except TooLittle as exc:  # no scored query, pairs all relevant or none, fewer groups than folds
+        refuse(str(exc))
     typer.echo(json.dumps(report, indent=2) if as_json else hanging(calibration_bench.markdown_table(report)))
 
 

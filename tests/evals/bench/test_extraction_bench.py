@@ -99,3 +99,19 @@ def test_bench_retrieval_builds_a_free_form_bank_beside_the_curated_one(
     assert unscoped["curated"] == printed["methods"]["hybrid"]["unscoped"]["recall@5"]
     assert unscoped["difference"] == pytest.approx(unscoped["free-form"] - unscoped["curated"], abs=1e-3)
     assert len(unscoped["halves"]["free-form"]) == 2
+
+
+def test_bench_import_refuses_records_with_no_curated_field_to_compare(tmp_path: Path) -> None:
+    corpus = tmp_path / "bare.jsonl"
+    corpus.write_text('{"id": "P/1", "date": "2020-05-01"}\n{"id": "P/2", "date": "2020-05-02"}\n')
+    documents = tmp_path / "raw"
+    documents.mkdir()
+    (documents / file_name("P/1")).write_text(TEXTS["P/1"])
+    result = CliRunner().invoke(
+        app, ["bench", "import", "--corpus", str(corpus), "--documents", str(documents)]
+    )
+    assert result.exit_code == 2, result.output
+    said = " ".join(result.output.split())
+    assert "none of the 1 records with a document in" in said
+    assert "has a curated field to compare with (symptom, error_signature, root_cause," in said
+    assert "at least one is needed" in said and "Traceback" not in result.output
