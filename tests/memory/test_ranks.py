@@ -34,17 +34,27 @@ def test_nothing_skipped_leaves_the_ranks_alone() -> None:
     first=st.fixed_dictionaries({"keyword": CHANNEL_ORDERS, "semantic": CHANNEL_ORDERS}),
     second=st.fixed_dictionaries({"keyword": CHANNEL_ORDERS, "semantic": CHANNEL_ORDERS}),
 )
-def test_two_searches_give_each_record_once_at_its_better_rank_in_each_channel(
+def test_two_searches_give_one_ranking_by_each_records_better_rank(
     first: dict[str, list[str]], second: dict[str, list[str]]
 ) -> None:
-    """A search across services run again without the services' names: a record either found keeps
-    the better of its ranks, so the second search can only raise a record, never bury one."""
+    """A search across services run again without the services' names: each record once, and each
+    channel still a ranking (1, 2, 3...), a record ahead of another when its better rank of the two
+    searches is better, the first search deciding a tie; so a record the second search raises can go up,
+    and two records never both read as first."""
     a, b = ranked(first), ranked(second)
     got = best_of(a, b)
     assert sorted(i.id for i in got) == sorted({i.id for i in [*a, *b]})
-    for incident in got:
-        for channel, rank in incident.why.items():
-            ranks = [i.why[channel] for i in [*a, *b] if i.id == incident.id and channel in i.why]
-            assert rank == min(ranks)
-    best = [min(i.why.values()) for i in got]
-    assert best == sorted(best)
+    for channel in ("keyword", "semantic"):
+        ranks = {i.id: i.why[channel] for i in got if channel in i.why}
+        assert sorted(ranks.values()) == list(range(1, len(ranks) + 1))
+        best = {i: min(r.why[channel] for r in [*a, *b] if r.id == i and channel in r.why) for i in ranks}
+        for x in ranks:
+            for y in ranks:
+                if best[x] < best[y]:
+                    assert ranks[x] < ranks[y]
+
+
+def test_a_record_the_second_search_puts_first_comes_second_to_the_first_searchs_first() -> None:
+    first = ranked({"keyword": ["R1", "R2", "R3"]})
+    second = ranked({"keyword": ["R3", "R1"]})
+    assert {i.id: i.why["keyword"] for i in best_of(first, second)} == {"R1": 1, "R3": 2, "R2": 3}
