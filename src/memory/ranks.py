@@ -31,26 +31,3 @@ def counted_without(found: Sequence[RecalledIncident], skipped: Collection[str])
         )
         for incident in found
     ]
-
-
-def best_of(first: Sequence[RecalledIncident], second: Sequence[RecalledIncident]) -> list[RecalledIncident]:
-    """Two searches' records as one ranking: each record once, each channel ordered by the better of a
-    record's two ranks there (``first``'s rank, then its order, breaking a tie) and numbered 1, 2, 3...
-    again, so the ranks stay a ranking: two records first in one channel would read as two best matches,
-    where a record the second search put first beside the first search's first is the second best.
-    Listed in the order of each record's best rank in any channel (``first``'s order on a tie)."""
-    merged: dict[str, dict[str, tuple[int, int]]] = {}
-    records: dict[str, RecalledIncident] = {}
-    for incident in [*first, *second]:
-        records.setdefault(incident.id, incident)
-        ranks = merged.setdefault(incident.id, {})
-        for channel, rank in incident.why.items():
-            was = ranks.get(channel)
-            ranks[channel] = (min(rank, was[0]), was[1]) if was else (rank, rank)
-    renumbered: dict[str, dict[str, int]] = {ident: {} for ident in merged}
-    for channel in {c for ranks in merged.values() for c in ranks}:
-        order = sorted((ranks[channel], ident) for ident, ranks in merged.items() if channel in ranks)
-        for place, (_, ident) in enumerate(order, start=1):
-            renumbered[ident][channel] = place
-    found = [replace(records[ident], why=renumbered[ident]) for ident in records]
-    return sorted(found, key=lambda i: min(i.why.values(), default=0))

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
+from agent.core.claim_kind import named_in
 from agent.core.claims import failed_steps, worked_steps
-from agent.core.service_names import named_in
 from agent.core.similarity import Similarity, coverage, stems
 from memory import runbooks
 from memory.items import done_part

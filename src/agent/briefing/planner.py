@@ -1,36 +1,44 @@
 """The evidence-only planner: a deterministic model that drives the same loop as the LLM.
 
 It is a product mode (the default without a key), not a test double. Hop 1 recalls within the
-alert's service; hop 2 recalls across every service, always: the same failure on another service is
-often the answer (a shared database, a gateway), and an alert that names other services ("inserts
-failing on order, cart and checkout") says so itself. Then it answers with the briefing assembled from
-the records. It reads the structured tool outcomes of the conversation, never prose, and answers with
-the assembled value.
+alert's service; hop 2 recalls across every service when the scoped results are few or none of them
+is a settled precedent (calibrated confidence, ``agent.core.confidence``: the same error on another
+service is often the answer); then it answers with the briefing assembled from the records. It reads
+the structured tool outcomes of the conversation, never prose, and answers with the assembled value.
 
-The look across services was once spared when a scoped match was settled (0.8 or more). A search
-within one service ranks its records among that service's alone, so the first of three looked settled
-beside another service's record that the whole bank ranks higher (the disk-full database behind
-writes failing everywhere, stated as order-service's slow-order record); and a team's labels hear only
-of the precedents its briefings show. The search costs milliseconds; the precedent it finds, when it
-is there, is the briefing.
+Settled, for sparing the look across services, means settled by the fit in use **and** by the shipped
+one. A team's fit (``agent.core.team_fit``) learns only from the precedents its briefings showed: alone,
+once it trusted its own service's records, it would stop showing, and so stop hearing about, another
+service's record that was the answer; the shipped fit alone does not know the team.
 """
 
 import json
 from typing import Any
 
 from agent.briefing.assemble import assemble
+from agent.core.confidence import confidence_of
 from agent.core.conversation import ConversationView, ModelTurn, ToolCall
+from agent.core.evidence import Match
 from agent.core.schema import Mode
 from agent.core.tools import RECALL
 
 SCOPED_LIMIT = 5
 CROSS_LIMIT = 5
+# Fewer scoped matches than this, or none settled, and the planner also looks across services.
+ENOUGH_SCOPED = 2
+
+
+def settled(match: Match) -> bool:
+    """Sure enough, by the fit in use and by the shipped one, that the look across services is not
+    worth its time."""
+    return match.confidence.settled and confidence_of(match.item.features, ranking_model=None).settled
 
 
 def next_recall(view: ConversationView) -> ToolCall | None:
     """The recall the evidence-only briefing makes next, if any: the alert within its service first,
-    then across every service. The loop asks it after a model's first hop too, so a model that answers
-    from a scoped recall alone is briefed from what the evidence-only briefing would have read."""
+    then across every service when that found fewer than ``ENOUGH_SCOPED`` or none settled. The loop
+    asks it after a model's first hop too, so a model that answers from a thin scoped recall is briefed
+    from what the evidence-only briefing would have read."""
     recalls = [o for o in view.outcomes if o.tool == RECALL]
     if any(not o.ok for o in recalls):
         return None
@@ -38,7 +46,9 @@ def next_recall(view: ConversationView) -> ToolCall | None:
     if not recalls:
         return _call(len(view.outcomes), alert.description, alert.service, SCOPED_LIMIT)
     if len(recalls) == 1 and recalls[0].scoped:
-        return _call(len(view.outcomes), alert.description, None, CROSS_LIMIT)
+        scoped = recalls[0].matches
+        if len(scoped) < ENOUGH_SCOPED or not any(map(settled, scoped)):
+            return _call(len(view.outcomes), alert.description, None, CROSS_LIMIT)
     return None
 
 

@@ -7,10 +7,10 @@ exactly that when recall is left to them. So hop 1 asks for ``recall_similar_inc
 where the model is too slow to be asked what is already known). When the turn comes back without
 it (an endpoint that ignores the request, a model that writes the call as prose, a call the
 provider rejected), the loop makes the call itself with the alert's own text and hands the result
-to the model. That recall is scoped to the alert's service, so the loop also looks across services in
-the same hop, as the evidence-only planner does (``planner.next_recall``): a small model answers from
-what it was handed, and the same error on another service is often the answer. Later hops are the
-model's to choose.
+to the model. When that recall, scoped to the alert's service, comes back thin (fewer than two
+matches, or none settled), the loop also looks across services in the same hop, as the evidence-only
+planner does (``planner.next_recall``): a small model answers from what it was handed, and the same
+error on another service is often the answer. Later hops are the model's to choose.
 
 Every recall query is checked, on every hop: one that carries none of the alert's words once the
 evidence label's are set aside ("The alert on checkout-service (untrusted, possibly stale)") is
@@ -29,7 +29,8 @@ from memory.text import tokens
 _LABEL = "alert untrusted possibly stale uncertain evidence data"
 LOOP_CALL = "called by the loop: a briefing's first hop recalls the alert"
 ACROSS_CALL = (
-    "called by the loop: the first hop also looks across services, as the evidence-only briefing does"
+    "called by the loop: the alert's service gave few or no settled matches, so the first hop also "
+    "looks across services, as the evidence-only briefing does"
 )
 REPLACED_QUERY = "the query named the evidence label, not the alert: the alert's text was used"
 

@@ -12,10 +12,9 @@ Two things the fields alone do not say:
 """
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from agent.core.schema import Claim, ClaimField, EvidenceItem
-from agent.core.service_names import named_in
 from agent.core.similarity import stem
 
 # Whether a claim resting on this field is an action as it stands (absent: its words must read as one).
@@ -70,3 +69,34 @@ def services_named(claim: Claim, items: Sequence[EvidenceItem]) -> list[str]:
     """The services of the evidence that the claim's statement (or the runbook it opens) names."""
     opened = claim.record if claim.field == "runbook" and claim.record else ""
     return named_in(f"{opened} {claim.statement or claim.text}", (item.service for item in items))
+
+
+def named_in(text: str, services: Iterable[str | None], *, spoken: bool = False) -> list[str]:
+    """The services (each once, in order) that the text names as a word: "restart the payment-gateway
+    pods" names payment-gateway. ``spoken`` text (a move an engineer types) names a service without its
+    "-service" suffix too, as engineers say it ("restart all checkout pods": checkout-service); a
+    recorded line is read as written, where "the loyalty pool" of a checkout record is no service."""
+    said = text.lower()
+    return [
+        s
+        for s in dict.fromkeys(filter(None, services))
+        if any(_said(name, said) for name in _names_of(s, spoken))
+    ]
+
+
+# What a service's name ends with that engineers leave out when they say it.
+_SUFFIX = re.compile(r"[-_ ](?:service|svc)$")
+# A name shorter than this once its suffix goes ("api", "web") is a word of every alert, not a service.
+MIN_SHORT_NAME = 4
+
+
+def _names_of(service: str, spoken: bool) -> list[str]:
+    """A service's name as written, and, spoken, without a "-service" suffix when a word of its own
+    remains."""
+    full = service.lower()
+    short = _SUFFIX.sub("", full)
+    return [full, short] if spoken and short != full and len(short) >= MIN_SHORT_NAME else [full]
+
+
+def _said(name: str, text: str) -> bool:
+    return re.search(rf"\b{re.escape(name)}\b", text) is not None

@@ -1,11 +1,11 @@
 """How sure a recalled precedent is: a calibrated probability that it is relevant to the alert.
 
 One number per recalled incident, and the only one: the bands, the order of the evidence,
-``seen_before``, the re-ranking of a search across services, "no reliable precedent", disagreement and
-the ranking of briefing items all read ``Confidence.probability`` against the thresholds below. It is a
-logistic regression over what recall and the record say (the channel ranks, how much of the record's
-signature, symptom and root cause the alert repeats, status codes, the named components both mention,
-whether the alert contradicts what the record says was absent, and whether it is the alert's service), passed
+``seen_before``, the planner's cross-service hop, "no reliable precedent", disagreement and the ranking
+of briefing items all read ``Confidence.probability`` against the thresholds below. It is a logistic
+regression over what recall and the record say (the channel ranks, how much of the record's signature,
+symptom and root cause the alert repeats, status codes, the named components both mention, whether the
+alert contradicts what the record says was absent, and whether it is the alert's service), passed
 through an isotonic map that corrects its over- and under-confidence. ``recallops bench calibration
 --fit`` fits it on labelled pairs (the public dev split and the project's scenarios) and writes
 ``confidence_fit.json`` beside this module.
@@ -36,7 +36,8 @@ Band = Literal["strong", "moderate", "weak"]
 # below it a record is no reliable precedent (a team's labels may move this listing bar down:
 # ``team_fit.listing_bar``);
 # settled: more than nine in ten of the held-out pairs above it were relevant, so on the alert's service
-# it is a recurrence ("has happened before").
+# it is a recurrence ("has happened before"), and a scoped precedent this sure by the fit in use and by
+# the shipped one spares the planner its look across services (``agent.briefing.planner``).
 STRONG = 0.5
 MODERATE = 0.3
 SETTLED = 0.8

@@ -3,8 +3,8 @@
 The alert is always ``[1]``. Each recalled incident gets the next number the first time any tool
 returns it (later recalls reuse the number), so the model's ``[n]`` and the stored evidence list
 agree. Corrections to an incident go ahead of its original text: the newest word on a root cause
-wins. Each match's calibrated confidence (``agent.core.confidence``) is computed here, once, so the
-re-ranking, the labels, the order and ``seen_before`` all read the same number.
+wins. Each match's calibrated confidence (``agent.core.confidence``) is computed here, once, so the planner,
+the labels, the order and ``seen_before`` all read the same number.
 """
 
 from collections.abc import Mapping, Sequence

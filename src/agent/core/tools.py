@@ -22,13 +22,11 @@ from agent.core.confidence import contradicted, tie_groups
 from agent.core.conversation import ConversationView, LoggedPostMortem, Synthesis, ToolCall, ToolOutcome
 from agent.core.evidence import Evidence
 from agent.core.prompts import MAX_INCIDENTS_TO_MODEL, boundary, results_message
-from agent.core.service_names import without_names
 from memory import MemoryUnavailable, RecalledIncident
 from memory import service as memory_service
 from memory.bank import Recall
-from memory.ranks import best_of, counted_without
+from memory.ranks import counted_without
 from memory.schema import kind_tag, service_tag
-from memory.text import tokens
 
 RECALL = "recall_similar_incidents"
 # How deep a search across every service looks before the relevance model picks its best.
@@ -66,25 +64,11 @@ async def recall_ranked(
     """The recall tool's records (``recall_past_lookalikes``): memory's order within ``service``; a
     search across every service looks ``RERANK_DEPTH`` deep and keeps the ``limit`` records the relevance
     model rates highest (``Evidence.most_relevant``). ``bench retrieval`` ranks with this too, so it
-    measures what a briefing is given.
-
-    The search across services looks for the failure, not the place: a service's name in the query
-    ("inserts failing on order, cart and checkout") matches that service's records whatever failed
-    there, so the records it first finds name the services, and when the query names one of them (or
-    the alert's own), it is searched again without those names; each record keeps its better rank of the
-    two searches (a post-mortem listing the services it took down is still found by their names). The
-    evidence still reads the whole alert."""
+    measures what a briefing is given."""
     depth = limit if service is not None else max(limit, RERANK_DEPTH)
     # Re-ranked, a lookalike (held to the contradicted ceiling) never takes a precedent's place anyway.
     slack = LOOKALIKE_SLACK if depth == limit else 0
-    alert = evidence.alert
-    found = await recall_past_lookalikes(bank, alert.description, query, service, depth, slack)
-    if service is not None:
-        return found
-    about = without_names(query, [alert.service, *(i.record.service for i in found if i.record)])
-    if about != query and tokens(about):
-        again = await recall_past_lookalikes(bank, alert.description, about, None, depth, slack)
-        found = best_of(found, again)[:depth]
+    found = await recall_past_lookalikes(bank, evidence.alert.description, query, service, depth, slack)
     return evidence.most_relevant(found, limit) if depth > limit else found
 
 

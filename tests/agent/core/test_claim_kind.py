@@ -2,7 +2,7 @@
 
 import pytest
 
-from agent.core.claim_kind import is_action, reads_as_action, services_named
+from agent.core.claim_kind import is_action, named_in, reads_as_action, services_named
 from agent.core.schema import Claim, ClaimField, EvidenceItem
 
 ITEMS = [
@@ -56,3 +56,21 @@ def test_the_services_a_statement_names_are_those_of_the_evidence() -> None:
     assert services_named(_claim("runbook", "Pool", 3, record="loyalty-service-pool"), ITEMS) == [
         "loyalty-service"
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("restart all checkout pods", ["checkout-service"]),
+        ("checkout-service pool at 100%", ["checkout-service"]),
+        ("the payment-gateway answered 502", ["payment-gateway"]),
+        ("checkouts are slow", []),  # a word of its own, not the service
+        ("restart the api pods", []),  # "api-svc" is too short a name once its suffix goes
+    ],
+)
+def test_a_spoken_move_names_a_service_with_or_without_its_service_suffix(
+    text: str, named: list[str]
+) -> None:
+    services = ["checkout-service", "payment-gateway", "api-svc", "inventory_service"]
+    assert named_in(text, services, spoken=True) == named
+    assert named_in("restart all checkout pods", services) == []  # a recorded line, read as written
