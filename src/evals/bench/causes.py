@@ -22,7 +22,7 @@ from typing import Any
 
 from agent.core.similarity import Similarity, overlap, stems
 from agent.resolution.grading import SAME_CAUSE, cause_similarity
-from evals.bench.replay import HALVES, Incident, stream_of, windows
+from evals.bench.replay import HALVES, Incident, cell, stream_of, windows
 
 
 @dataclass(frozen=True)
@@ -117,10 +117,6 @@ def run_causes(corpus_path: Path, qrels_path: Path) -> dict[str, Any]:
     return measure(cause_pairs(stream_of(corpus_path, qrels_path)), Similarity(open_embedder()))
 
 
-def _cell(value: object) -> str:
-    return "-" if value is None else f"{value:.3f}" if isinstance(value, float) else str(value)
-
-
 def markdown(report: dict[str, Any]) -> str:
     """The figures as a table: the stream and its halves."""
     columns = ("pairs", "same_failure", "said_same", "precision", "recall", "agreement", "auc")
@@ -133,10 +129,10 @@ def markdown(report: dict[str, Any]) -> str:
     ]
     spans = [("stream", report), *((f"half {n}", h) for n, h in enumerate(report["halves"], start=1))]
     for name, figures in spans:
-        lines.append(f"| {name} | " + " | ".join(_cell(figures[c]) for c in columns) + " |")
+        lines.append(f"| {name} | " + " | ".join(cell(figures[c]) for c in columns) + " |")
     lines += [
         "",
-        f"AUC of the cosine alone {_cell(report['auc_cosine'])}, of the shared stems alone "
-        f"{_cell(report['auc_stems'])}.",
+        f"AUC of the cosine alone {cell(report['auc_cosine'])}, of the shared stems alone "
+        f"{cell(report['auc_stems'])}.",
     ]
     return "\n".join(lines)

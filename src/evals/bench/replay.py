@@ -571,14 +571,14 @@ def stream_of(corpus_path: Path, qrels_path: Path) -> list[Incident]:
     return corpus_stream(load_corpus(corpus_path), qrels)
 
 
-def _cell(value: object, digits: int = 3, sign: str = "") -> str:
+def cell(value: object, digits: int = 3, sign: str = "") -> str:
     """A figure as the tables print it: "-" where there was nothing to count."""
     return f"{value:{sign}.{digits}f}" if isinstance(value, float) else "-" if value is None else str(value)
 
 
 def difference(row: Mapping[str, Any], between: str = " | ") -> str:
     """A bootstrap row's mean difference and 95% interval (two table cells unless told otherwise)."""
-    low, high, diff = (_cell(row[k], sign="+") for k in ("low", "high", "diff"))
+    low, high, diff = (cell(row[k], sign="+") for k in ("low", "high", "diff"))
     return diff + between + ("-" if row["low"] is None else f"[{low}, {high}]")
 
 
@@ -590,22 +590,20 @@ def markdown(report: Mapping[str, Any]) -> str:
     systems = report["systems"]
     lines = ["| system | incidents | " + " | ".join(COLUMNS) + " |", "|---|---|" + "---|" * len(COLUMNS)]
     for name, figs in systems.items():
-        lines.append(
-            f"| {name} | {figs['incidents']} | " + " | ".join(_cell(figs[c]) for c in COLUMNS) + " |"
-        )
+        lines.append(f"| {name} | {figs['incidents']} | " + " | ".join(cell(figs[c]) for c in COLUMNS) + " |")
     for title, key, digits in (("fifth", "windows", 2), ("half", "halves", 3)):
         lines += ["", f"Per {title} (recall@1 / recall@5 / mean grade):"]
         for name, figs in systems.items():
             cells = "  ".join(
-                f"{_cell(p['recall@1'], digits)}/{_cell(p['recall@5'], digits)}/{_cell(p['mean_grade'], 1)}"
+                f"{cell(p['recall@1'], digits)}/{cell(p['recall@5'], digits)}/{cell(p['mean_grade'], 1)}"
                 for p in figs[key]
             )
             lines.append(f"- {name}: {cells}")
     lines += ["", "Mean grade with a relevant precedent in memory / without:"]
     for name, figs in systems.items():
         lines.append(
-            f"- {name}: {_cell(figs['mean_grade_relevant_in_memory'], 1)} "
-            f"({figs['with_relevant_earlier']}) / {_cell(figs['mean_grade_none_in_memory'], 1)} "
+            f"- {name}: {cell(figs['mean_grade_relevant_in_memory'], 1)} "
+            f"({figs['with_relevant_earlier']}) / {cell(figs['mean_grade_none_in_memory'], 1)} "
             f"({figs['incidents'] - figs['with_relevant_earlier']})"
         )
     for name in LEARNING:
@@ -619,7 +617,7 @@ def markdown(report: Mapping[str, Any]) -> str:
         lines.append(
             f"{name}: {figs['labels']} labels, {figs['refits']} refits ({figs['adopted']} adopted), "
             f"listing bar {figs['listing_bar']:.2f}, ties within {figs['tie_resolution']:.3f}, "
-            f"ECE after the first fifth {_cell(figs['ece_after_first_fifth'])} over "
+            f"ECE after the first fifth {cell(figs['ece_after_first_fifth'])} over "
             f"{figs['shown_pairs_after_first_fifth']} pairs shown" + floor
         )
     lines += ["", "| span | a - b | metric | mean diff | 95% interval |", "|---|---|---|---|---|"]
@@ -628,9 +626,9 @@ def markdown(report: Mapping[str, Any]) -> str:
     g = report["grader"]
     lines += [
         "",
-        f"Grader against the judgments: agrees on {_cell(g['agreement'])} of {g['briefings']} stated "
-        f"precedents (graded right {_cell(g['graded_right_when_relevant'])} when relevant, "
-        f"{_cell(g['graded_right_when_not'])} when not).",
+        f"Grader against the judgments: agrees on {cell(g['agreement'])} of {g['briefings']} stated "
+        f"precedents (graded right {cell(g['graded_right_when_relevant'])} when relevant, "
+        f"{cell(g['graded_right_when_not'])} when not).",
         f"Replayed in {report['seconds']} s.",
     ]
     return "\n".join(lines)
