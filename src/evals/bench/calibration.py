@@ -45,7 +45,7 @@ from agent.core.evidence import incident_service
 from agent.core.team_fit import penalised_newton, reliability
 from agent.core.tools import recall_past_lookalikes
 from evals.bench.corpus import corpus_id, load_corpus, load_qrels, stored_id
-from evals.bench.enough import both_labels, enough_folds, enough_queries
+from evals.bench.enough import both_labels, enough_folds, enough_queries, judged_by
 from evals.bench.ranking import Qrels, folds, judged
 from evals.bench.retrieval import DEPTH, Query, corpus_bank, dev_queries
 from evals.bench.without_own import WithoutOwn
@@ -290,7 +290,7 @@ async def dev_pairs(corpus_path: Path, qrels_path: Path) -> tuple[list[Pair], st
     corpus = load_corpus(corpus_path)
     qrels = load_qrels(qrels_path)
     queries = dev_queries(corpus, qrels)
-    judged = f"{corpus_path.name} with {qrels_path.name}"
+    judged = judged_by(corpus_path, qrels_path)
     enough_queries(len(queries), 1, judged=judged, needs="the dev split needs")
     async with corpus_bank(corpus) as bank:
         pairs = await collect(bank, queries, qrels)

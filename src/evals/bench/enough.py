@@ -9,6 +9,7 @@ so a command says it in one line instead of failing deep inside numpy.
 """
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Protocol
 
 
@@ -24,6 +25,11 @@ class Labelled(Protocol):
 
     @property
     def relevant(self) -> bool: ...
+
+
+def judged_by(corpus_path: Path, qrels_path: Path) -> str:
+    """How a refusal names the corpus and its judgments."""
+    return f"{corpus_path.name} with {qrels_path.name}"
 
 
 def enough_queries(found: int, needed: int, *, judged: str, needs: str) -> None:

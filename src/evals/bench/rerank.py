@@ -16,7 +16,7 @@ from typing import Any
 
 from evals.bench.calibration import FOLDS, Pair, collect, held_out
 from evals.bench.corpus import load_corpus, load_qrels
-from evals.bench.enough import both_labels, enough_folds, enough_queries
+from evals.bench.enough import both_labels, enough_folds, enough_queries, judged_by
 from evals.bench.protocol import paired_bootstrap, per_query
 from evals.bench.ranking import Qrels, folds
 from evals.bench.retrieval import corpus_bank, dev_queries, rankings_of
@@ -64,7 +64,7 @@ async def run_rerank(corpus_path: Path, qrels_path: Path, *, depth: int) -> dict
     corpus = load_corpus(corpus_path)
     qrels = load_qrels(qrels_path)
     queries = dev_queries(corpus, qrels)
-    judged = f"{corpus_path.name} with {qrels_path.name}"
+    judged = judged_by(corpus_path, qrels_path)
     enough_queries(len(queries), FOLDS, judged=judged, needs=f"re-ranking on {FOLDS} held-out folds needs")
     async with corpus_bank(corpus) as bank:
         pairs = await collect(bank, queries, qrels, depth=depth)

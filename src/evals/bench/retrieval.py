@@ -35,7 +35,7 @@ from evals.bench.corpus import (
     stored_id,
     values,
 )
-from evals.bench.enough import enough_queries
+from evals.bench.enough import enough_queries, judged_by
 from evals.bench.extraction import FreeFormBank, free_form_bank
 from evals.bench.protocol import HYBRID, by_fold, fold_groups, per_query
 from evals.bench.ranking import Qrels, evaluate, scored_queries
@@ -169,7 +169,7 @@ async def run_rankings(
     corpus = load_corpus(corpus_path)
     qrels = load_qrels(qrels_path)
     queries = dev_queries(corpus, qrels)
-    judged = f"{corpus_path.name} with {qrels_path.name}"
+    judged = judged_by(corpus_path, qrels_path)
     enough_queries(len(queries), 1, judged=judged, needs="a figure needs")
     async with corpus_bank(corpus, workdir) as bank:
         results = await method_rankings(bank, queries)
